@@ -1,0 +1,64 @@
+// simdex info: what an index holds and how compactly.
+#include <cmath>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "simdex/index.h"
+
+namespace simdex::cli {
+
+namespace {
+struct InfoArgs {
+  std::string index;
+  bool json = false;
+};
+
+void run_info(const InfoArgs& a) {
+  const IndexInfo i = Index::open(a.index).info();
+  uint64_t table_bytes = 0;
+  for (const auto& t : i.tables) table_bytes += t.bytes;
+  const double n = static_cast<double>(i.fingerprint_count);
+  const double mean = i.tables.empty() || n == 0 ? 0 : static_cast<double>(table_bytes) * 8 / n / static_cast<double>(i.tables.size());
+  Output out;
+  if (a.json) {
+    out.print(R"({{"format":"{}.{}","scheme":"{}","k":{},"fingerprints":{},"ids":{},"block_bytes":{},"file_bytes":{},)",
+              i.version_major, i.version_minor, i.scheme_name, i.max_distance, i.fingerprint_count, i.id_count,
+              i.block_bytes, i.file_bytes);
+    out.print(R"("ids_bytes":{},"floor_bits_per_entry":{:.4f},"mean_bits_per_entry":{:.4f},"tables":[)", i.ids_bytes,
+              i.floor_bits_per_entry, mean);
+    for (std::size_t t = 0; t < i.tables.size(); ++t)
+      out.print(R"({}{{"prefix_bits":{},"blocks":{},"bytes":{},"bits_per_entry":{:.4f}}})", t ? "," : "",
+                i.tables[t].prefix_bits, i.tables[t].block_count, i.tables[t].bytes, i.tables[t].bits_per_entry);
+    out.print("]}}\n");
+    return;
+  }
+  out.print("index          {}\n", a.index);
+  out.print("format         {}.{}\n", i.version_major, i.version_minor);
+  out.print("scheme         {} ({} tables, k = {})\n", i.scheme_name, i.tables.size(), i.max_distance);
+  out.print("fingerprints   {} distinct\n", i.fingerprint_count);
+  out.print("ids            {} (fingerprint, id) pairs\n", i.id_count);
+  out.print("block size     {} bytes\n", i.block_bytes);
+  out.print("file size      {} bytes ({:.2f} bytes per fingerprint; ids {} bytes)\n", i.file_bytes,
+            n > 0 ? static_cast<double>(i.file_bytes) / n : 0.0, i.ids_bytes);
+  out.print("bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} ({:+.2f})\n", mean,
+            i.floor_bits_per_entry, mean - i.floor_bits_per_entry);
+  out.print("\n{:>5}  {:>6}  {:>10}  {:>14}  {:>10}\n", "table", "prefix", "blocks", "bytes", "bits/entry");
+  for (std::size_t t = 0; t < i.tables.size(); ++t)
+    out.print("{:>5}  {:>6}  {:>10}  {:>14}  {:>10.2f}\n", t, i.tables[t].prefix_bits, i.tables[t].block_count,
+              i.tables[t].bytes, i.tables[t].bits_per_entry);
+}
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto args = std::make_shared<InfoArgs>();
+  auto* cmd = app.add_subcommand("info", "Show an index's scheme, counts, sizes and bits per entry");
+  cmd->footer(
+      "bits/entry counts each table's blocks, block keys and block ranks (padding included) per\n"
+      "distinct fingerprint; the floor log2 C(2^64, n)/n is what any encoding of a set of n distinct\n"
+      "64-bit values needs on average.");
+  cmd->add_option("index", args->index, "Index file")->required();
+  cmd->add_flag("--json", args->json, "One JSON object");
+  cmd->callback([args] { run_info(*args); });
+}
+
+}  // namespace simdex::cli

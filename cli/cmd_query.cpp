@@ -1,0 +1,87 @@
+// simdex query: fingerprints in (arguments or stdin lines), hits out.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/lines.h"
+#include "cli/output.h"
+#include "simdex/index.h"
+
+namespace simdex::cli {
+
+namespace {
+struct QueryArgs {
+  std::string index;
+  std::vector<std::string> fingerprints;
+  int k = -1;  // -1: the index's k
+  bool json = false;
+};
+
+void print_hit(Output& out, uint64_t query, const Hit& hit, bool json) {
+  auto& b = out.buffer();
+  if (json) {
+    fmt::format_to(std::back_inserter(b), R"({{"query":{},"fingerprint":{},"distance":{},"ids":[)", query,
+                   hit.fingerprint, hit.distance);
+  } else {
+    fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t", query, hit.fingerprint, hit.distance);
+  }
+  bool first = true;
+  for (uint64_t id : hit.ids) {
+    if (!first) b.push_back(',');
+    fmt::format_to(std::back_inserter(b), "{}", id);
+    first = false;
+  }
+  out.print("{}\n", json ? "]}" : "");
+}
+
+void run_query(const QueryArgs& a) {
+  const Index index = Index::open(a.index);
+  const unsigned k = a.k < 0 ? index.max_distance() : static_cast<unsigned>(a.k);
+  if (k > index.max_distance())
+    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds k = " + std::to_string(index.max_distance()) +
+                                 " the index was built for; rebuild it with -k " + std::to_string(k));
+  Output out;
+  std::vector<Hit> hits;
+  auto run_one = [&](uint64_t q) {
+    index.query(q, k, hits);
+    for (const Hit& h : hits) print_hit(out, q, h, a.json);
+  };
+  auto parse = [](std::string_view text, const std::string& where) {
+    const auto fp = parse_fingerprint(text);
+    if (!fp) throw Error(errc::input, where + ": '" + std::string(text.substr(0, 40)) + "' is not a 64-bit fingerprint");
+    return *fp;
+  };
+  if (!a.fingerprints.empty()) {
+    for (std::size_t i = 0; i < a.fingerprints.size(); ++i)
+      run_one(parse(a.fingerprints[i], "argument " + std::to_string(i + 1)));
+    return;
+  }
+  std::string line;
+  for (uint64_t n = 1; std::getline(std::cin, line); ++n) {
+    const std::string_view text = chomp(line);
+    if (is_blank(text)) continue;
+    run_one(parse(text, "<stdin>:" + std::to_string(n)));
+  }
+}
+}  // namespace
+
+void add_query_command(CLI::App& app) {
+  auto args = std::make_shared<QueryArgs>();
+  auto* cmd = app.add_subcommand("query", "Find the stored fingerprints within k bits of each query");
+  cmd->footer(
+      "Queries come as arguments, or one a line on stdin (decimal or 0x-hex).\n"
+      "Output, one line per hit, sorted by (distance, fingerprint) for each query in input order:\n"
+      "  QUERY<TAB>FINGERPRINT<TAB>DISTANCE<TAB>ID[,ID...]     (decimal)\n"
+      "or with --json, JSON Lines: {\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
+      "(numbers are unsigned 64-bit; parse them as such, not as doubles).\n"
+      "A query with no hit prints nothing.\n\n"
+      "Example: printf '0x1f2e3d4c5b6a7988\\n' | simdex query docs.sdx -k 2");
+  cmd->add_option("index", args->index, "Index file")->required();
+  cmd->add_option("fingerprint", args->fingerprints, "Query fingerprints (default: read stdin)");
+  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
+  cmd->add_flag("--json", args->json, "JSON Lines output");
+  cmd->callback([args] { run_query(*args); });
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,16 @@
+// Each `simdex` subcommand lives in its own cmd_*.cpp and registers itself on the app through one of
+// these functions. A command's callback throws simdex::Error on failure; main() turns that into a
+// message on stderr and the documented exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace simdex::cli {
+
+void add_build_command(CLI::App& app);
+void add_query_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_fingerprint_command(CLI::App& app);  // cli/cmd_fingerprint.cpp
+
+}  // namespace simdex::cli

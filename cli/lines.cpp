@@ -1,0 +1,64 @@
+#include "cli/lines.h"
+
+#include <charconv>
+
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+namespace {
+std::optional<uint64_t> parse_in_base(std::string_view s, int base) {
+  if (s.empty()) return std::nullopt;
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+bool all_of(std::string_view s, bool (*pred)(char)) {
+  for (char c : s)
+    if (!pred(c)) return false;
+  return true;
+}
+bool is_dec(char c) { return c >= '0' && c <= '9'; }
+bool is_hex(char c) { return is_dec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+}  // namespace
+
+std::optional<uint64_t> parse_fingerprint(std::string_view s) {
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    if (s.size() > 16 || !all_of(s, is_hex)) return std::nullopt;
+    return parse_in_base(s, 16);
+  }
+  return parse_id(s);
+}
+
+std::optional<uint64_t> parse_id(std::string_view s) {
+  if (!all_of(s, is_dec)) return std::nullopt;  // no sign, no spaces
+  return parse_in_base(s, 10);
+}
+
+void PairReader::fail(const std::string& what) const {
+  throw Error(errc::input, source_ + ":" + std::to_string(line_) + ": " + what);
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view line) {
+  ++line_;
+  line = chomp(line);
+  if (is_blank(line)) return std::nullopt;
+  const auto tab = line.find('\t');
+  const bool has_id = tab != std::string_view::npos;
+  if (with_ids_ < 0) with_ids_ = has_id;
+  if (has_id != static_cast<bool>(with_ids_))
+    fail(with_ids_ ? "expected FINGERPRINT<TAB>ID like the lines before" : "expected a lone FINGERPRINT like the lines before");
+  const std::string_view fp_text = has_id ? line.substr(0, tab) : line;
+  const auto fp = parse_fingerprint(fp_text);
+  if (!fp)
+    fail("'" + std::string(fp_text.substr(0, 40)) + "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)");
+  if (!has_id) return std::pair{*fp, line_ - 1};
+  const std::string_view id_text = line.substr(tab + 1);
+  const auto id = parse_id(id_text);
+  if (!id) fail("'" + std::string(id_text.substr(0, 40)) + "' is not a decimal 64-bit id");
+  return std::pair{*fp, *id};
+}
+
+}  // namespace simdex::cli

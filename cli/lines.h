@@ -1,0 +1,36 @@
+// Parsing of the line formats the CLI reads: fingerprints (decimal or 0x-hex) and ids (decimal).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace simdex::cli {
+
+// Decimal (0..18446744073709551615) or 0x/0X followed by 1..16 hex digits; nothing else.
+std::optional<uint64_t> parse_fingerprint(std::string_view s);
+std::optional<uint64_t> parse_id(std::string_view s);  // decimal only
+
+// Drops one trailing '\r' (files written on Windows).
+inline std::string_view chomp(std::string_view line) {
+  return !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
+}
+inline bool is_blank(std::string_view line) { return line.find_first_not_of(" \t") == std::string_view::npos; }
+
+// Reads `FINGERPRINT` or `FINGERPRINT<TAB>ID` lines; the first data line decides which, and every
+// other line must match. Blank lines are skipped; without ids the id is the 0-based line number.
+class PairReader {
+ public:
+  explicit PairReader(std::string source_name) : source_(std::move(source_name)) {}
+  // Returns the pair of one line, nothing for a blank line; throws Error(input) naming the line.
+  std::optional<std::pair<uint64_t, uint64_t>> parse(std::string_view line);
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+  std::string source_;
+  uint64_t line_ = 0;  // lines seen
+  int with_ids_ = -1;  // unknown until the first data line
+};
+
+}  // namespace simdex::cli

@@ -1,0 +1,85 @@
+#include "format/block.h"
+
+#include <cstring>
+
+#include "format/checksum.h"
+
+namespace simdex::format {
+
+BlockEncoder::BlockEncoder(const CodeLengths& lengths, uint32_t block_bytes)
+    : code_(lengths), buf_(block_bytes) {}
+
+void BlockEncoder::start(uint64_t first_entry) {
+  std::memset(buf_.data(), 0, buf_.size());
+  store_le64(buf_.data() + 8, first_entry);
+  bit_pos_ = 0;
+  accumulator_ = 0;
+  pending_ = 0;
+  last_ = first_entry;
+  count_ = 1;
+}
+
+bool BlockEncoder::add(uint64_t entry) {
+  const unsigned h = h_of(last_, entry);
+  const unsigned len = code_.length[h];
+  if (bit_pos_ + len + h > block_capacity_bits(block_bytes())) return false;
+  put_bits(code_.code[h], len);
+  const uint64_t rest = low_bits(entry, h);
+  if (h > 32) {
+    put_bits(rest >> 32, h - 32);
+    put_bits(rest & 0xffffffffu, 32);
+  } else {
+    put_bits(rest, h);
+  }
+  last_ = entry;
+  ++count_;
+  return true;
+}
+
+void BlockEncoder::put_bits(uint64_t value, unsigned n) {
+  // MSB first: bit i of the stream is bit (7 - i % 8) of stream byte i / 8. Whole bytes leave the
+  // accumulator as soon as they are complete; finish() writes the partial last byte.
+  accumulator_ = (accumulator_ << n) | value;
+  pending_ += n;
+  uint8_t* out = buf_.data() + kBlockHeaderBytes + (bit_pos_ >> 3);
+  bit_pos_ += n;
+  while (pending_ >= 8) {
+    pending_ -= 8;
+    *out++ = static_cast<uint8_t>(accumulator_ >> pending_);
+  }
+}
+
+const uint8_t* BlockEncoder::finish() {
+  if (pending_ > 0) buf_[kBlockHeaderBytes + (bit_pos_ >> 3)] = static_cast<uint8_t>(accumulator_ << (8 - pending_));
+  store_le32(buf_.data() + 4, count_);
+  store_le32(buf_.data(), checksum32(buf_.data() + kBlockChecksumBytes, buf_.size() - kBlockChecksumBytes));
+  return buf_.data();
+}
+
+const char* block_status_text(BlockStatus s) {
+  switch (s) {
+    case BlockStatus::ok: return "ok";
+    case BlockStatus::stopped: return "stopped";
+    case BlockStatus::bad_count: return "entry_count is 0 or larger than the block can hold";
+    case BlockStatus::bad_code: return "bits that start no Huffman code of the table";
+    case BlockStatus::bad_order: return "bit h of the previous entry is set (entries would not ascend)";
+    case BlockStatus::overrun: return "entries run past the end of the block";
+  }
+  return "?";
+}
+
+bool block_padding_is_zero(const uint8_t* block, uint32_t block_bytes, uint64_t end_bit) {
+  const uint8_t* stream = block + kBlockHeaderBytes;
+  const uint64_t bytes = block_bytes - kBlockHeaderBytes;
+  uint64_t byte = end_bit >> 3;
+  if (byte >= bytes) return true;
+  if ((end_bit & 7) != 0) {
+    if (stream[byte] & (0xffu >> (end_bit & 7))) return false;
+    ++byte;
+  }
+  for (; byte < bytes; ++byte)
+    if (stream[byte] != 0) return false;
+  return true;
+}
+
+}  // namespace simdex::format

@@ -1,0 +1,54 @@
+// The one exception type simdex throws. Every error carries a stable code; for file-format errors the
+// code is the rule's name in spec/FORMAT.md ("Reader rules"), so the conformance suite and other
+// readers can compare errors, not just messages.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace simdex {
+
+enum class errc {
+  // Outside the file format.
+  io,             // a file or stream could not be opened, read or written
+  usage,          // an argument out of range (k above the index's k, bad block size, ...)
+  input,          // a malformed input line or document
+  // Reader rules of spec/FORMAT.md, in the order the spec lists them.
+  file_too_small,
+  bad_magic,
+  unsupported_version,
+  header_checksum,
+  reserved_nonzero,
+  bad_header_field,
+  file_size_mismatch,
+  section_layout,
+  section_checksum,
+  bad_permutation,
+  bad_code_lengths,
+  block_checksum,
+  bad_block,
+  keys_order,
+  block_ranks,
+  bad_ids,
+  table_mismatch,
+};
+
+// The name of a code as the spec writes it, e.g. "bad_magic".
+std::string_view errc_name(errc code);
+
+class Error : public std::runtime_error {
+ public:
+  Error(errc code, const std::string& detail) : std::runtime_error(message(code, detail)), code_(code) {}
+  errc code() const noexcept { return code_; }
+
+ private:
+  static std::string message(errc code, const std::string& detail) {
+    std::string m(errc_name(code));
+    m.append(": ").append(detail);
+    return m;
+  }
+  errc code_;
+};
+
+}  // namespace simdex

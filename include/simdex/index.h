@@ -1,0 +1,132 @@
+// Reading an index file: open (memory-mapped, read-only, O(1) in the file size), query, info, verify.
+//
+//   auto index = simdex::Index::open("docs.sdx");
+//   for (const simdex::Hit& hit : index.query(fingerprint, 3))
+//     for (uint64_t id : hit.ids) use(hit.fingerprint, hit.distance, id);
+//
+// An Index is immutable: share one among threads freely. Many processes mapping the same file share
+// its pages in the page cache. Every method throws simdex::Error on a malformed file, never crashes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simdex/error.h"
+
+namespace simdex {
+
+// The ids of one fingerprint, read in place from the mapping (little-endian u64, ascending).
+class IdList {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = uint64_t;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = uint64_t;
+    iterator() = default;
+    explicit iterator(const uint8_t* p) : p_(p) {}
+    uint64_t operator*() const;
+    iterator& operator++() { p_ += 8; return *this; }
+    iterator operator++(int) { auto t = *this; p_ += 8; return t; }
+    difference_type operator-(const iterator& o) const { return (p_ - o.p_) / 8; }
+    bool operator==(const iterator& o) const = default;
+   private:
+    const uint8_t* p_ = nullptr;
+  };
+  IdList() = default;
+  IdList(const uint8_t* data, std::size_t count) : data_(data), count_(count) {}
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  uint64_t operator[](std::size_t i) const { return *iterator(data_ + 8 * i); }
+  iterator begin() const { return iterator(data_); }
+  iterator end() const { return iterator(data_ + 8 * count_); }
+  std::vector<uint64_t> to_vector() const { return {begin(), end()}; }
+
+ private:
+  const uint8_t* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+struct Hit {
+  uint64_t fingerprint = 0;
+  unsigned distance = 0;
+  IdList ids;  // valid while the Index lives
+};
+
+struct TableInfo {
+  std::array<uint8_t, 64> source_bit{};
+  unsigned prefix_bits = 0;
+  uint64_t block_count = 0;
+  uint64_t bytes = 0;           // blocks + block keys + block ranks
+  double bits_per_entry = 0;    // bytes * 8 / fingerprint_count
+  std::array<uint8_t, 64> code_length{};
+};
+
+struct IndexInfo {
+  unsigned version_major = 0, version_minor = 0;
+  std::string scheme_name;
+  unsigned max_distance = 0;
+  uint64_t fingerprint_count = 0;
+  uint64_t id_count = 0;
+  uint32_t block_bytes = 0;
+  uint64_t file_bytes = 0;
+  uint64_t ids_bytes = 0;                 // ID_OFFSETS + IDS
+  std::vector<TableInfo> tables;
+  double floor_bits_per_entry = 0;        // log2 C(2^64, n) / n: no encoding of the set does better
+};
+
+struct Problem {
+  errc code;
+  std::string where;  // "table 3 block 17 (offset 123456)", "header", ...
+  std::string what;
+};
+
+struct VerifyReport {
+  std::vector<Problem> problems;  // the first problems found, at most 100
+  uint64_t blocks_checked = 0;
+  uint64_t bytes_checked = 0;
+  bool ok() const { return problems.empty(); }
+};
+
+class Index {
+ public:
+  // Maps `path` read-only and checks the header, table descriptors and section table.
+  static Index open(const std::string& path);
+  // The same over bytes the caller keeps alive (tests, fuzzing, files read some other way).
+  static Index from_buffer(const uint8_t* data, std::size_t size);
+
+  Index(Index&&) noexcept;
+  Index& operator=(Index&&) noexcept;
+  ~Index();
+
+  uint64_t fingerprint_count() const;
+  unsigned max_distance() const;  // queries may ask for any k up to this
+  std::size_t table_count() const;
+
+  // Every stored fingerprint within Hamming distance k of `fingerprint`, each once, sorted by
+  // (distance, fingerprint). Throws Error(usage) when k > max_distance().
+  std::vector<Hit> query(uint64_t fingerprint, unsigned k) const;
+  // The same into `out`, reusing its capacity.
+  void query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const;
+  // The ids of a stored fingerprint (empty when it is not stored).
+  IdList ids_of(uint64_t fingerprint) const;
+
+  IndexInfo info() const;
+  // Reads every byte: all checksums and every structural rule of spec/FORMAT.md.
+  VerifyReport verify() const;
+
+  struct Impl;  // internal: reader/
+
+ private:
+  explicit Index(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend const Impl& index_impl(const Index&);
+};
+
+}  // namespace simdex

@@ -1,0 +1,131 @@
+#include <algorithm>
+#include <cmath>
+
+#include "reader/index_impl.h"
+#include "reader/probe.h"
+
+namespace simdex {
+
+uint64_t IdList::iterator::operator*() const { return format::load_le64(p_); }
+
+const Index::Impl& index_impl(const Index& index) { return *index.impl_; }
+
+Index::Index(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Index::Index(Index&&) noexcept = default;
+Index& Index::operator=(Index&&) noexcept = default;
+Index::~Index() = default;
+
+Index Index::open(const std::string& path) {
+  auto impl = std::make_unique<Impl>();
+  impl->mapping = std::make_unique<reader::MappedFile>(path);
+  try {
+    impl->file = reader::IndexFile::parse(impl->mapping->data(), impl->mapping->size());
+  } catch (const Error& e) {
+    throw Error(e.code(), "'" + path + "': " + std::string(e.what()).substr(errc_name(e.code()).size() + 2));
+  }
+  return Index(std::move(impl));
+}
+
+Index Index::from_buffer(const uint8_t* data, std::size_t size) {
+  auto impl = std::make_unique<Impl>();
+  impl->file = reader::IndexFile::parse(data, size);
+  return Index(std::move(impl));
+}
+
+uint64_t Index::fingerprint_count() const { return impl_->file.header().fingerprint_count; }
+unsigned Index::max_distance() const { return impl_->file.header().max_distance; }
+std::size_t Index::table_count() const { return impl_->file.tables().size(); }
+
+std::vector<Hit> Index::query(uint64_t fingerprint, unsigned k) const {
+  std::vector<Hit> out;
+  query(fingerprint, k, out);
+  return out;
+}
+
+namespace {
+struct Candidate {
+  uint64_t fingerprint;
+  unsigned distance;
+  uint64_t rank;  // in table 0, UINT64_MAX until known
+};
+}  // namespace
+
+void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const {
+  const reader::IndexFile& file = impl_->file;
+  if (k > file.header().max_distance)
+    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds the index's k = " +
+                                 std::to_string(file.header().max_distance) + " (the tables find nothing farther)");
+  out.clear();
+  // Per-thread scratch: after the first queries no allocation happens at all.
+  thread_local std::vector<Candidate> found;
+  found.clear();
+  for (const auto& t : file.tables()) {
+    const uint64_t q = t.permutation.apply(fingerprint);
+    reader::probe_table(file, t, q, k, [&](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
+      found.push_back({t.permutation.invert(e), d, t.index == 0 ? t.rank(block) + i : UINT64_MAX});
+    });
+  }
+  // One candidate per fingerprint (it may be found through several tables), keeping a known rank.
+  std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+    return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.rank < b.rank;
+  });
+  found.erase(std::unique(found.begin(), found.end(),
+                          [](const Candidate& a, const Candidate& b) { return a.fingerprint == b.fingerprint; }),
+              found.end());
+  std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+    return a.distance != b.distance ? a.distance < b.distance : a.fingerprint < b.fingerprint;
+  });
+  for (auto& c : found) {
+    if (c.rank == UINT64_MAX) c.rank = file.rank_of(c.fingerprint);
+    if (c.rank == UINT64_MAX)
+      throw Error(errc::table_mismatch, "fingerprint " + std::to_string(c.fingerprint) + " is in a table but not in table 0");
+    out.push_back(Hit{c.fingerprint, c.distance, file.ids_at_rank(c.rank)});
+  }
+}
+
+IdList Index::ids_of(uint64_t fingerprint) const {
+  if (impl_->file.header().fingerprint_count == 0) return {};
+  const uint64_t rank = impl_->file.rank_of(fingerprint);
+  return rank == UINT64_MAX ? IdList() : impl_->file.ids_at_rank(rank);
+}
+
+namespace {
+// log2 C(2^64, n) / n = 64 - log2(n!)/n + sum_{i<n} log2(1 - i/2^64)/n; the last sum is about
+// -(n-1)/(2^65 ln 2) per entry.
+double floor_bits_per_entry(uint64_t n) {
+  if (n == 0) return 0;
+  const double nd = static_cast<double>(n);
+  const double ln2 = std::log(2.0);
+  return 64.0 - std::lgamma(nd + 1) / (nd * ln2) - (nd - 1) / (std::ldexp(1.0, 65) * ln2);
+}
+}  // namespace
+
+IndexInfo Index::info() const {
+  const reader::IndexFile& file = impl_->file;
+  const auto& h = file.header();
+  IndexInfo info;
+  info.version_major = h.version_major;
+  info.version_minor = h.version_minor;
+  info.scheme_name = h.scheme_name;
+  info.max_distance = h.max_distance;
+  info.fingerprint_count = h.fingerprint_count;
+  info.id_count = h.id_count;
+  info.block_bytes = h.block_bytes;
+  info.file_bytes = h.file_bytes;
+  const auto& sections = file.sections();
+  for (const auto& t : file.tables()) {
+    TableInfo ti;
+    ti.source_bit = t.descriptor.source_bit;
+    ti.code_length = t.descriptor.code_length;
+    ti.prefix_bits = t.prefix_bits();
+    ti.block_count = t.block_count();
+    for (unsigned s = 0; s < 3; ++s) ti.bytes += sections[3 * t.index + s].bytes;
+    ti.bits_per_entry = h.fingerprint_count ? static_cast<double>(ti.bytes) * 8 / static_cast<double>(h.fingerprint_count) : 0;
+    info.tables.push_back(ti);
+  }
+  info.ids_bytes = sections[sections.size() - 2].bytes + sections.back().bytes;
+  info.floor_bits_per_entry = floor_bits_per_entry(h.fingerprint_count);
+  return info;
+}
+
+}  // namespace simdex

@@ -1,0 +1,79 @@
+// A validated view of an index file's bytes: header, tables and sections, checked by parse() against
+// every rule that costs O(table count) (spec/FORMAT.md, "Reader rules", the rules marked "open").
+// Holds pointers into the caller's bytes; owns nothing of the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/block.h"
+#include "format/endian.h"
+#include "format/huffman.h"
+#include "format/layout.h"
+#include "format/permutation.h"
+#include "simdex/error.h"
+#include "simdex/index.h"
+
+namespace simdex::reader {
+
+struct TableView {
+  uint32_t index = 0;
+  format::TableDescriptor descriptor;
+  format::Permutation permutation;
+  format::DecodeTable decode_table;
+  const uint8_t* blocks = nullptr;  // block_count * block_bytes bytes
+  const uint8_t* keys = nullptr;    // block_count little-endian u64
+  const uint8_t* ranks = nullptr;   // block_count little-endian u64
+
+  uint64_t block_count() const { return descriptor.block_count; }
+  unsigned prefix_bits() const { return descriptor.prefix_bits; }
+  uint64_t key(uint64_t block) const { return format::load_le64(keys + 8 * block); }
+  uint64_t rank(uint64_t block) const { return format::load_le64(ranks + 8 * block); }
+  // The first block whose key (last entry) is >= x; block_count() when there is none. Interpolation
+  // search alternating with bisection, so O(log log) on uniform keys and O(log) at worst; always in
+  // bounds, even over keys a corrupt file left unsorted.
+  uint64_t first_block_not_below(uint64_t x) const;
+};
+
+class IndexFile {
+ public:
+  // Throws Error with the rule's code when the bytes break an open-time rule.
+  static IndexFile parse(const uint8_t* data, std::size_t size);
+
+  const format::FileHeader& header() const { return header_; }
+  const std::vector<TableView>& tables() const { return tables_; }
+  const std::vector<format::SectionEntry>& sections() const { return sections_; }
+  const uint8_t* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+  const uint8_t* block(const TableView& t, uint64_t j) const { return t.blocks + j * header_.block_bytes; }
+  // Decodes block j of table t (see format::decode_block); throws Error(bad_block) on a bad block.
+  template <typename Visit>
+  format::BlockResult decode(const TableView& t, uint64_t j, Visit&& visit) const {
+    const uint8_t* b = block(t, j);
+    const auto r = format::decode_block(b, header_.block_bytes, static_cast<std::size_t>(data_ + size_ - b),
+                                        t.decode_table, visit);
+    if (r.status != format::BlockStatus::ok && r.status != format::BlockStatus::stopped) throw_block_error(t, j, r);
+    return r;
+  }
+  [[noreturn]] void throw_block_error(const TableView& t, uint64_t j, const format::BlockResult& r) const;
+  std::string where(const TableView& t, uint64_t j) const;
+
+  // The ids of the fingerprint at `rank` in table 0; throws Error(bad_ids) when its offsets are
+  // out of range.
+  IdList ids_at_rank(uint64_t rank) const;
+  // The rank of `fingerprint` in table 0, or UINT64_MAX when it is not stored.
+  uint64_t rank_of(uint64_t fingerprint) const;
+
+ private:
+  const uint8_t* data_ = nullptr;
+  std::size_t size_ = 0;
+  format::FileHeader header_;
+  std::vector<TableView> tables_;
+  std::vector<format::SectionEntry> sections_;
+  const uint8_t* id_offsets_ = nullptr;
+  const uint8_t* ids_ = nullptr;
+};
+
+}  // namespace simdex::reader

@@ -1,0 +1,137 @@
+// Index::verify: reads every byte and checks every rule of spec/FORMAT.md that open() leaves out
+// because it costs more than O(table count).
+#include <algorithm>
+
+#include "format/checksum.h"
+#include "reader/index_impl.h"
+
+namespace simdex {
+
+namespace {
+
+constexpr std::size_t kMaxProblems = 100;
+
+// An order-independent hash of a set of fingerprints: every table must hold the same set.
+uint64_t mix(uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+class Checker {
+ public:
+  Checker(const reader::IndexFile& file, VerifyReport& report) : file_(file), report_(report) {}
+
+  bool add(errc code, std::string where, std::string what) {
+    if (report_.problems.size() < kMaxProblems) report_.problems.push_back({code, std::move(where), std::move(what)});
+    return false;
+  }
+  bool full() const { return report_.problems.size() >= kMaxProblems; }
+
+  void sections() {
+    const auto& sections = file_.sections();
+    for (std::size_t i = 0; i < sections.size(); ++i) {
+      const auto& s = sections[i];
+      report_.bytes_checked += s.bytes;
+      if (format::checksum64(file_.data() + s.offset, s.bytes) != s.checksum)
+        add(errc::section_checksum,
+            "section " + std::to_string(i) + " (" + format::section_kind_name(s.kind) +
+                (s.table == format::kNoTable ? "" : " of table " + std::to_string(s.table)) + ", offset " +
+                std::to_string(s.offset) + ")",
+            "checksum mismatch");
+    }
+  }
+
+  // Returns the set hash of the table's fingerprints, or nothing when a block is bad.
+  std::optional<uint64_t> table(const reader::TableView& t) {
+    const auto& h = file_.header();
+    const uint32_t b = h.block_bytes;
+    uint64_t set_hash = 0, entries = 0;
+    bool sound = true;
+    for (uint64_t j = 0; j < t.block_count() && !full(); ++j) {
+      ++report_.blocks_checked;
+      const uint8_t* block = file_.block(t, j);
+      const std::string where = file_.where(t, j);
+      if (format::checksum32(block + format::kBlockChecksumBytes, b - format::kBlockChecksumBytes) != format::load_le32(block)) {
+        sound = add(errc::block_checksum, where, "block checksum mismatch");
+        continue;
+      }
+      uint64_t previous_key = j > 0 ? t.key(j - 1) : 0;
+      bool first_ok = true;
+      const auto r = format::decode_block(block, b, static_cast<std::size_t>(file_.data() + file_.size() - block),
+                                          t.decode_table, [&](uint64_t e, uint32_t i) {
+                                            if (i == 0 && j > 0 && e <= previous_key) first_ok = false;
+                                            set_hash += mix(t.permutation.invert(e));
+                                            return true;
+                                          });
+      if (r.status != format::BlockStatus::ok) {
+        sound = add(errc::bad_block, where, format::block_status_text(r.status));
+        continue;
+      }
+      entries += r.decoded;
+      if (!format::block_padding_is_zero(block, b, r.end_bit))
+        sound = add(errc::bad_block, where, "padding after the last entry is not zero");
+      if (!first_ok) sound = add(errc::keys_order, where, "first entry not above the previous block's key");
+      if (r.last != t.key(j)) sound = add(errc::keys_order, where, "BLOCK_KEYS entry is not the block's last entry");
+      const uint64_t rank = t.rank(j);
+      const uint64_t next_rank = j + 1 < t.block_count() ? t.rank(j + 1) : h.fingerprint_count;
+      if (rank != entries - r.decoded || next_rank < rank || next_rank - rank != r.decoded)
+        sound = add(errc::block_ranks, where, "BLOCK_RANKS disagrees with the entry counts of the blocks");
+    }
+    if (sound && entries != h.fingerprint_count)
+      sound = add(errc::block_ranks, "table " + std::to_string(t.index),
+                  std::to_string(entries) + " entries, the header says " + std::to_string(h.fingerprint_count));
+    return sound ? std::optional<uint64_t>(set_hash) : std::nullopt;
+  }
+
+  void ids() {
+    const auto& h = file_.header();
+    const auto& sections = file_.sections();
+    const uint8_t* offsets = file_.data() + sections[sections.size() - 2].offset;
+    const uint8_t* ids = file_.data() + sections.back().offset;
+    const bool single = h.id_layout == format::IdLayout::single;
+    if (!single && format::load_le64(offsets) != 0) add(errc::bad_ids, "ID_OFFSETS[0]", "not 0");
+    for (uint64_t r = 0; r < h.fingerprint_count && !full(); ++r) {
+      const uint64_t lo = single ? r : format::load_le64(offsets + 8 * r);
+      const uint64_t hi = single ? r + 1 : format::load_le64(offsets + 8 * r + 8);
+      if (lo >= hi || hi > h.id_count) {
+        add(errc::bad_ids, "ID_OFFSETS[" + std::to_string(r) + "]", "offsets not ascending within IDS");
+        continue;
+      }
+      for (uint64_t i = lo + 1; i < hi; ++i)
+        if (format::load_le64(ids + 8 * i) <= format::load_le64(ids + 8 * (i - 1))) {
+          add(errc::bad_ids, "IDS[" + std::to_string(i) + "]", "ids of one fingerprint not strictly ascending");
+          break;
+        }
+    }
+    if (!single && h.fingerprint_count > 0 && format::load_le64(offsets + 8 * h.fingerprint_count) != h.id_count)
+      add(errc::bad_ids, "ID_OFFSETS[" + std::to_string(h.fingerprint_count) + "]", "not id_count");
+  }
+
+ private:
+  const reader::IndexFile& file_;
+  VerifyReport& report_;
+};
+
+}  // namespace
+
+VerifyReport Index::verify() const {
+  const reader::IndexFile& file = impl_->file;
+  VerifyReport report;
+  Checker check(file, report);
+  check.sections();
+  std::optional<uint64_t> reference;
+  for (const auto& t : file.tables()) {
+    const auto set_hash = check.table(t);
+    if (!set_hash) continue;
+    if (!reference) reference = set_hash;
+    else if (*set_hash != *reference)
+      check.add(errc::table_mismatch, "table " + std::to_string(t.index), "holds other fingerprints than the tables before it");
+  }
+  check.ids();
+  return report;
+}
+
+}  // namespace simdex

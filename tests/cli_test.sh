@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The simdex CLI end to end: build, query, info, verify, and its errors. usage: cli_test.sh SIMDEX
+set -uo pipefail
+simdex=$1
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+pass=0; fail=0
+check() {  # check NAME EXPECTED_RC COMMAND...
+  local name=$1 want=$2; shift 2
+  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
+  if [ "$rc" = "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $name: rc=$rc, want $want"; cat "$dir/err"; fi
+}
+expect_grep() {  # expect_grep NAME PATTERN FILE
+  if grep -q -- "$2" "$3"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $1: '$2' not in $3:"; cat "$3"; fi
+}
+
+printf '0x00000000000000ff\t10\n0x00000000000000fe\t11\n0x00000000000000ff\t12\n0xffffffffffffffff\t13\n255\t14\n' > "$dir/in.tsv"
+check build 0 "$simdex" build -q -o "$dir/a.sdx" --scheme paper-4 "$dir/in.tsv"
+check query 0 "$simdex" query "$dir/a.sdx" -k 1 0xff
+expect_grep query-hit "$(printf '255\t255\t0\t10,12,14')" "$dir/out"
+expect_grep query-near "$(printf '255\t254\t1\t11')" "$dir/out"
+check query-json 0 "$simdex" query "$dir/a.sdx" --json 18446744073709551615
+expect_grep query-json-out '"fingerprint":18446744073709551615,"distance":0,"ids":\[13\]' "$dir/out"
+check query-stdin 0 bash -c "printf '254\n\n0xff\n' | '$simdex' query '$dir/a.sdx' -k 0"
+expect_grep query-stdin-out "$(printf '254\t254\t0\t11')" "$dir/out"
+check info 0 "$simdex" info "$dir/a.sdx"
+expect_grep info-scheme "paper-4 (4 tables, k = 3)" "$dir/out"
+check info-json 0 "$simdex" info --json "$dir/a.sdx"
+expect_grep info-json-out '"fingerprints":3' "$dir/out"
+check verify 0 "$simdex" verify "$dir/a.sdx"
+expect_grep verify-ok "OK" "$dir/out"
+
+# Line numbers as ids, gzip and zstd input, stdin.
+printf '1\n2\n\n3\n' > "$dir/plain.txt"
+check build-plain 0 "$simdex" build -q -o "$dir/p.sdx" "$dir/plain.txt"
+check query-plain 0 "$simdex" query "$dir/p.sdx" -k 0 3
+expect_grep line-number-id "$(printf '3\t3\t0\t3')" "$dir/out"
+gzip -c "$dir/in.tsv" > "$dir/in.tsv.gz"
+check build-gz 0 "$simdex" build -q -o "$dir/g.sdx" --scheme paper-4 "$dir/in.tsv.gz"
+check same-bytes 0 cmp "$dir/a.sdx" "$dir/g.sdx"
+if command -v zstd >/dev/null; then
+  zstd -q -c "$dir/in.tsv" > "$dir/in.tsv.zst"
+  check build-zst 0 "$simdex" build -q -o "$dir/z.sdx" --scheme paper-4 "$dir/in.tsv.zst"
+  check same-bytes-zst 0 cmp "$dir/a.sdx" "$dir/z.sdx"
+fi
+check build-stdin 0 bash -c "'$simdex' build -q -o '$dir/s.sdx' --scheme paper-4 < '$dir/in.tsv'"
+check same-bytes-stdin 0 cmp "$dir/a.sdx" "$dir/s.sdx"
+
+# Bad input: the error names the line, nothing is written at the target.
+printf '1\t1\n2\tx\n' > "$dir/bad.tsv"
+check malformed-line 1 "$simdex" build -o "$dir/bad.sdx" "$dir/bad.tsv"
+expect_grep malformed-line-number "bad.tsv:2:" "$dir/err"
+[ ! -e "$dir/bad.sdx" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: bad.sdx written"; }
+printf '1\t1\n2\n' > "$dir/mixed.tsv"
+check mixed-lines 1 "$simdex" build -o "$dir/bad.sdx" "$dir/mixed.tsv"
+printf '18446744073709551616\n' > "$dir/big.txt"
+check overflow 1 "$simdex" build -o "$dir/bad.sdx" "$dir/big.txt"
+printf '0x1ffffffffffffffff\n' > "$dir/bighex.txt"
+check overflow-hex 1 "$simdex" build -o "$dir/bad.sdx" "$dir/bighex.txt"
+ls -a "$dir" | grep -q '\.tmp-' && { fail=$((fail+1)); echo "FAIL: temp file left"; } || pass=$((pass+1))
+check missing-input 1 "$simdex" build -o "$dir/m.sdx" "$dir/nope.tsv"
+expect_grep missing-input-msg "cannot open input" "$dir/err"
+check missing-index 1 "$simdex" query "$dir/nope.sdx" 1
+check k-too-big 2 "$simdex" query "$dir/a.sdx" -k 4 1
+expect_grep k-too-big-msg "exceeds" "$dir/err"
+check bad-query 1 "$simdex" query "$dir/a.sdx" zz
+check bad-scheme 2 "$simdex" build -o "$dir/x.sdx" --scheme paper-99 "$dir/in.tsv"
+check bad-block-bytes 2 "$simdex" build -o "$dir/x.sdx" --block-bytes 100 "$dir/in.tsv"
+check no-command 2 "$simdex"
+check help 0 "$simdex" build --help
+expect_grep help-text "paper-20" "$dir/out"
+
+# A corrupted index: clear error and non-zero exit from every command.
+cp "$dir/a.sdx" "$dir/c.sdx"
+size=$(stat -c %s "$dir/c.sdx")
+printf '\x55' | dd of="$dir/c.sdx" bs=1 seek=$((size - 20)) conv=notrunc status=none
+check corrupt-verify 1 "$simdex" verify "$dir/c.sdx"
+expect_grep corrupt-verify-msg "section_checksum" "$dir/out"
+printf 'garbage' > "$dir/g.sdx"
+check garbage-info 1 "$simdex" info "$dir/g.sdx"
+expect_grep garbage-msg "file_too_small" "$dir/err"
+head -c 200 "$dir/a.sdx" > "$dir/t.sdx"
+check truncated-query 1 "$simdex" query "$dir/t.sdx" 1
+expect_grep truncated-msg "file_size_mismatch" "$dir/err"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,141 @@
+// The writer and the reader together, against brute force.
+#include <doctest/doctest.h>
+
+#include "format/permutation.h"
+#include "reader/index_impl.h"
+#include "test_util.h"
+
+using namespace simdex;
+using namespace simdex::test;
+
+namespace {
+
+void check_against_brute_force(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes, std::size_t queries,
+                               uint64_t seed) {
+  TempDir dir;
+  const std::string path = dir.file("x.sdx");
+  BuildOptions options;
+  options.scheme = scheme;
+  options.block_bytes = block_bytes;
+  build(path, pairs, options);
+  const Index index = Index::open(path);
+  REQUIRE(index.verify().ok());
+  const Oracle oracle(pairs);
+  CHECK(index.fingerprint_count() == oracle.all().size());
+  std::mt19937_64 rng(seed);
+  for (unsigned k = 0; k <= scheme.max_distance; ++k)
+    for (uint64_t q : queries_for(rng, pairs, k, queries)) {
+      CAPTURE(q);
+      CAPTURE(k);
+      REQUIRE(answer(index, q, k) == oracle.query(q, k));
+    }
+  for (const auto& [f, ids] : oracle.all()) REQUIRE(index.ids_of(f).to_vector() == ids);
+}
+
+std::vector<Scheme> all_schemes() {
+  std::vector<Scheme> s;
+  for (const char* n : {"paper-20", "paper-16", "paper-10", "paper-4"}) s.push_back(Scheme::named(n, 3, 0));
+  s.push_back(Scheme::one_level(1, 0));
+  s.push_back(Scheme::one_level(3, 1));
+  s.push_back(Scheme::one_level(4, 2));
+  s.push_back(Scheme::one_level(7, 5));
+  s.push_back(Scheme::one_level(8, 6));
+  s.push_back(Scheme::two_level(3, 3, 2));
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every scheme and every k it supports agrees with brute force on random data") {
+  std::mt19937_64 rng(11);
+  for (const auto& scheme : all_schemes()) {
+    CAPTURE(scheme.name);
+    check_against_brute_force(random_pairs(rng, 3000), scheme, 256, 60, rng());
+  }
+}
+
+TEST_CASE("clustered near-duplicates, dense prefixes and duplicate fingerprints with many ids") {
+  std::mt19937_64 rng(12);
+  for (const auto& scheme : all_schemes()) {
+    CAPTURE(scheme.name);
+    const unsigned flip = std::max(1u, scheme.max_distance);
+    check_against_brute_force(clustered_pairs(rng, 3000, flip), scheme, 256, 60, rng());
+    check_against_brute_force(dense_prefix_pairs(rng, 3000, 40), scheme, 128, 30, rng());
+    Pairs dup = clustered_pairs(rng, 500, flip);
+    for (std::size_t i = 0; i < 500; ++i) dup.emplace_back(dup[rng() % dup.size()].first, 10000 + rng() % 200);
+    check_against_brute_force(dup, scheme, 512, 60, rng());
+  }
+}
+
+TEST_CASE("edge sets: n = 0, 1, 2, one block, thousands of blocks, 0 and 2^64-1, one distinct h") {
+  std::mt19937_64 rng(13);
+  const Scheme s = Scheme::named("paper-10", 3, 0);
+  check_against_brute_force({}, s, 1024, 20, 1);
+  check_against_brute_force({{0x1234, 7}}, s, 1024, 20, 2);
+  check_against_brute_force({{0, 1}, {~uint64_t{0}, 2}}, s, 1024, 20, 3);            // extremes
+  check_against_brute_force({{0, 1}, {1, 2}, {0, 3}}, s, 1024, 20, 4);               // single distinct h
+  check_against_brute_force({{0, 1}, {1, 2}, {2, 3}, {~uint64_t{0}, 9}}, s, 32, 20, 5);
+  check_against_brute_force(random_pairs(rng, 50), s, 4096, 40, 6);                  // all in one block
+  check_against_brute_force(random_pairs(rng, 20000), s, 32, 40, 7);                 // ~20000 blocks
+}
+
+TEST_CASE("every table round-trips: its blocks decode to the sorted permuted fingerprints") {
+  std::mt19937_64 rng(14);
+  const Pairs pairs = clustered_pairs(rng, 5000, 3);
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-16", 3, 0);
+  o.block_bytes = 200;
+  build(dir.file("t.sdx"), pairs, o);
+  const Index index = Index::open(dir.file("t.sdx"));
+  const auto& file = index_impl(index).file;
+  const Oracle oracle(pairs);
+  for (const auto& t : file.tables()) {
+    std::vector<uint64_t> expected;
+    for (const auto& [f, ids] : oracle.all()) expected.push_back(t.permutation.apply(f));
+    std::sort(expected.begin(), expected.end());
+    std::vector<uint64_t> got;
+    for (uint64_t j = 0; j < t.block_count(); ++j) {
+      CHECK(t.rank(j) == got.size());
+      file.decode(t, j, [&](uint64_t e, uint32_t) {
+        got.push_back(e);
+        return true;
+      });
+      CHECK(t.key(j) == got.back());
+    }
+    CHECK(got == expected);
+  }
+}
+
+TEST_CASE("identical bytes for the same set of pairs: any order, repeats, any thread count") {
+  std::mt19937_64 rng(15);
+  Pairs pairs = clustered_pairs(rng, 4000, 3);
+  for (int i = 0; i < 300; ++i) pairs.emplace_back(pairs[rng() % pairs.size()].first, rng() % 50000);
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-20", 3, 0);
+  o.threads = 1;
+  build(dir.file("a.sdx"), pairs, o);
+  std::shuffle(pairs.begin(), pairs.end(), rng);
+  pairs.push_back(pairs.front());  // a repeated pair is the same set
+  o.threads = 3;
+  build(dir.file("b.sdx"), pairs, o);
+  CHECK(read_bytes(dir.file("a.sdx")) == read_bytes(dir.file("b.sdx")));
+}
+
+TEST_CASE("k above the index's k is refused; a new build replaces the file atomically") {
+  TempDir dir;
+  std::mt19937_64 rng(16);
+  BuildOptions o;
+  o.k = 2;
+  build(dir.file("i.sdx"), random_pairs(rng, 100), o);
+  const Index old_index = Index::open(dir.file("i.sdx"));
+  CHECK(old_index.max_distance() == 2);
+  CHECK_THROWS_WITH_AS(old_index.query(1, 3), doctest::Contains("usage"), Error);
+  build(dir.file("i.sdx"), random_pairs(rng, 300), o);
+  CHECK(old_index.fingerprint_count() == 100);  // the old mapping is untouched
+  CHECK(old_index.verify().ok());
+  CHECK(Index::open(dir.file("i.sdx")).fingerprint_count() == 300);
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir.file("i.sdx")).parent_path()))
+    CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+}

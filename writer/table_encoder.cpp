@@ -1,0 +1,45 @@
+#include "writer/table_encoder.h"
+
+namespace simdex::writer {
+
+TableEncoder::TableEncoder(const format::CodeLengths& lengths, uint32_t block_bytes, BlockSink sink)
+    : block_(lengths, block_bytes), sink_(std::move(sink)) {}
+
+void TableEncoder::add(uint64_t entry) {
+  if (open_ && block_.add(entry)) {
+    ++entries_;
+    return;
+  }
+  if (open_) close_block();
+  ranks_.push_back(entries_);
+  block_.start(entry);
+  open_ = true;
+  ++entries_;
+}
+
+void TableEncoder::close_block() {
+  keys_.push_back(block_.last_entry());
+  sink_(block_.finish(), block_.block_bytes());
+  open_ = false;
+}
+
+void TableEncoder::finish() {
+  if (open_) close_block();
+}
+
+EncodedTable encode_table(std::span<const uint64_t> sorted_entries, uint32_t block_bytes) {
+  EncodedTable out;
+  HHistogram histogram;
+  for (uint64_t e : sorted_entries) histogram.add(e);
+  out.code_length = histogram.code_lengths();
+  TableEncoder encoder(out.code_length, block_bytes, [&](const uint8_t* block, std::size_t bytes) {
+    out.blocks.insert(out.blocks.end(), block, block + bytes);
+  });
+  for (uint64_t e : sorted_entries) encoder.add(e);
+  encoder.finish();
+  out.keys = encoder.keys();
+  out.ranks = encoder.ranks();
+  return out;
+}
+
+}  // namespace simdex::writer
