@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/lines.h"
 #include "cli/progress.h"
+#include "cli/text_options.h"
 #include "io/input_stream.h"
 #include "simdex/builder.h"
 
@@ -21,6 +22,8 @@ struct BuildArgs {
   uint32_t block_bytes = 1024;
   unsigned threads = 0;
   bool progress = false, quiet = false;
+  bool text = false;
+  TextOptions text_options;
 };
 
 void run_build(const BuildArgs& a) {
@@ -35,12 +38,18 @@ void run_build(const BuildArgs& a) {
   else if (a.scheme != "auto") options.scheme = Scheme::named(a.scheme, a.k, 0);
   IndexBuilder builder(options);
 
-  io::InputStream in(a.input);
-  PairReader reader(in.name());
-  std::string line;
-  while (std::getline(in.stream(), line)) {
-    if (auto pair = reader.parse(line)) builder.add(pair->first, pair->second);
+  auto add = [&](uint64_t fingerprint, uint64_t id) {
+    builder.add(fingerprint, id);
     if ((builder.pairs_added() & 0xfffff) == 0) progress.update("reading", builder.pairs_added(), 0);
+  };
+  if (a.text) {
+    for_each_text_fingerprint(a.input, a.text_options, a.output, [&](uint64_t id, uint64_t fp) { add(fp, id); });
+  } else {
+    io::InputStream in(a.input);
+    PairReader reader(in.name());
+    std::string line;
+    while (std::getline(in.stream(), line))
+      if (auto pair = reader.parse(line)) add(pair->first, pair->second);
   }
   const BuildSummary s = builder.write(a.output);
   progress.finish();
@@ -70,7 +79,10 @@ void add_build_command(CLI::App& app) {
       "  --blocks M  any k < M: M blocks, M-k lead, C(M,k) tables\n\n"
       "Output is written to a temporary file beside INDEX, fsynced and renamed over it: readers of an\n"
       "old INDEX are unaffected. The same pairs always give the same bytes.\n\n"
-      "Example: simdex build -o docs.sdx --scheme paper-10 fingerprints.tsv.gz");
+      "With --text, INPUT holds documents (JSON Lines, one text a line, or a directory) and simdex\n"
+      "fingerprints them as spec/FINGERPRINT.md says (the flags of the Text group apply).\n\n"
+      "Examples: simdex build -o docs.sdx --scheme paper-10 fingerprints.tsv.gz\n"
+      "          simdex build -o corpus.sdx -k 6 --text data/corpus/docs.jsonl.gz");
   cmd->add_option("-o,--output", args->output, "Index file to write")->required();
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
   auto* scheme = cmd->add_option("--scheme", args->scheme, "Table scheme: auto, paper-20, paper-16, paper-10, paper-4, blocks-M")
@@ -79,6 +91,8 @@ void add_build_command(CLI::App& app) {
   cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")->capture_default_str()->check(CLI::Range(0, 32));
   cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")->capture_default_str();
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->add_flag("--text", args->text, "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");
+  add_text_options(*cmd, args->text_options);
   cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");
   cmd->callback([args] { run_build(*args); });

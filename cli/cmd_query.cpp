@@ -1,11 +1,13 @@
 // simdex query: fingerprints in (arguments or stdin lines), hits out.
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/text_options.h"
 #include "simdex/index.h"
 
 namespace simdex::cli {
@@ -16,14 +18,20 @@ struct QueryArgs {
   std::vector<std::string> fingerprints;
   int k = -1;  // -1: the index's k
   bool json = false;
+  bool text = false;
+  TextOptions text_options;
 };
 
-void print_hit(Output& out, uint64_t query, const Hit& hit, bool json) {
+// `query_id` is set for --text queries (documents have ids): then the line starts with it.
+void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit, bool json) {
   auto& b = out.buffer();
   if (json) {
-    fmt::format_to(std::back_inserter(b), R"({{"query":{},"fingerprint":{},"distance":{},"ids":[)", query,
+    b.push_back('{');
+    if (query_id) fmt::format_to(std::back_inserter(b), R"("query_id":{},)", *query_id);
+    fmt::format_to(std::back_inserter(b), R"("query":{},"fingerprint":{},"distance":{},"ids":[)", query,
                    hit.fingerprint, hit.distance);
   } else {
+    if (query_id) fmt::format_to(std::back_inserter(b), "{}\t", *query_id);
     fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t", query, hit.fingerprint, hit.distance);
   }
   bool first = true;
@@ -43,10 +51,16 @@ void run_query(const QueryArgs& a) {
                                  " the index was built for; rebuild it with -k " + std::to_string(k));
   Output out;
   std::vector<Hit> hits;
-  auto run_one = [&](uint64_t q) {
+  auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {
     index.query(q, k, hits);
-    for (const Hit& h : hits) print_hit(out, q, h, a.json);
+    for (const Hit& h : hits) print_hit(out, query_id, q, h, a.json);
   };
+  if (a.text) {
+    if (a.fingerprints.size() > 1) throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
+    const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
+    for_each_text_fingerprint(input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); });
+    return;
+  }
   auto parse = [](std::string_view text, const std::string& where) {
     const auto fp = parse_fingerprint(text);
     if (!fp) throw Error(errc::input, where + ": '" + std::string(text.substr(0, 40)) + "' is not a 64-bit fingerprint");
@@ -76,11 +90,17 @@ void add_query_command(CLI::App& app) {
       "or with --json, JSON Lines: {\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
       "(numbers are unsigned 64-bit; parse them as such, not as doubles).\n"
       "A query with no hit prints nothing.\n\n"
+      "With --text the argument is one INPUT of documents (default stdin; JSON Lines, one text a line,\n"
+      "or a directory, as for `simdex fingerprint`), each document is fingerprinted and queried, and\n"
+      "each line starts with the document's id: QUERY_ID<TAB>QUERY<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS\n"
+      "(JSON: an extra \"query_id\" field).\n\n"
       "Example: printf '0x1f2e3d4c5b6a7988\\n' | simdex query docs.sdx -k 2");
   cmd->add_option("index", args->index, "Index file")->required();
   cmd->add_option("fingerprint", args->fingerprints, "Query fingerprints (default: read stdin)");
   cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
   cmd->add_flag("--json", args->json, "JSON Lines output");
+  cmd->add_flag("--text", args->text, "Query with documents instead of fingerprints");
+  add_text_options(*cmd, args->text_options);
   cmd->callback([args] { run_query(*args); });
 }
 

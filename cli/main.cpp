@@ -22,9 +22,7 @@ int main(int argc, char** argv) {
   simdex::cli::add_query_command(app);
   simdex::cli::add_verify_command(app);
   simdex::cli::add_info_command(app);
-#ifdef SIMDEX_HAVE_FINGERPRINT
   simdex::cli::add_fingerprint_command(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -35,7 +35,7 @@ TEST_CASE("the paper's four k=3 schemes: table counts and prefix lengths") {
 TEST_CASE("every scheme covers every k up to its own, and table 0 is the identity") {
   std::vector<Scheme> schemes;
   for (const char* n : {"paper-20", "paper-16", "paper-10", "paper-4"}) schemes.push_back(Scheme::named(n, 3, 0));
-  for (unsigned k = 0; k <= 6; ++k)
+  for (unsigned k = 0; k <= 8; ++k)
     for (unsigned m = k + 1; m <= k + 3; ++m) schemes.push_back(Scheme::one_level(m, k));
   schemes.push_back(Scheme::two_level(3, 3, 2));
   schemes.push_back(Scheme::two_level(5, 4, 3));

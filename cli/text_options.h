@@ -1,0 +1,44 @@
+// The text flags shared by `simdex fingerprint`, `simdex build --text` and `simdex query --text`,
+// and the loop that turns an input of documents into (id, fingerprint) pairs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "simdex/fingerprint.h"
+
+namespace simdex::cli {
+
+struct TextOptions {
+  std::string input_format = "auto";  // auto | jsonl | lines | dir
+  std::string id_field = "id";
+  std::string text_field = "text";
+  unsigned shingle_size = 3;
+  std::string weighting = "frequency";  // frequency | binary
+  std::string stopwords = "none";       // none | english
+  std::string stopwords_file;           // more stopwords, one a line
+  std::string paths_file;               // directory input: where the ID<TAB>PATH listing goes
+};
+
+// Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,
+// --stopwords-file and --paths to `cmd`, in an option group "Text", storing into `options`.
+void add_text_options(CLI::App& cmd, TextOptions& options);
+
+// The library options the flags stand for. Throws simdex::Error (errc::usage, or errc::io when the
+// stopwords file cannot be read).
+FingerprintOptions fingerprint_options(const TextOptions& options);
+
+// Fingerprints every document of `input` (a file, "-" for stdin, or a directory) and calls
+// fn(id, fingerprint) for each, in input order. Files may be gzip or zstd compressed.
+// A directory's documents are its regular files, recursively, in byte order of their relative paths
+// ('/'-separated); id = position in that order. Their ID<TAB>PATH listing is written to
+// options.paths_file, or when that is empty to `<listing_beside>.paths.tsv`; with neither, a directory
+// input is a usage error. Throws simdex::Error: errc::input naming the file and line of a malformed
+// document, errc::io, errc::usage.
+void for_each_text_fingerprint(const std::string& input, const TextOptions& options,
+                               const std::string& listing_beside,
+                               const std::function<void(std::uint64_t id, std::uint64_t fingerprint)>& fn);
+
+}  // namespace simdex::cli

@@ -1,0 +1,42 @@
+// Reads text documents from a stream: JSON Lines ({"id": <u64>, "text": "..."}, field names
+// configurable) or plain text, one document a line with id = 0-based line number.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <string_view>
+
+namespace simdex::fp {
+
+enum class DocumentFormat { jsonl, lines };
+
+struct Document {
+  std::uint64_t id = 0;
+  std::string_view text;   // valid until the next call of next()
+  std::uint64_t line = 0;  // 1-based line number, for messages
+};
+
+class DocumentReader {
+ public:
+  // `name` names the input in error messages ("<stdin>", a path).
+  DocumentReader(std::istream& in, std::string name, DocumentFormat format,
+                 std::string id_field = "id", std::string text_field = "text");
+
+  // Reads the next document; false at the end of the input. Throws simdex::Error: errc::input for
+  // a malformed line (naming the input and line number), errc::io for a read error.
+  // In JSON Lines, blank lines are skipped and ill-formed UTF-8 is replaced by U+FFFD (as
+  // spec/FINGERPRINT.md step 1 does) rather than rejected; in plain text every line is a document,
+  // empty or not.
+  bool next(Document& doc);
+
+ private:
+  std::istream& in_;
+  std::string name_;
+  DocumentFormat format_;
+  std::string id_field_, text_field_;
+  std::string line_, repaired_, text_;
+  std::uint64_t line_no_ = 0;
+};
+
+}  // namespace simdex::fp

@@ -1,0 +1,157 @@
+// The pipeline of spec/FINGERPRINT.md: repair, normalize, segment, drop stopwords, shingle, hash,
+// tally. Every buffer lives in the Impl and is reused, so steady-state fingerprinting allocates
+// nothing per token (only when a text is longer than any before it).
+#include <xxhash.h>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "fingerprint/normalize.h"
+#include "fingerprint/segment.h"
+#include "fingerprint/utf8.h"
+#include "simdex/fingerprint.h"
+
+namespace simdex {
+
+namespace {
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return XXH3_64bits(s.data(), s.size()); }
+};
+
+using StopSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+// spread[v] has byte i = bit i of v: adding spread[byte j of h] to a word of eight byte-sized
+// counters counts bits 8j..8j+7 of h at once, 8 additions per hash instead of 64.
+constexpr std::array<std::uint64_t, 256> spread = [] {
+  std::array<std::uint64_t, 256> t{};
+  for (unsigned v = 0; v < 256; ++v)
+    for (unsigned i = 0; i < 8; ++i)
+      if ((v >> i) & 1U) t[v] |= std::uint64_t{1} << (8 * i);
+  return t;
+}();
+
+// ones[b] += number of hashes whose bit b is 1.
+void count_ones(const std::vector<std::uint64_t>& hashes, std::uint64_t (&ones)[64]) {
+  std::size_t i = 0;
+  while (i < hashes.size()) {
+    const std::size_t end = std::min(hashes.size(), i + 255);  // byte counters hold up to 255
+    std::uint64_t acc[8] = {};
+    for (; i < end; ++i)
+      for (unsigned j = 0; j < 8; ++j) acc[j] += spread[(hashes[i] >> (8 * j)) & 0xFF];
+    for (unsigned j = 0; j < 8; ++j)
+      for (unsigned k = 0; k < 8; ++k) ones[8 * j + k] += (acc[j] >> (8 * k)) & 0xFF;
+  }
+}
+
+}  // namespace
+
+struct Fingerprinter::Impl {
+  FingerprintOptions options;
+  fp::Normalizer normalizer;
+  StopSet stopwords;
+
+  std::string repaired;                 // step 1 output, only for ill-formed input
+  std::string normalized;               // step 2 output
+  std::vector<std::size_t> offsets;     // segmentation scratch
+  std::string tokens;                   // step 4 output: kept tokens joined by one U+0020
+  std::vector<std::size_t> token_ends;  // end offset of each token in `tokens`
+  std::vector<std::uint64_t> hashes;    // step 5 output, one per feature occurrence
+
+  // Steps 1-4: leaves the kept tokens in `tokens` / `token_ends`.
+  void tokenize(std::string_view text) {
+    std::string_view valid = text;
+    if (!fp::is_valid_utf8(text)) {
+      fp::repair_utf8(text, repaired);
+      valid = repaired;
+    }
+    normalizer.normalize(valid, normalized);
+    tokens.clear();
+    token_ends.clear();
+    fp::for_each_token(normalized, offsets, [this](std::string_view token) {
+      if (!stopwords.empty() && stopwords.find(token) != stopwords.end()) return;
+      if (!tokens.empty()) tokens.push_back(' ');
+      tokens.append(token);
+      token_ends.push_back(tokens.size());
+    });
+  }
+
+  // Start of token i in `tokens`.
+  std::size_t token_begin(std::size_t i) const { return i == 0 ? 0 : token_ends[i - 1] + 1; }
+
+  // Step 5: calls f(feature bytes) for each feature occurrence, in order.
+  template <class F>
+  void for_each_feature(F&& f) const {
+    const std::size_t n = token_ends.size();
+    if (n == 0) return;
+    const std::size_t w = options.shingle_size;
+    if (n < w) {  // fewer tokens than a shingle: the whole token sequence is the one feature
+      f(std::string_view(tokens));
+      return;
+    }
+    for (std::size_t i = 0; i + w <= n; ++i) {
+      const std::size_t b = token_begin(i);
+      f(std::string_view(tokens).substr(b, token_ends[i + w - 1] - b));
+    }
+  }
+
+  std::uint64_t fingerprint(std::string_view text) {
+    tokenize(text);
+    hashes.clear();
+    for_each_feature([this](std::string_view f) { hashes.push_back(XXH3_64bits(f.data(), f.size())); });
+    if (options.weighting == Weighting::binary) {
+      std::sort(hashes.begin(), hashes.end());
+      hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
+    }
+    // Step 6 with every weight 1: tally[b] = ones[b] - zeros[b] = 2 * ones[b] - count.
+    std::uint64_t ones[64] = {};
+    count_ones(hashes, ones);
+    const std::uint64_t count = hashes.size();
+    std::uint64_t result = 0;
+    for (unsigned b = 0; b < 64; ++b)
+      if (2 * ones[b] > count) result |= std::uint64_t{1} << b;
+    return result;
+  }
+};
+
+Fingerprinter::Fingerprinter(FingerprintOptions options) : impl_(std::make_unique<Impl>()) {
+  if (options.shingle_size < 1 || options.shingle_size > FingerprintOptions::max_shingle_size)
+    throw std::invalid_argument("shingle size must be 1.." +
+                                std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
+                                std::to_string(options.shingle_size));
+  std::string repaired, normalized;
+  for (const std::string& word : options.stopwords) {
+    std::string_view valid = word;
+    if (!fp::is_valid_utf8(word)) {
+      fp::repair_utf8(word, repaired);
+      valid = repaired;
+    }
+    impl_->normalizer.normalize(valid, normalized);
+    impl_->stopwords.insert(normalized);
+  }
+  impl_->options = std::move(options);
+}
+
+Fingerprinter::~Fingerprinter() = default;
+Fingerprinter::Fingerprinter(Fingerprinter&&) noexcept = default;
+Fingerprinter& Fingerprinter::operator=(Fingerprinter&&) noexcept = default;
+
+std::uint64_t Fingerprinter::fingerprint(std::string_view utf8) { return impl_->fingerprint(utf8); }
+
+std::vector<std::string> Fingerprinter::features(std::string_view utf8) {
+  impl_->tokenize(utf8);
+  std::vector<std::string> out;
+  impl_->for_each_feature([&out](std::string_view f) { out.emplace_back(f); });
+  return out;
+}
+
+const FingerprintOptions& Fingerprinter::options() const { return impl_->options; }
+
+std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options) {
+  return Fingerprinter(options).fingerprint(utf8);
+}
+
+}  // namespace simdex

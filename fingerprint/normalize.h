@@ -1,0 +1,38 @@
+// Unicode normalization and case folding (spec/FINGERPRINT.md step 2): toNFKC_Casefold through ICU.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <unicode/uversion.h>  // declares the (versioned) icu namespace
+
+U_NAMESPACE_BEGIN
+class Normalizer2;
+U_NAMESPACE_END
+
+namespace simdex::fp {
+
+class Normalizer {
+ public:
+  // Throws std::runtime_error when ICU's normalization data cannot be loaded.
+  Normalizer();
+
+  // Replaces `out` with toNFKC_Casefold(in). `in` must be well-formed UTF-8. ICU takes at most
+  // 2^31-1 bytes at once, so longer texts go in chunks, cut at normalization boundaries (which no
+  // composition reaches across) so that the result is the same; a chunk is at most `max_chunk`
+  // bytes unless no boundary lies within them.
+  void normalize(std::string_view in, std::string& out,
+                 std::size_t max_chunk = std::size_t{1} << 30) const;
+
+  // The same without the all-ASCII shortcut: what the shortcut must agree with (tests).
+  void normalize_with_icu(std::string_view in, std::string& out, std::size_t max_chunk) const;
+
+ private:
+  // Where the next chunk ends: a normalization boundary, at most max_chunk bytes in when possible.
+  std::size_t chunk_end(std::string_view in, std::size_t max_chunk) const;
+
+  const icu::Normalizer2* nfkc_cf_;
+};
+
+}  // namespace simdex::fp

@@ -1,0 +1,75 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "fingerprint/segment.h"
+
+using simdex::fp::CharClass;
+using simdex::fp::classify;
+
+namespace {
+std::vector<std::string> tokens(std::string_view text) {
+  std::vector<std::size_t> scratch;
+  std::vector<std::string> out;
+  simdex::fp::for_each_token(text, scratch, [&](std::string_view t) { out.emplace_back(t); });
+  return out;
+}
+using V = std::vector<std::string>;
+}  // namespace
+
+TEST_CASE("character classes") {
+  CHECK(classify(U'a') == CharClass::word);
+  CHECK(classify(U'7') == CharClass::word);
+  CHECK(classify(U' ') == CharClass::separator);
+  CHECK(classify(U'\'') == CharClass::separator);
+  CHECK(classify(U'_') == CharClass::separator);
+  CHECK(classify(U'\u00E9') == CharClass::word);      // é, Ll
+  CHECK(classify(U'\u0301') == CharClass::word);      // combining acute, Mn
+  CHECK(classify(U'\u00B2') == CharClass::word);      // superscript two, No
+  CHECK(classify(U'\u0416') == CharClass::word);      // Cyrillic
+  CHECK(classify(U'\u05D0') == CharClass::word);      // Hebrew
+  CHECK(classify(U'\uAC00') == CharClass::word);      // Hangul syllable: Korean has spaces
+  CHECK(classify(U'\u4E2D') == CharClass::bigram);    // Han
+  CHECK(classify(U'\u3042') == CharClass::bigram);    // Hiragana
+  CHECK(classify(U'\u30FC') == CharClass::bigram);    // Katakana prolonged sound mark, Lm
+  CHECK(classify(U'\u0E01') == CharClass::bigram);    // Thai
+  CHECK(classify(U'\U00020000') == CharClass::bigram);
+  CHECK(classify(U'\u3002') == CharClass::separator);  // ideographic full stop
+  CHECK(classify(U'\u30FB') == CharClass::separator);  // katakana middle dot, Po, in range
+  CHECK(classify(U'\uFFFD') == CharClass::separator);  // replacement character, So
+  CHECK(classify(U'\U0001F600') == CharClass::separator);
+  CHECK(classify(U'\u0378') == CharClass::separator);  // unassigned
+}
+
+TEST_CASE("bigram ranges have fixed edges") {
+  CHECK_FALSE(simdex::fp::in_bigram_range(0x0DFF));
+  CHECK(simdex::fp::in_bigram_range(0x0E00));
+  CHECK(simdex::fp::in_bigram_range(0x9FFF));
+  CHECK_FALSE(simdex::fp::in_bigram_range(0xA000));
+  CHECK(simdex::fp::in_bigram_range(0x3FFFF));
+  CHECK_FALSE(simdex::fp::in_bigram_range(0x40000));
+  CHECK_FALSE(simdex::fp::in_bigram_range(0x3008));
+}
+
+TEST_CASE("words are runs of letters, marks and numbers") {
+  CHECK(tokens("") == V{});
+  CHECK(tokens("  ,.!  ") == V{});
+  CHECK(tokens("hello, world") == V{"hello", "world"});
+  CHECK(tokens("don't stop-me 42x") == V{"don", "t", "stop", "me", "42x"});
+  CHECK(tokens("na\xC3\xAFve caf\xC3\xA9") == V{"na\xC3\xAFve", "caf\xC3\xA9"});
+  CHECK(tokens("\xD0\xBC\xD0\xB8\xD1\x80 \xD0\xB4\xD0\xBE") == V{"\xD0\xBC\xD0\xB8\xD1\x80", "\xD0\xB4\xD0\xBE"});
+}
+
+TEST_CASE("Han and Kana runs give overlapping character pairs") {
+  // 今天天气 -> 今天 天天 天气
+  CHECK(tokens("\xE4\xBB\x8A\xE5\xA4\xA9\xE5\xA4\xA9\xE6\xB0\x94") ==
+        V{"\xE4\xBB\x8A\xE5\xA4\xA9", "\xE5\xA4\xA9\xE5\xA4\xA9", "\xE5\xA4\xA9\xE6\xB0\x94"});
+  // 中 alone -> 中; 中。文 -> 中 文 (punctuation ends the run)
+  CHECK(tokens("\xE4\xB8\xAD") == V{"\xE4\xB8\xAD"});
+  CHECK(tokens("\xE4\xB8\xAD\xE3\x80\x82\xE6\x96\x87") == V{"\xE4\xB8\xAD", "\xE6\x96\x87"});
+  // iPhone手机 -> iphone is a word (already folded here), 手机 a pair
+  CHECK(tokens("iphone\xE6\x89\x8B\xE6\x9C\xBA") == V{"iphone", "\xE6\x89\x8B\xE6\x9C\xBA"});
+  // ひらがなカタカナ is one run: kana of both kinds pair across the change of script
+  CHECK(tokens("\xE3\x81\xB2\xE3\x82\xAB\xE3\x82\xBF").size() == 2);
+}

@@ -1,0 +1,84 @@
+#include "fingerprint/utf8.h"
+
+#include <cstring>
+
+namespace simdex::fp {
+
+namespace {
+
+// Length of the well-formed sequence starting at s[i], or 0 when it is ill-formed; then `bad` is
+// the length of its maximal subpart (at least 1), the bytes one U+FFFD replaces.
+std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t& bad) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) return 1;
+  std::size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte (Unicode Table 3-7)
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    need = 1;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    need = 2;
+    if (b0 == 0xE0) lo = 0xA0;
+    if (b0 == 0xED) hi = 0x9F;  // no surrogates
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    need = 3;
+    if (b0 == 0xF0) lo = 0x90;
+    if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+  } else {
+    bad = 1;  // 80..C1, F5..FF never start a sequence
+    return 0;
+  }
+  for (std::size_t k = 1; k <= need; ++k) {
+    if (i + k >= s.size()) {
+      bad = k;  // truncated at the end of the text
+      return 0;
+    }
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    const bool ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
+    if (!ok) {
+      bad = k;  // the offending byte starts the next attempt
+      return 0;
+    }
+  }
+  return need + 1;
+}
+
+// Index of the first byte at or after i that is not ASCII, checking 8 bytes at a time.
+std::size_t skip_ascii(std::string_view s, std::size_t i) {
+  while (i + 8 <= s.size()) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+    i += 8;
+  }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i;
+}
+
+}  // namespace
+
+bool is_valid_utf8(std::string_view s) {
+  std::size_t i = 0, bad = 0;
+  while ((i = skip_ascii(s, i)) < s.size()) {
+    const std::size_t n = sequence_length(s, i, bad);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+void repair_utf8(std::string_view s, std::string& out) {
+  out.clear();
+  std::size_t i = 0, bad = 0;
+  while (i < s.size()) {
+    const std::size_t n = sequence_length(s, i, bad);
+    if (n != 0) {
+      out.append(s.data() + i, n);
+      i += n;
+    } else {
+      out.append("\xEF\xBF\xBD");  // U+FFFD
+      i += bad;
+    }
+  }
+}
+
+}  // namespace simdex::fp

@@ -1,0 +1,41 @@
+// UTF-8 repair and decoding (spec/FINGERPRINT.md step 1). Repair follows the Unicode "maximal
+// subpart" practice, the same as the WHATWG Encoding Standard, so other languages' decoders agree.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace simdex::fp {
+
+inline constexpr char32_t replacement_character = 0xFFFD;
+
+// True when `s` is well-formed UTF-8 (no surrogates, no overlongs, nothing above U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+// Replaces `out` with `in` where every maximal subpart of an ill-formed sequence became U+FFFD.
+void repair_utf8(std::string_view in, std::string& out);
+
+// Decodes the code point at s[i] of well-formed UTF-8 and moves i past it.
+inline char32_t next_code_point(std::string_view s, std::size_t& i) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    ++i;
+    return b0;
+  }
+  auto cont = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k]) & 0x3F); };
+  char32_t c;
+  if (b0 < 0xE0) {
+    c = (static_cast<char32_t>(b0 & 0x1F) << 6) | cont(1);
+    i += 2;
+  } else if (b0 < 0xF0) {
+    c = (static_cast<char32_t>(b0 & 0x0F) << 12) | (cont(1) << 6) | cont(2);
+    i += 3;
+  } else {
+    c = (static_cast<char32_t>(b0 & 0x07) << 18) | (cont(1) << 12) | (cont(2) << 6) | cont(3);
+    i += 4;
+  }
+  return c;
+}
+
+}  // namespace simdex::fp

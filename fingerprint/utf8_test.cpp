@@ -1,0 +1,72 @@
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include "fingerprint/utf8.h"
+
+using simdex::fp::is_valid_utf8;
+using simdex::fp::repair_utf8;
+
+namespace {
+std::string repaired(std::string_view s) {
+  std::string out;
+  repair_utf8(s, out);
+  return out;
+}
+const std::string R = "\xEF\xBF\xBD";  // U+FFFD
+}  // namespace
+
+TEST_CASE("well-formed UTF-8 passes unchanged") {
+  for (std::string s : {"", "plain ascii", "caf\xC3\xA9", "\xE4\xB8\xAD\xE6\x96\x87", "\xF0\x9F\x98\x80",
+                        "\xF4\x8F\xBF\xBF", "\xED\x9F\xBF", "\xEE\x80\x80"}) {
+    CHECK(is_valid_utf8(s));
+    CHECK(repaired(s) == s);
+  }
+  CHECK(is_valid_utf8(std::string("nul\0inside", 10)));
+}
+
+TEST_CASE("Unicode Table 3-8: one U+FFFD per maximal subpart") {
+  // The Unicode Standard's own example (chapter 3, "U+FFFD Substitution of Maximal Subparts").
+  const std::string in = "\x61\xF1\x80\x80\xE1\x80\xC2\x62\x80\x63\x80\xBF\x64";
+  CHECK_FALSE(is_valid_utf8(in));
+  CHECK(repaired(in) == "a" + R + R + R + "b" + R + "c" + R + R + "d");
+}
+
+TEST_CASE("each kind of ill-formed sequence") {
+  CHECK(repaired("\x80") == R);                  // lone continuation byte
+  CHECK(repaired("\xC0\xAF") == R + R);          // overlong lead C0 never starts a sequence
+  CHECK(repaired("\xE0\x80\xAF") == R + R + R);  // overlong 3-byte: E0 needs A0..BF next
+  CHECK(repaired("\xED\xA0\x80") == R + R + R);  // surrogate U+D800
+  CHECK(repaired("\xF4\x90\x80\x80") == R + R + R + R);  // above U+10FFFF
+  CHECK(repaired("\xF5\x80") == R + R);
+  CHECK(repaired("\xFF") == R);
+  CHECK(repaired("ab\xE4\xB8") == "ab" + R);      // truncated at the end: one replacement
+  CHECK(repaired("\xF0\x9F\x98") == R);
+  CHECK(repaired("\xE4\xB8x") == R + "x");        // the offending byte starts again
+  CHECK(repaired("\xC3\xC3\xA9") == R + "\xC3\xA9");
+}
+
+TEST_CASE("repair always yields valid UTF-8 and is idempotent") {
+  std::mt19937_64 rng(42);
+  std::string s, once, twice;
+  for (int round = 0; round < 2000; ++round) {
+    s.resize(rng() % 40);
+    for (char& c : s) c = static_cast<char>(rng() % 4 == 0 ? 0x80 + rng() % 0x80 : rng() % 256);
+    repair_utf8(s, once);
+    CHECK(is_valid_utf8(once));
+    repair_utf8(once, twice);
+    CHECK(twice == once);
+    CHECK(is_valid_utf8(s) == (once == s));
+  }
+}
+
+TEST_CASE("decoding well-formed UTF-8") {
+  const std::string s = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80";
+  std::size_t i = 0;
+  CHECK(simdex::fp::next_code_point(s, i) == U'a');
+  CHECK(simdex::fp::next_code_point(s, i) == U'\u00E9');
+  CHECK(simdex::fp::next_code_point(s, i) == U'\u4E2D');
+  CHECK(simdex::fp::next_code_point(s, i) == U'\U0001F600');
+  CHECK(i == s.size());
+}

@@ -1,0 +1,63 @@
+// Text fingerprints: the 64-bit simhash of a document, computed exactly as spec/FINGERPRINT.md says,
+// so that any implementation of the spec (and any later simdex) gives the same bits for the same
+// text and the same options.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simdex {
+
+// How much a feature counts in the per-bit tally (spec step 6).
+enum class Weighting {
+  frequency,  // every occurrence of a feature counts once (weight = frequency); the default
+  binary,     // every distinct feature counts once, however often it occurs
+};
+
+struct FingerprintOptions {
+  // Tokens per feature (spec step 5): 1 = single tokens, 3 = word 3-shingles. 1..max_shingle_size.
+  unsigned shingle_size = 3;
+  Weighting weighting = Weighting::frequency;
+  // Tokens dropped before shingling (spec step 4). Entries are normalized like the text (UTF-8
+  // repair, NFKC_Casefold), so "The" and "the" are the same entry. Empty = keep every token.
+  std::vector<std::string> stopwords;
+
+  static constexpr unsigned max_shingle_size = 16;
+};
+
+// The built-in English stopword list that spec/FINGERPRINT.md names "english".
+const std::vector<std::string>& english_stopwords();
+
+// Computes fingerprints with reusable scratch buffers: after the first few documents, fingerprinting
+// allocates nothing per token. Not thread-safe; use one Fingerprinter per thread.
+class Fingerprinter {
+ public:
+  // Throws std::invalid_argument for options out of range, std::runtime_error when ICU's
+  // normalization data cannot be loaded.
+  explicit Fingerprinter(FingerprintOptions options = {});
+  ~Fingerprinter();
+  Fingerprinter(Fingerprinter&&) noexcept;
+  Fingerprinter& operator=(Fingerprinter&&) noexcept;
+
+  // The fingerprint of a UTF-8 text. Any byte string is accepted: invalid UTF-8 is repaired, never
+  // rejected. Text with no token gives 0.
+  std::uint64_t fingerprint(std::string_view utf8);
+
+  // The features of a text, in order, with repeats, as the bytes that are hashed (spec step 5).
+  // For tests, debugging and the spec's worked examples; allocates.
+  std::vector<std::string> features(std::string_view utf8);
+
+  const FingerprintOptions& options() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-off convenience; prefer a Fingerprinter for many texts.
+std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options = {});
+
+}  // namespace simdex
