@@ -6,15 +6,14 @@
 
 namespace simdex::format {
 
+// buf_ has 8 bytes of slack past the block so put_bits can always load and store a whole word.
 BlockEncoder::BlockEncoder(const CodeLengths& lengths, uint32_t block_bytes)
-    : code_(lengths), buf_(block_bytes) {}
+    : code_(lengths), buf_(block_bytes + 8), block_bytes_(block_bytes) {}
 
 void BlockEncoder::start(uint64_t first_entry) {
   std::memset(buf_.data(), 0, buf_.size());
   store_le64(buf_.data() + 8, first_entry);
   bit_pos_ = 0;
-  accumulator_ = 0;
-  pending_ = 0;
   last_ = first_entry;
   count_ = 1;
 }
@@ -22,14 +21,14 @@ void BlockEncoder::start(uint64_t first_entry) {
 bool BlockEncoder::add(uint64_t entry) {
   const unsigned h = h_of(last_, entry);
   const unsigned len = code_.length[h];
-  if (bit_pos_ + len + h > block_capacity_bits(block_bytes())) return false;
-  put_bits(code_.code[h], len);
+  if (bit_pos_ + len + h > block_capacity_bits(block_bytes_)) return false;
   const uint64_t rest = low_bits(entry, h);
-  if (h > 32) {
+  if (len + h <= kMaxPutBits) {
+    put_bits((uint64_t{code_.code[h]} << h) | rest, len + h);
+  } else {
+    put_bits(code_.code[h], len);
     put_bits(rest >> 32, h - 32);
     put_bits(rest & 0xffffffffu, 32);
-  } else {
-    put_bits(rest, h);
   }
   last_ = entry;
   ++count_;
@@ -37,22 +36,16 @@ bool BlockEncoder::add(uint64_t entry) {
 }
 
 void BlockEncoder::put_bits(uint64_t value, unsigned n) {
-  // MSB first: bit i of the stream is bit (7 - i % 8) of stream byte i / 8. Whole bytes leave the
-  // accumulator as soon as they are complete; finish() writes the partial last byte.
-  accumulator_ = (accumulator_ << n) | value;
-  pending_ += n;
-  uint8_t* out = buf_.data() + kBlockHeaderBytes + (bit_pos_ >> 3);
+  // MSB first: bit i of the stream is bit (7 - i % 8) of stream byte i / 8. The block was zeroed,
+  // so OR-ing the value into the big-endian word at the current byte places it.
+  uint8_t* p = buf_.data() + kBlockHeaderBytes + (bit_pos_ >> 3);
+  store_be64(p, load_be64(p) | (value << (64 - (bit_pos_ & 7) - n)));
   bit_pos_ += n;
-  while (pending_ >= 8) {
-    pending_ -= 8;
-    *out++ = static_cast<uint8_t>(accumulator_ >> pending_);
-  }
 }
 
 const uint8_t* BlockEncoder::finish() {
-  if (pending_ > 0) buf_[kBlockHeaderBytes + (bit_pos_ >> 3)] = static_cast<uint8_t>(accumulator_ << (8 - pending_));
   store_le32(buf_.data() + 4, count_);
-  store_le32(buf_.data(), checksum32(buf_.data() + kBlockChecksumBytes, buf_.size() - kBlockChecksumBytes));
+  store_le32(buf_.data(), checksum32(buf_.data() + kBlockChecksumBytes, block_bytes_ - kBlockChecksumBytes));
   return buf_.data();
 }
 

@@ -36,15 +36,15 @@ class BlockEncoder {
   const uint8_t* finish();
   uint32_t entry_count() const { return count_; }
   uint64_t last_entry() const { return last_; }
-  uint32_t block_bytes() const { return static_cast<uint32_t>(buf_.size()); }
+  uint32_t block_bytes() const { return block_bytes_; }
 
  private:
-  void put_bits(uint64_t value, unsigned n);  // n <= 32
+  static constexpr unsigned kMaxPutBits = 57;  // 64 minus the up to 7 bits already in the first byte
+  void put_bits(uint64_t value, unsigned n);   // 1 <= n <= kMaxPutBits
   CanonicalCode code_;
   std::vector<uint8_t> buf_;
-  uint64_t bit_pos_ = 0;      // bits written, complete bytes and pending ones
-  uint64_t accumulator_ = 0;  // the low `pending_` bits are not yet in buf_
-  unsigned pending_ = 0;      // < 8 between calls
+  uint32_t block_bytes_;
+  uint64_t bit_pos_ = 0;
   uint64_t last_ = 0;
   uint32_t count_ = 0;
 };

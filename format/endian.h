@@ -46,4 +46,9 @@ inline uint64_t load_be64(const uint8_t* p) {
   return v;
 }
 
+inline void store_be64(uint8_t* p, uint64_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, sizeof v);
+}
+
 }  // namespace simdex::format

@@ -1,0 +1,952 @@
+#!/usr/bin/env python3
+"""Independent reference reader for simdex index files (spec/FORMAT.md, version 1.x).
+
+Written from spec/FORMAT.md alone, with the Python 3.11 standard library only. It is slow and
+simple on purpose: its job is to say what the spec says, so that the C++ reader can be checked
+against it.
+
+    python3 simdex_ref.py verify INDEX
+    python3 simdex_ref.py info INDEX [--json]
+    python3 simdex_ref.py query INDEX [-k K] [--json] [--method brute|probe|both] [FP ...]
+    python3 simdex_ref.py dump INDEX [--table T]      # decoded entries, one per line
+
+Library:
+    idx = open_index(path)          # checks every open rule of §10, raises SimdexError
+                                    # (also available as simdex_ref.open(path))
+    problems = verify(path)         # [(rule, where, what)], [] when the file is good
+    query(idx, F, k)                # brute force over table 0: [(f, distance, [ids])]
+    query_probe(idx, F, k)          # the table probes of §9
+    info(idx)                       # dict: scheme, k, n, id_count, block_bytes, file_bytes,
+                                    # tables [{prefix_bits, block_count, bytes}], ... (also the
+                                    # C++ `info --json` names: fingerprints, ids, blocks)
+"""
+
+import builtins
+import json
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xxh3 import xxh3_64, checksum32  # noqa: E402
+
+M64 = (1 << 64) - 1
+MAGIC = b"\x89SDX\r\n\x1a\n"
+HEADER_BYTES = 128
+DESCRIPTOR_BYTES = 160
+SECTION_ENTRY_BYTES = 32
+MAX_CODE_LENGTH = 12
+MAX_TABLES = 4096
+MIN_BLOCK_BYTES = 32
+MAX_BLOCK_BYTES = 1048576
+NO_TABLE = 0xFFFFFFFF
+
+BLOCKS, BLOCK_KEYS, BLOCK_RANKS, ID_OFFSETS, IDS = 1, 2, 3, 4, 5
+KIND_NAMES = {BLOCKS: "BLOCKS", BLOCK_KEYS: "BLOCK_KEYS", BLOCK_RANKS: "BLOCK_RANKS",
+              ID_OFFSETS: "ID_OFFSETS", IDS: "IDS"}
+
+OPEN_RULES = ["file_too_small", "bad_magic", "unsupported_version", "file_size_mismatch",
+              "bad_header_field", "header_checksum", "reserved_nonzero", "bad_permutation",
+              "bad_code_lengths", "section_layout"]
+VERIFY_RULES = ["section_checksum", "block_checksum", "bad_block", "keys_order", "block_ranks",
+                "table_mismatch", "bad_ids"]
+
+
+class SimdexError(Exception):
+    """A broken rule of spec §10: .rule is the rule name, .detail says what."""
+
+    def __init__(self, rule, detail=""):
+        super().__init__("%s: %s" % (rule, detail))
+        self.rule = rule
+        self.detail = detail
+
+
+# --------------------------------------------------------------------------------------------
+# Permutations (§4): bit j of pi(x) is bit source_bit[j] of x.
+
+class Permutation:
+    def __init__(self, source_bit):
+        self.source_bit = list(source_bit)
+        # Byte-wise lookup tables: forward[b][v] = contribution of byte b of x having value v.
+        fwd = [[0] * 256 for _ in range(8)]
+        inv = [[0] * 256 for _ in range(8)]
+        for j, s in enumerate(self.source_bit):
+            # forward: bit s of x goes to bit j; inverse: bit j of e goes to bit s.
+            for v in range(256):
+                if (v >> (s & 7)) & 1:
+                    fwd[s >> 3][v] |= 1 << j
+                if (v >> (j & 7)) & 1:
+                    inv[j >> 3][v] |= 1 << s
+        self._fwd = fwd
+        self._inv = inv
+
+    def apply(self, x):
+        f = self._fwd
+        return (f[0][x & 255] | f[1][(x >> 8) & 255] | f[2][(x >> 16) & 255]
+                | f[3][(x >> 24) & 255] | f[4][(x >> 32) & 255] | f[5][(x >> 40) & 255]
+                | f[6][(x >> 48) & 255] | f[7][x >> 56])
+
+    def invert(self, e):
+        f = self._inv
+        return (f[0][e & 255] | f[1][(e >> 8) & 255] | f[2][(e >> 16) & 255]
+                | f[3][(e >> 24) & 255] | f[4][(e >> 32) & 255] | f[5][(e >> 40) & 255]
+                | f[6][(e >> 48) & 255] | f[7][e >> 56])
+
+    def is_identity(self):
+        return self.source_bit == list(range(64))
+
+
+# --------------------------------------------------------------------------------------------
+# Huffman code of h (§7)
+
+def code_lengths_legal(lengths, n):
+    """None if legal per §7, else a description of what is wrong."""
+    for h, length in enumerate(lengths):
+        if length > MAX_CODE_LENGTH:
+            return "code_length[%d] = %d > %d" % (h, length, MAX_CODE_LENGTH)
+    used = [h for h in range(64) if lengths[h] != 0]
+    if n <= 1:
+        if used:
+            return "n = %d but code_length[%d] = %d (must all be 0)" % (n, used[0], lengths[used[0]])
+        return None
+    if not used:
+        return "n = %d but every code length is 0" % n
+    if len(used) == 1:
+        if lengths[used[0]] != 1:
+            return "single symbol %d with length %d (must be 1)" % (used[0], lengths[used[0]])
+        return None
+    kraft = sum(1 << (MAX_CODE_LENGTH - lengths[h]) for h in used)
+    if kraft > 1 << MAX_CODE_LENGTH:
+        return "over-subscribed (Kraft sum %d/4096 > 1)" % kraft
+    if kraft < 1 << MAX_CODE_LENGTH:
+        return "under-subscribed (Kraft sum %d/4096 < 1)" % kraft
+    return None
+
+
+def canonical_codes(lengths):
+    """code_of[h] per the canonical assignment of §7 (None where length is 0)."""
+    count = [0] * (MAX_CODE_LENGTH + 1)
+    for length in lengths:
+        if length:
+            count[length] += 1
+    next_code = [0] * (MAX_CODE_LENGTH + 2)
+    code = 0
+    for length in range(1, MAX_CODE_LENGTH + 1):
+        code = (code + count[length - 1]) << 1
+        next_code[length] = code
+    codes = [None] * 64
+    for h in range(64):
+        if lengths[h]:
+            codes[h] = next_code[lengths[h]]
+            next_code[lengths[h]] += 1
+    return codes
+
+
+def decode_table(lengths):
+    """4096-entry table: peeked 12 bits -> (h, length), or None if no code starts so."""
+    table = [None] * (1 << MAX_CODE_LENGTH)
+    codes = canonical_codes(lengths)
+    for h in range(64):
+        length = lengths[h]
+        if not length:
+            continue
+        first = codes[h] << (MAX_CODE_LENGTH - length)
+        for v in range(first, first + (1 << (MAX_CODE_LENGTH - length))):
+            table[v] = (h, length)
+    return table
+
+
+def writer_code_lengths(entries):
+    """The writer's choice of code lengths (§7, normative for byte-identical output)."""
+    import heapq
+    freq = [0] * 64
+    for a, b in zip(entries, entries[1:]):
+        freq[(a ^ b).bit_length() - 1] += 1
+    while True:
+        lengths = [0] * 64
+        symbols = [h for h in range(64) if freq[h]]
+        if len(symbols) == 1:
+            lengths[symbols[0]] = 1
+            return lengths
+        if not symbols:
+            return lengths
+        heap = [(freq[h], h, None) for h in symbols]
+        heapq.heapify(heap)
+        children = {}
+        order = 64
+        while len(heap) > 1:
+            w1, o1, _ = heapq.heappop(heap)
+            w2, o2, _ = heapq.heappop(heap)
+            children[order] = (o1, o2)
+            heapq.heappush(heap, (w1 + w2, order, None))
+            order += 1
+        # depths
+        stack = [(heap[0][1], 0)]
+        while stack:
+            node, depth = stack.pop()
+            if node < 64:
+                lengths[node] = depth
+            else:
+                left, right = children[node]
+                stack.append((left, depth + 1))
+                stack.append((right, depth + 1))
+        if max(lengths) <= MAX_CODE_LENGTH:
+            return lengths
+        freq = [(f + 1) // 2 if f else 0 for f in freq]
+
+
+# --------------------------------------------------------------------------------------------
+# Opening (§10 open rules)
+
+def _u16(b, o):
+    return struct.unpack_from("<H", b, o)[0]
+
+
+def _u32(b, o):
+    return struct.unpack_from("<I", b, o)[0]
+
+
+def _u64(b, o):
+    return struct.unpack_from("<Q", b, o)[0]
+
+
+class Table:
+    pass
+
+
+class Section:
+    def __init__(self, i, kind, table, offset, nbytes, checksum):
+        self.index, self.kind, self.table = i, kind, table
+        self.offset, self.bytes, self.checksum = offset, nbytes, checksum
+
+    def describe(self):
+        owner = ("of table %d" % self.table) if self.kind in (BLOCKS, BLOCK_KEYS, BLOCK_RANKS) else ""
+        return "section %d (%s%s, offset %d)" % (self.index, KIND_NAMES.get(self.kind, "?"),
+                                                 " " + owner if owner else "", self.offset)
+
+
+class Index:
+    """An opened index: every open rule holds. Fields named as in the spec."""
+
+    def __init__(self, data, path="<bytes>"):
+        self.path = path
+        self.data = bytes(data)
+        self._open()
+        self._decoded = {}
+
+    # -- open rules, in the order of §10 --
+    def _open(self):
+        d = self.data
+        size = len(d)
+        if size < HEADER_BYTES:
+            raise SimdexError("file_too_small", "%d bytes, a header needs %d" % (size, HEADER_BYTES))
+        if d[0:8] != MAGIC:
+            raise SimdexError("bad_magic", "first bytes %s" % d[0:8].hex())
+        self.version_major = _u16(d, 8)
+        self.version_minor = _u16(d, 10)
+        if self.version_major != 1:
+            raise SimdexError("unsupported_version", "version_major = %d" % self.version_major)
+        self.flags = _u32(d, 12)
+        self.file_bytes = _u64(d, 16)
+        if self.file_bytes != size:
+            raise SimdexError("file_size_mismatch",
+                              "file_bytes = %d, file size %d" % (self.file_bytes, size))
+        self.n = _u64(d, 24)
+        self.id_count = _u64(d, 32)
+        self.table_count = T = _u32(d, 40)
+        self.section_count = _u32(d, 44)
+        if not 1 <= T <= MAX_TABLES:
+            raise SimdexError("bad_header_field", "table_count = %d not in [1, %d]" % (T, MAX_TABLES))
+        if self.section_count != 3 * T + 2:
+            raise SimdexError("bad_header_field", "section_count = %d, 3*T + 2 = %d"
+                              % (self.section_count, 3 * T + 2))
+        S = self.section_count
+        self.R = R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S
+        if size < R:
+            raise SimdexError("file_too_small", "%d bytes, the header region needs %d" % (size, R))
+        self.header_checksum = _u64(d, 120)
+        computed = xxh3_64(d[0:120] + d[128:R])
+        if computed != self.header_checksum:
+            raise SimdexError("header_checksum", "stored %016x, computed %016x"
+                              % (self.header_checksum, computed))
+        self.block_bytes = B = _u32(d, 48)
+        self.max_distance = d[52]
+        self.id_layout = d[53]
+        name = d[56:88]
+        zero = name.find(b"\x00")
+        if self.flags != 0:
+            raise SimdexError("reserved_nonzero", "flags = %#x" % self.flags)
+        if d[54:56] != b"\x00\x00":
+            raise SimdexError("reserved_nonzero", "header bytes 54..55 = %s" % d[54:56].hex())
+        if any(d[88:120]):
+            raise SimdexError("reserved_nonzero", "header bytes 88..119 not zero")
+        if zero >= 0 and any(name[zero:]):
+            raise SimdexError("reserved_nonzero", "scheme_name has non-zero bytes after its first zero")
+        printable = name[:zero] if zero >= 0 else name
+        if any(c < 0x20 or c > 0x7E for c in printable):
+            raise SimdexError("bad_header_field", "scheme_name has a non-printable byte")
+        self.scheme_name = printable.decode("ascii")
+        if B % 8 != 0 or not MIN_BLOCK_BYTES <= B <= MAX_BLOCK_BYTES:
+            raise SimdexError("bad_header_field", "block_bytes = %d" % B)
+        if self.max_distance > 64:
+            raise SimdexError("bad_header_field", "max_distance = %d > 64" % self.max_distance)
+        if self.id_layout not in (0, 1):
+            raise SimdexError("bad_header_field", "id_layout = %d" % self.id_layout)
+        n, idc = self.n, self.id_count
+        if idc < n:
+            raise SimdexError("bad_header_field", "id_count = %d < n = %d" % (idc, n))
+        if n == 0 and idc != 0:
+            raise SimdexError("bad_header_field", "n = 0 but id_count = %d" % idc)
+        if self.id_layout == 1 and idc != n:
+            raise SimdexError("bad_header_field", "id_layout = 1 but id_count = %d != n = %d" % (idc, n))
+
+        # Table descriptors: every rule for table 0, then every rule for table 1, ...
+        self.tables = []
+        for t in range(T):
+            base = HEADER_BYTES + DESCRIPTOR_BYTES * t
+            tab = Table()
+            tab.index = t
+            tab.source_bit = list(d[base:base + 64])
+            tab.code_length = list(d[base + 64:base + 128])
+            tab.block_count = _u64(d, base + 128)
+            tab.prefix_bits = d[base + 136]
+            if any(d[base + 137:base + 160]):
+                raise SimdexError("reserved_nonzero", "table %d descriptor bytes 137..159 not zero" % t)
+            if tab.prefix_bits > 64:
+                raise SimdexError("bad_header_field", "table %d prefix_bits = %d > 64" % (t, tab.prefix_bits))
+            if sorted(tab.source_bit) != list(range(64)):
+                raise SimdexError("bad_permutation", "table %d source_bit is not a permutation of 0..63" % t)
+            why = code_lengths_legal(tab.code_length, n)
+            if why:
+                raise SimdexError("bad_code_lengths", "table %d: %s" % (t, why))
+            if n == 0:
+                if tab.block_count != 0:
+                    raise SimdexError("bad_header_field", "table %d block_count = %d with n = 0"
+                                      % (t, tab.block_count))
+            elif not 1 <= tab.block_count <= n:
+                raise SimdexError("bad_header_field", "table %d block_count = %d not in [1, n = %d]"
+                                  % (t, tab.block_count, n))
+            self.tables.append(tab)
+
+        # Section table.
+        self.sections = []
+        expected_offset = R
+        for i in range(S):
+            base = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * i
+            kind, table = struct.unpack_from("<II", d, base)
+            offset, nbytes, checksum = struct.unpack_from("<QQQ", d, base + 8)
+            sec = Section(i, kind, table, offset, nbytes, checksum)
+            if i < 3 * T:
+                want_kind, want_table = (BLOCKS, BLOCK_KEYS, BLOCK_RANKS)[i % 3], i // 3
+                per = B if want_kind == BLOCKS else 8
+                want_bytes = self.tables[want_table].block_count * per
+            elif i == 3 * T:
+                want_kind, want_table = ID_OFFSETS, NO_TABLE
+                want_bytes = (n + 1) * 8 if self.id_layout == 0 else 0
+            else:
+                want_kind, want_table = IDS, NO_TABLE
+                want_bytes = idc * 8
+            where = "section %d" % i
+            if kind != want_kind or table != want_table:
+                raise SimdexError("section_layout", "%s: kind %d table %#x, expected kind %d table %#x"
+                                  % (where, kind, table, want_kind, want_table))
+            if offset != expected_offset:
+                raise SimdexError("section_layout", "%s: offset %d, expected %d (where the previous ends)"
+                                  % (where, offset, expected_offset))
+            if want_bytes > M64:
+                raise SimdexError("section_layout", "%s: size overflows 64 bits" % where)
+            if nbytes != want_bytes:
+                raise SimdexError("section_layout", "%s: bytes %d, expected %d" % (where, nbytes, want_bytes))
+            if offset + nbytes > size:  # Python ints: no overflow
+                raise SimdexError("section_layout", "%s: [%d, %d) runs past the end of the file (%d)"
+                                  % (where, offset, offset + nbytes, size))
+            self.sections.append(sec)
+            expected_offset = offset + nbytes
+        if expected_offset != size:
+            raise SimdexError("section_layout", "the last section ends at %d, the file at %d"
+                              % (expected_offset, size))
+        for t, tab in enumerate(self.tables):
+            tab.blocks = self.sections[3 * t]
+            tab.keys_sec = self.sections[3 * t + 1]
+            tab.ranks_sec = self.sections[3 * t + 2]
+            tab.perm = Permutation(tab.source_bit)
+            tab.decoder = decode_table(tab.code_length)
+        self.id_offsets_sec = self.sections[3 * T]
+        self.ids_sec = self.sections[3 * T + 1]
+
+    # -- accessors --
+    def key(self, t, j):
+        return _u64(self.data, self.tables[t].keys_sec.offset + 8 * j)
+
+    def rank(self, t, j):
+        return _u64(self.data, self.tables[t].ranks_sec.offset + 8 * j)
+
+    def block_offset(self, t, j):
+        return self.tables[t].blocks.offset + j * self.block_bytes
+
+    def decode_block(self, t, j):
+        """The entries of block j of table t; raises SimdexError('bad_block') if malformed."""
+        B = self.block_bytes
+        off = self.block_offset(t, j)
+        return decode_block_bytes(self.data[off:off + B], self.tables[t].decoder,
+                                  "table %d block %d (offset %d)" % (t, j, off))
+
+    def table_entries(self, t):
+        """All entries of table t in rank order (cached)."""
+        if t not in self._decoded:
+            out = []
+            for j in range(self.tables[t].block_count):
+                out.extend(self.decode_block(t, j))
+            self._decoded[t] = out
+        return self._decoded[t]
+
+    def ids_of_rank(self, r):
+        d = self.data
+        ids_off = self.ids_sec.offset
+        if self.id_layout == 1:
+            if r >= self.id_count:
+                raise SimdexError("bad_ids", "rank %d >= id_count %d" % (r, self.id_count))
+            return [_u64(d, ids_off + 8 * r)]
+        if r + 1 > self.n:
+            raise SimdexError("bad_ids", "rank %d >= n %d" % (r, self.n))
+        lo = _u64(d, self.id_offsets_sec.offset + 8 * r)
+        hi = _u64(d, self.id_offsets_sec.offset + 8 * (r + 1))
+        if not lo < hi <= self.id_count:
+            raise SimdexError("bad_ids", "ids offsets [%d, %d) of rank %d out of range" % (lo, hi, r))
+        return list(struct.unpack_from("<%dQ" % (hi - lo), d, ids_off + 8 * lo))
+
+
+def _peek(stream, pos, nbits):
+    """nbits (<= 64) of the MSB-first stream at bit pos; zeros past the end."""
+    if nbits == 0:
+        return 0
+    first = pos >> 3
+    last = (pos + nbits + 7) >> 3
+    chunk = stream[first:last]
+    if len(chunk) < last - first:
+        chunk = chunk + bytes(last - first - len(chunk))
+    value = int.from_bytes(chunk, "big")
+    drop = (last - first) * 8 - (pos - first * 8) - nbits
+    return (value >> drop) & ((1 << nbits) - 1)
+
+
+def decode_block_bytes(block, decoder, where="block"):
+    B = len(block)
+    count = _u32(block, 4)
+    stream_bits = (B - 16) * 8
+    if count == 0:
+        raise SimdexError("bad_block", "%s: entry_count is 0" % where)
+    if count > 1 + stream_bits:
+        raise SimdexError("bad_block", "%s: entry_count %d > 1 + %d" % (where, count, stream_bits))
+    stream = block[16:]
+    prev = _u64(block, 8)
+    out = [prev]
+    pos = 0
+    for i in range(1, count):
+        sym = decoder[_peek(stream, pos, MAX_CODE_LENGTH)]
+        if sym is None:
+            raise SimdexError("bad_block", "%s: entry %d: no code starts at stream bit %d" % (where, i, pos))
+        h, length = sym
+        if pos + length > stream_bits:
+            raise SimdexError("bad_block", "%s: entry %d: code runs past the stream" % (where, i))
+        pos += length
+        if pos + h > stream_bits:
+            raise SimdexError("bad_block", "%s: entry %d: residual runs past the stream" % (where, i))
+        r = _peek(stream, pos, h)
+        pos += h
+        if (prev >> h) & 1:
+            raise SimdexError("bad_block", "%s: entry %d: bit %d of the previous entry is 1" % (where, i, h))
+        e = ((prev >> (h + 1)) << (h + 1)) | (1 << h) | r
+        out.append(e)
+        prev = e
+    # padding
+    partial = (8 - pos % 8) % 8  # bits to the next byte boundary
+    if _peek(stream, pos, partial) != 0 or any(stream[(pos + partial) // 8:]):
+        raise SimdexError("bad_block", "%s: padding after the last entry is not zero" % where)
+    return out
+
+
+def open_index(path):
+    """Read a file and check every open rule of §10 in order; raises SimdexError(rule, detail)."""
+    with builtins.open(path, "rb") as f:
+        data = f.read()
+    return Index(data, path)
+
+
+def open(path):  # noqa: A001 - the name the conformance suite documents; builtins.open is used inside
+    return open_index(path)
+
+
+def open_bytes(data, path="<bytes>"):
+    return Index(data, path)
+
+
+# --------------------------------------------------------------------------------------------
+# Verify (§10 verify rules)
+
+def verify_index(idx):
+    """[(rule, where, what)] for every broken verify rule of an opened index."""
+    problems = []
+    d = idx.data
+    B = idx.block_bytes
+    n = idx.n
+
+    def report(rule, where, what):
+        problems.append((rule, where, what))
+
+    for sec in idx.sections:
+        computed = xxh3_64(d[sec.offset:sec.offset + sec.bytes])
+        if computed != sec.checksum:
+            report("section_checksum", sec.describe(),
+                   "stored %016x, computed %016x" % (sec.checksum, computed))
+
+    table_sets = {}
+    for t, tab in enumerate(idx.tables):
+        counts = []
+        all_decoded = True
+        entries = []
+        prev_key = None
+        for j in range(tab.block_count):
+            off = idx.block_offset(t, j)
+            block = d[off:off + B]
+            where = "table %d block %d (offset %d)" % (t, j, off)
+            stored = _u32(block, 0)
+            computed = checksum32(block[4:])
+            if stored != computed:
+                report("block_checksum", where, "stored %08x, computed %08x" % (stored, computed))
+            counts.append(_u32(block, 4))
+            first = _u64(block, 8)
+            if j > 0 and not first > prev_key:
+                report("keys_order", where, "first entry %d is not above the previous block's key %d"
+                       % (first, prev_key))
+            key = idx.key(t, j)
+            try:
+                got = decode_block_bytes(block, tab.decoder, where)
+            except SimdexError as e:
+                report(e.rule, where, e.detail.split(": ", 1)[-1])
+                all_decoded = False
+            else:
+                entries.extend(got)
+                if got[-1] != key:
+                    report("keys_order", where, "last entry %d is not the block key %d" % (got[-1], key))
+            prev_key = key
+        # ranks
+        expect = 0
+        for j in range(tab.block_count):
+            r = idx.rank(t, j)
+            if r != expect:
+                report("block_ranks", "table %d block %d" % (t, j),
+                       "rank %d, the entry counts of the blocks before give %d" % (r, expect))
+            expect += counts[j]
+        if expect != n:
+            report("block_ranks", "table %d" % t, "the blocks hold %d entries, n = %d" % (expect, n))
+        if all_decoded:
+            table_sets[t] = entries
+            idx._decoded[t] = entries
+
+    # Every completely decoded table against the first completely decoded one (table 0 unless some
+    # block of table 0 is malformed).
+    decoded = sorted(table_sets)
+    if decoded:
+        ref = decoded[0]
+        base = {idx.tables[ref].perm.invert(e) for e in table_sets[ref]}
+        for t in decoded[1:]:
+            other = {idx.tables[t].perm.invert(e) for e in table_sets[t]}
+            if other != base:
+                missing = len(base - other)
+                extra = len(other - base)
+                report("table_mismatch", "table %d" % t, "%d fingerprints of table %d missing, %d not in table %d"
+                       % (missing, ref, extra, ref))
+
+    idc = idx.id_count
+    ids_off = idx.ids_sec.offset
+    if idx.id_layout == 0:
+        offs = list(struct.unpack_from("<%dQ" % (n + 1), d, idx.id_offsets_sec.offset))
+        good_offsets = True
+        if offs[0] != 0:
+            report("bad_ids", "ID_OFFSETS[0]", "offset[0] = %d, not 0" % offs[0])
+            good_offsets = False
+        for r in range(n):
+            if not offs[r] < offs[r + 1]:
+                report("bad_ids", "ID_OFFSETS[%d]" % (r + 1),
+                       "offsets not strictly ascending (%d then %d)" % (offs[r], offs[r + 1]))
+                good_offsets = False
+        if offs[n] != idc:
+            report("bad_ids", "ID_OFFSETS[%d]" % n, "offset[n] = %d, id_count = %d" % (offs[n], idc))
+            good_offsets = False
+        if good_offsets:
+            ids = struct.unpack_from("<%dQ" % idc, d, ids_off)
+            for r in range(n):
+                for i in range(offs[r] + 1, offs[r + 1]):
+                    if not ids[i - 1] < ids[i]:
+                        report("bad_ids", "fingerprint of rank %d" % r,
+                               "ids not strictly ascending (%d then %d)" % (ids[i - 1], ids[i]))
+                        break
+    return problems
+
+
+def verify(path):
+    """Open and verify a file: [] when good, else [(rule, where, what)]."""
+    try:
+        idx = open_index(path)
+    except SimdexError as e:
+        return [(e.rule, "open", e.detail)]
+    return verify_index(idx)
+
+
+# --------------------------------------------------------------------------------------------
+# Queries (§9)
+
+def _check_k(idx, k):
+    if not 0 <= k <= idx.max_distance:
+        raise ValueError("k = %d is above the index's max_distance %d" % (k, idx.max_distance))
+
+
+def fingerprints_with_ids(idx):
+    """[(f, [ids])] for every stored fingerprint, in table-0 rank order."""
+    entries = idx.table_entries(0)
+    if len(entries) != idx.n:
+        raise SimdexError("block_ranks", "table 0 holds %d entries, n = %d" % (len(entries), idx.n))
+    inv = idx.tables[0].perm.invert
+    return [(inv(e), idx.ids_of_rank(r)) for r, e in enumerate(entries)]
+
+
+def query(idx, F, k):
+    """Brute force: every entry of table 0, unpermuted. [(f, distance, [ids])] by (distance, f)."""
+    _check_k(idx, k)
+    hits = []
+    for f, ids in fingerprints_with_ids(idx):
+        dist = (f ^ F).bit_count()
+        if dist <= k:
+            hits.append((f, dist, ids))
+    hits.sort(key=lambda x: (x[1], x[0]))
+    return hits
+
+
+def _first_block_at_least(idx, t, lo):
+    a, b = 0, idx.tables[t].block_count
+    while a < b:
+        m = (a + b) // 2
+        if idx.key(t, m) >= lo:
+            b = m
+        else:
+            a = m + 1
+    return a
+
+
+def _rank_in_table0(idx, e0):
+    j = _first_block_at_least(idx, 0, e0)
+    if j >= idx.tables[0].block_count:
+        raise SimdexError("table_mismatch", "entry %d absent from table 0" % e0)
+    entries = idx.decode_block(0, j)
+    try:
+        pos = entries.index(e0)
+    except ValueError:
+        raise SimdexError("table_mismatch", "entry %d absent from table 0" % e0) from None
+    return idx.rank(0, j) + pos
+
+
+def query_probe(idx, F, k):
+    """The table probes of §9."""
+    _check_k(idx, k)
+    found = {}
+    for t, tab in enumerate(idx.tables):
+        if tab.block_count == 0:
+            continue
+        p = tab.prefix_bits
+        q = tab.perm.apply(F)
+        low_mask = M64 if p == 0 else (1 << (64 - p)) - 1
+        lo = q & ~low_mask & M64
+        hi = q | low_mask
+        j = _first_block_at_least(idx, t, lo)
+        done = False
+        while j < tab.block_count and not done:
+            for e in idx.decode_block(t, j):
+                if e > hi:
+                    done = True
+                    break
+                if e >= lo and (e ^ q).bit_count() <= k:
+                    f = tab.perm.invert(e)
+                    found[f] = (e ^ q).bit_count()
+            if idx.key(t, j) >= hi:
+                break
+            j += 1
+    hits = []
+    perm0 = idx.tables[0].perm
+    for f, dist in found.items():
+        r = _rank_in_table0(idx, perm0.apply(f))
+        hits.append((f, dist, idx.ids_of_rank(r)))
+    hits.sort(key=lambda x: (x[1], x[0]))
+    return hits
+
+
+# --------------------------------------------------------------------------------------------
+# Info
+
+def info(idx):
+    n = idx.n
+    tables = []
+    for tab in idx.tables:
+        nbytes = tab.blocks.bytes + tab.keys_sec.bytes + tab.ranks_sec.bytes
+        tables.append({"prefix_bits": tab.prefix_bits, "blocks": tab.block_count, "bytes": nbytes,
+                       "bits_per_entry": (nbytes * 8 / n) if n else 0.0})
+    for tab, d in zip(idx.tables, tables):
+        d["block_count"] = tab.block_count  # the spec's name for "blocks"
+    return {
+        "n": n,
+        "id_count": idx.id_count,
+        "format": "%d.%d" % (idx.version_major, idx.version_minor),
+        "scheme": idx.scheme_name,
+        "k": idx.max_distance,
+        "fingerprints": n,
+        "ids": idx.id_count,
+        "block_bytes": idx.block_bytes,
+        "file_bytes": idx.file_bytes,
+        "ids_bytes": idx.id_offsets_sec.bytes + idx.ids_sec.bytes,
+        "id_layout": idx.id_layout,
+        "tables": tables,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Writer side (used by the conformance tools: re-encoding blocks, rebuilding files)
+
+class BitWriter:
+    def __init__(self):
+        self.value = 0
+        self.bits = 0
+
+    def put(self, value, nbits):
+        self.value = (self.value << nbits) | value
+        self.bits += nbits
+
+
+def encode_blocks(entries, lengths, B, partition=None):
+    """Encode sorted entries into blocks of B bytes. partition: list of entry counts per block
+    (default: the writer's greedy fill). Returns (list of block bytes, keys, ranks)."""
+    codes = canonical_codes(lengths)
+    stream_bits = (B - 16) * 8
+    groups = []
+    if partition is None:
+        i = 0
+        while i < len(entries):
+            group = [entries[i]]
+            used = 0
+            i += 1
+            while i < len(entries):
+                h = (entries[i - 1] ^ entries[i]).bit_length() - 1
+                cost = lengths[h] + h
+                if used + cost > stream_bits:
+                    break
+                used += cost
+                group.append(entries[i])
+                i += 1
+            groups.append(group)
+    else:
+        i = 0
+        for c in partition:
+            groups.append(entries[i:i + c])
+            i += c
+        assert i == len(entries)
+    blocks, keys, ranks = [], [], []
+    rank = 0
+    for group in groups:
+        w = BitWriter()
+        for a, b in zip(group, group[1:]):
+            h = (a ^ b).bit_length() - 1
+            if not lengths[h]:
+                raise ValueError("no code for h = %d" % h)
+            w.put(codes[h], lengths[h])
+            w.put(b & ((1 << h) - 1), h)
+        if w.bits > stream_bits:
+            raise ValueError("block overflows")
+        stream = (w.value << (stream_bits - w.bits)).to_bytes(stream_bits // 8, "big")
+        body = struct.pack("<IQ", len(group), group[0]) + stream
+        blocks.append(struct.pack("<I", checksum32(body)) + body)
+        keys.append(group[-1])
+        ranks.append(rank)
+        rank += len(group)
+    return blocks, keys, ranks
+
+
+def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=0):
+    """A whole file from (fingerprint, id) pairs and tables [(source_bit, prefix_bits)], following
+    the writer rules of the spec (§5-§8, §11)."""
+    by_f = {}
+    for f, i in pairs:
+        by_f.setdefault(f, set()).add(i)
+    fps = sorted(by_f)
+    n = len(fps)
+    id_count = sum(len(v) for v in by_f.values())
+    id_layout = 1 if all(len(v) == 1 for v in by_f.values()) else 0
+    T = len(tables)
+    S = 3 * T + 2
+    R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S
+    descriptors = []
+    sections = []  # (kind, table, payload)
+    perm0 = Permutation(tables[0][0])
+    for t, (source_bit, prefix_bits) in enumerate(tables):
+        perm = Permutation(source_bit)
+        entries = sorted(perm.apply(f) for f in fps)
+        lengths = writer_code_lengths(entries)
+        blocks, keys, ranks = encode_blocks(entries, lengths, block_bytes)
+        descriptors.append(bytes(source_bit) + bytes(lengths) + struct.pack("<QB", len(blocks), prefix_bits)
+                           + bytes(23))
+        sections.append((BLOCKS, t, b"".join(blocks)))
+        sections.append((BLOCK_KEYS, t, struct.pack("<%dQ" % len(keys), *keys)))
+        sections.append((BLOCK_RANKS, t, struct.pack("<%dQ" % len(ranks), *ranks)))
+    order0 = sorted(fps, key=perm0.apply)
+    offsets, ids = [0], []
+    for f in order0:
+        ids.extend(sorted(by_f[f]))
+        offsets.append(len(ids))
+    sections.append((ID_OFFSETS, NO_TABLE, struct.pack("<%dQ" % len(offsets), *offsets) if id_layout == 0 else b""))
+    sections.append((IDS, NO_TABLE, struct.pack("<%dQ" % len(ids), *ids)))
+    entries_bytes = b""
+    offset = R
+    for kind, table, payload in sections:
+        entries_bytes += struct.pack("<IIQQQ", kind, table, offset, len(payload), xxh3_64(payload))
+        offset += len(payload)
+    file_bytes = offset
+    name = scheme_name.encode("ascii")
+    header = (MAGIC + struct.pack("<HHIQQQII", 1, version_minor, 0, file_bytes, n, id_count, T, S)
+              + struct.pack("<IBBH", block_bytes, max_distance, id_layout, 0)
+              + name + bytes(32 - len(name)) + bytes(32))
+    rest = b"".join(descriptors) + entries_bytes
+    checksum = xxh3_64(header + rest)
+    return header + struct.pack("<Q", checksum) + rest + b"".join(p for _, _, p in sections)
+
+
+def rebuild(idx):
+    """Rebuild an opened file from its fingerprints, ids, permutations and prefix bits with
+    build_bytes(): equal bytes mean the file is exactly what the spec's writer rules produce."""
+    pairs = [(f, i) for f, ids in fingerprints_with_ids(idx) for i in ids]
+    tables = [(tab.source_bit, tab.prefix_bits) for tab in idx.tables]
+    return build_bytes(pairs, tables, idx.block_bytes, idx.max_distance, idx.scheme_name,
+                       idx.version_minor)
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+
+def _parse_fp(text):
+    text = text.strip()
+    v = int(text, 16) if text.lower().startswith("0x") else int(text, 10)
+    if not 0 <= v <= M64:
+        raise ValueError("fingerprint out of range: %s" % text)
+    return v
+
+
+def _usage(msg):
+    sys.stderr.write("simdex_ref: %s\n" % msg)
+    sys.stderr.write(__doc__)
+    return 2
+
+
+def main(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        sys.stdout.write(__doc__)
+        return 0 if argv else 2
+    cmd, args = argv[0], argv[1:]
+    json_out = "--json" in args
+    args = [a for a in args if a != "--json"]
+    k = None
+    method = "brute"
+    table = None
+    pos = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-k", "--max-distance", "--method", "--table") and i + 1 < len(args):
+            if a == "--method":
+                method = args[i + 1]
+            elif a == "--table":
+                table = int(args[i + 1])
+            else:
+                k = int(args[i + 1])
+            i += 2
+            continue
+        pos.append(a)
+        i += 1
+    if not pos:
+        return _usage("missing INDEX")
+    path = pos[0]
+    try:
+        if cmd == "verify":
+            try:
+                idx = open_index(path)
+            except SimdexError as e:
+                print("%s: BAD" % path)
+                print("  %s: %s" % (e.rule, e.detail))
+                sys.stderr.write("simdex_ref: %s: %r: %s\n" % (e.rule, path, e.detail))
+                return 1
+            problems = verify_index(idx)
+            if problems:
+                print("%s: BAD, %d problem(s)" % (path, len(problems)))
+                for rule, where, what in problems:
+                    print("  %s at %s: %s" % (rule, where, what))
+                return 1
+            blocks = sum(t.block_count for t in idx.tables)
+            print("%s: OK (%d bytes, %d blocks checked)" % (path, idx.file_bytes - idx.R, blocks))
+            return 0
+        idx = open_index(path)
+        if cmd == "info":
+            inf = info(idx)
+            if json_out:
+                print(json.dumps(inf, separators=(",", ":")))
+            else:
+                print("index          %s" % path)
+                print("format         %s" % inf["format"])
+                print("scheme         %s (%d tables, k = %d)" % (inf["scheme"], len(inf["tables"]), inf["k"]))
+                print("fingerprints   %d distinct" % inf["fingerprints"])
+                print("ids            %d (fingerprint, id) pairs, id_layout %d" % (inf["ids"], inf["id_layout"]))
+                print("block size     %d bytes" % inf["block_bytes"])
+                print("file size      %d bytes" % inf["file_bytes"])
+                print()
+                print("table  prefix      blocks           bytes  bits/entry  permutation")
+                for t, tab in enumerate(inf["tables"]):
+                    print("%5d  %6d  %10d  %14d  %10.2f  %s" % (t, tab["prefix_bits"], tab["blocks"], tab["bytes"],
+                          tab["bits_per_entry"], "identity" if idx.tables[t].perm.is_identity() else "permuted"))
+            return 0
+        if cmd == "dump":
+            tabs = [table] if table is not None else range(idx.table_count)
+            for t in tabs:
+                print("# table %d: code_length %s" % (t, idx.tables[t].code_length))
+                for r, e in enumerate(idx.table_entries(t)):
+                    print("%d\t%d\t0x%016x\t0x%016x" % (t, r, e, idx.tables[t].perm.invert(e)))
+            return 0
+        if cmd == "query":
+            kk = idx.max_distance if k is None else k
+            if not 0 <= kk <= idx.max_distance:
+                sys.stderr.write("simdex_ref: -k %d is above the index's k = %d\n" % (kk, idx.max_distance))
+                return 1
+            queries = pos[1:] if len(pos) > 1 else [ln for ln in sys.stdin.read().split("\n") if ln.strip()]
+            for qtext in queries:
+                F = _parse_fp(qtext)
+                if method == "brute":
+                    hits = query(idx, F, kk)
+                elif method == "probe":
+                    hits = query_probe(idx, F, kk)
+                else:
+                    hits = query(idx, F, kk)
+                    if query_probe(idx, F, kk) != hits:
+                        sys.stderr.write("simdex_ref: probe and brute force disagree for %d\n" % F)
+                        return 1
+                for f, dist, ids in hits:
+                    if json_out:
+                        print('{"query":%d,"fingerprint":%d,"distance":%d,"ids":[%s]}'
+                              % (F, f, dist, ",".join(str(i) for i in ids)))
+                    else:
+                        print("%d\t%d\t%d\t%s" % (F, f, dist, ",".join(str(i) for i in ids)))
+            return 0
+        return _usage("unknown command %s" % cmd)
+    except SimdexError as e:
+        sys.stderr.write("simdex_ref: %s: %r: %s\n" % (e.rule, path, e.detail))
+        return 1
+    except (OSError, ValueError) as e:
+        sys.stderr.write("simdex_ref: %s\n" % e)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

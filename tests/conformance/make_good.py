@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""Regenerate the good golden files of tests/conformance/good/ (maintainers only; the files are
+checked in and the tests never regenerate them).
+
+    python3 tests/conformance/make_good.py SIMDEX_BINARY
+
+For each case: writes NAME.input.tsv (deterministic pseudo-random input), builds NAME.sdx with the
+C++ writer, checks the file with the independent Python reader, and writes NAME.expected.json:
+the build options, the `info` figures, and queries with their exact answers computed by brute force
+over the input pairs (never by a simdex reader). Cases that need a property of the file (codes of
+length 12, a single-symbol code, many blocks, ...) assert it with the Python reader.
+"""
+
+import json
+import os
+import random
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import M64, brute_force, read_input, run, simdex_ref  # noqa: E402
+
+GOOD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "good")
+
+
+def fib_sequence(j, memo={}):
+    """h-sequence G(j) = G(j-1), j-1, G(j-2): symbol counts are Fibonacci numbers."""
+    if j <= 0:
+        return []
+    if j == 1:
+        return [0]
+    if j not in memo:
+        memo[j] = fib_sequence(j - 1) + [j - 1] + fib_sequence(j - 2)
+    return memo[j]
+
+
+def entries_from_h(seq, high):
+    e = 0
+    out = [high | e]
+    for h in seq:
+        assert not (e >> h) & 1
+        e = ((e >> (h + 1)) << (h + 1)) | (1 << h)
+        out.append(high | e)
+    return out
+
+
+def rand_fps(rng, n):
+    return [rng.getrandbits(64) for _ in range(n)]
+
+
+def clustered(rng, bases, per, max_flips):
+    out = []
+    for _ in range(bases):
+        b = rng.getrandbits(64)
+        out.append(b)
+        for _ in range(per - 1):
+            x = b
+            for bit in rng.sample(range(64), rng.randint(1, max_flips)):
+                x ^= 1 << bit
+            out.append(x)
+    return out
+
+
+def lines_with_ids(rng, fps, multi=0.0, max_ids=1, repeats=0.0, hexrate=0.5):
+    pairs = []
+    nid = rng.randint(0, 1000)
+    for f in fps:
+        c = rng.randint(2, max_ids) if max_ids > 1 and rng.random() < multi else 1
+        for _ in range(c):
+            pairs.append((f, nid))
+            nid += rng.randint(1, 1 << rng.randint(1, 40))
+    pairs += [p for p in pairs if rng.random() < repeats]
+    rng.shuffle(pairs)
+    return ["%s\t%d" % (("0x%016x" % f) if rng.random() < hexrate else str(f), i) for f, i in pairs]
+
+
+def cases():
+    rng = random.Random(5)
+    C = []
+
+    def add(name, desc, args, lines, check=None):
+        C.append((name, desc, args, lines, check))
+
+    add("paper20", "scheme paper-20 (20 tables, p = 31..33), random fingerprints, B = 1024",
+        ["--scheme", "paper-20"], lines_with_ids(rng, rand_fps(rng, 200)))
+    add("paper16_B512", "scheme paper-16 (16 tables, p = 28), random fingerprints, B = 512",
+        ["--scheme", "paper-16", "--block-bytes", "512"], lines_with_ids(rng, rand_fps(rng, 150)))
+    add("paper10_clustered", "scheme paper-10, clusters of near-duplicates (1..4 bits apart)",
+        ["--scheme", "paper-10"], lines_with_ids(rng, clustered(rng, 15, 8, 4)))
+    add("paper4", "scheme paper-4 (4 tables, p = 16), random fingerprints",
+        ["--scheme", "paper-4"], lines_with_ids(rng, rand_fps(rng, 100)))
+    add("blocks6_k4", "scheme blocks-6 with k = 4 (15 tables), random and clustered fingerprints, B = 256",
+        ["--scheme", "blocks-6", "-k", "4", "--block-bytes", "256"],
+        lines_with_ids(rng, rand_fps(rng, 40) + clustered(rng, 8, 5, 5)))
+    add("blocks1_k0", "k = 0: scheme blocks-1, one table, exact-match queries only",
+        ["--scheme", "blocks-1", "-k", "0"], lines_with_ids(rng, rand_fps(rng, 60) + clustered(rng, 4, 4, 1)))
+    add("blocks33_k32", "k = 32 (the CLI's largest): scheme blocks-33, 33 tables with short prefixes",
+        ["--scheme", "blocks-33", "-k", "32", "--block-bytes", "64"], lines_with_ids(rng, clustered(rng, 4, 5, 20)))
+    add("empty", "n = 0: no fingerprints; every table has 0 blocks, code lengths all 0, id_layout 1",
+        ["--scheme", "paper-4"], [])
+    add("single", "n = 1 with one id: one block per table, no codes",
+        ["--scheme", "blocks-5", "-k", "2"], lines_with_ids(rng, rand_fps(rng, 1)))
+    add("single_many_ids", "n = 1 with 5 ids: id_layout 0 with one fingerprint",
+        ["--scheme", "paper-4"], ["0x0123456789abcdef\t%d" % i for i in (9, 3, 7, 1, 5, 3, 9)])
+    add("dup_ids", "duplicates: fingerprints with up to 8 ids, repeated pairs (id_layout 0), many blocks (B = 64)",
+        ["--scheme", "paper-4", "--block-bytes", "64"],
+        lines_with_ids(rng, rand_fps(rng, 50) + clustered(rng, 4, 4, 2), multi=0.4, max_ids=8, repeats=0.2))
+    add("noid_column", "input lines without ids: a line's id is its 0-based line number; repeated fingerprints",
+        ["--scheme", "paper-10"],
+        [("0x%x" % f) for f in (lambda fs: fs + fs[:7] + fs[3:5])(rand_fps(rng, 30))])
+    add("n2_single_h", "n = 2: every table's h takes one value (the single-symbol code `0`, length 1)",
+        ["--scheme", "paper-4"], lines_with_ids(rng, rand_fps(rng, 2)),
+        check=lambda idx: all(sorted(x for x in t.code_length if x) == [1] for t in idx.tables))
+    high = rng.getrandbits(64 - 13) << 13
+    add("codelen12", "table 0 (identity) has h counts in Fibonacci proportions: code lengths 1..12, "
+        "two codes of the maximum length 12",
+        ["--scheme", "paper-4", "--block-bytes", "128"],
+        lines_with_ids(rng, entries_from_h(fib_sequence(13), high)),
+        check=lambda idx: max(idx.tables[0].code_length) == 12)
+    high = rng.getrandbits(64 - 14) << 14
+    add("codelen_halved", "table 0's Huffman code would exceed 12 bits: the writer halves the frequencies (§7)",
+        ["--scheme", "blocks-1", "-k", "0", "--block-bytes", "256"],
+        lines_with_ids(rng, entries_from_h(fib_sequence(14), high)),
+        check=lambda idx: max(idx.tables[0].code_length) < 12 and len([x for x in idx.tables[0].code_length if x]) == 14)
+    add("many_blocks_B32", "B = 32 (the smallest): 16-byte streams, one or two entries per block",
+        ["--scheme", "paper-4", "--block-bytes", "32"], lines_with_ids(rng, rand_fps(rng, 120)),
+        check=lambda idx: all(t.block_count >= 40 for t in idx.tables))
+    add("B40", "B = 40: a block size that is not a power of two",
+        ["--scheme", "paper-10", "--block-bytes", "40"], lines_with_ids(rng, rand_fps(rng, 80)))
+    add("B4096", "B = 4096: one mostly-padding block per table",
+        ["--scheme", "paper-4", "--block-bytes", "4096"], lines_with_ids(rng, rand_fps(rng, 40)))
+    add("extremes", "fingerprints 0 and 2^64-1 and their neighbours (1, 2^63-1, 2^63, 2^64-2), B = 32",
+        ["--scheme", "paper-10", "--block-bytes", "32"],
+        lines_with_ids(rng, [0, M64, 1, M64 - 1, 1 << 63, (1 << 63) - 1, 2, M64 - 2] + rand_fps(rng, 10),
+                       multi=0.3, max_ids=3))
+    add("auto_scheme", "scheme auto (the default) with k = 2",
+        ["-k", "2"], lines_with_ids(rng, rand_fps(rng, 90)))
+    return C
+
+
+def make_queries(rng, fps, k, count=16):
+    qs = []
+    stored = sorted(set(fps))
+    special = [0, M64]
+    for i in range(count):
+        if stored and i < count - 4:
+            x = rng.choice(stored)
+            for bit in rng.sample(range(64), rng.randint(0, min(64, k + 1))):
+                x ^= 1 << bit
+            qs.append(x)
+        elif i < count - 2:
+            qs.append(rng.getrandbits(64))
+        else:
+            qs.append(special[i - (count - 2)])
+    return list(dict.fromkeys(qs))
+
+
+def info_figures(idx, pairs):
+    inf = simdex_ref.info(idx)
+    assert inf["fingerprints"] == len({f for f, _ in pairs})
+    assert inf["ids"] == len(set(pairs))
+    return {
+        "format": inf["format"], "scheme": inf["scheme"], "k": inf["k"],
+        "fingerprints": inf["fingerprints"], "ids": inf["ids"], "block_bytes": inf["block_bytes"],
+        "file_bytes": inf["file_bytes"], "ids_bytes": inf["ids_bytes"], "id_layout": inf["id_layout"],
+        "tables": [{"prefix_bits": t["prefix_bits"], "blocks": t["blocks"], "bytes": t["bytes"]}
+                   for t in inf["tables"]],
+    }
+
+
+def expected_queries(rng, pairs, K):
+    out = []
+    qs = make_queries(rng, [f for f, _ in pairs], K)
+    for k in sorted({K, min(K // 2, 8)}):
+        # at large k most of the set answers: a few queries are enough
+        for q in (qs if k <= 16 else qs[:3]):
+            hits = brute_force(pairs, q, k)
+            out.append({"query": q, "k": k,
+                        "hits": [{"fingerprint": f, "distance": d, "ids": ids} for f, d, ids in hits]})
+    return out
+
+
+def write_sidecar(name, obj):
+    """JSON with one line per query (numbers are exact unsigned 64-bit integers)."""
+    parts = []
+    for key, value in obj.items():
+        if key == "queries":
+            body = ",\n".join("  " + json.dumps(q, separators=(",", ":")) for q in value)
+            parts.append(' "queries": [\n%s\n ]' % body if value else ' "queries": []')
+        else:
+            parts.append(" %s: %s" % (json.dumps(key), json.dumps(value, separators=(", ", ": "))))
+    with open(os.path.join(GOOD, name + ".expected.json"), "w") as f:
+        f.write("{\n" + ",\n".join(parts) + "\n}\n")
+
+
+def main(argv):
+    binary = argv[1]
+    os.makedirs(GOOD, exist_ok=True)
+    rng = random.Random(77)
+    for name, desc, args, lines, check in cases():
+        inp = os.path.join(GOOD, name + ".input.tsv")
+        out = os.path.join(GOOD, name + ".sdx")
+        with open(inp, "w") as f:
+            f.write("".join(line + "\n" for line in lines))
+        rc, _, err = run([binary, "build", "-q", "-o", out] + args + [inp])
+        assert rc == 0, (name, err)
+        idx = simdex_ref.open_index(out)
+        assert simdex_ref.verify_index(idx) == [], name
+        assert simdex_ref.rebuild(idx) == idx.data, name
+        if check:
+            assert check(idx), "%s: the file lacks the property it is meant to exercise" % name
+        pairs = read_input(inp)
+        write_sidecar(name, {
+            "description": desc,
+            "input": name + ".input.tsv",
+            "build_args": args,
+            "writer_output": True,
+            "info": info_figures(idx, pairs),
+            "queries": expected_queries(rng, pairs, idx.max_distance),
+        })
+        print("%-20s %7d bytes  %s" % (name, len(idx.data), desc))
+
+    # A file no writer of 1.0 makes but every 1.x reader MUST accept (§3, §12): version_minor 7.
+    base = "paper4"
+    data = bytearray(open(os.path.join(GOOD, base + ".sdx"), "rb").read())
+    struct.pack_into("<H", data, 10, 7)
+    R = 128 + 160 * struct.unpack_from("<I", data, 40)[0] + 32 * struct.unpack_from("<I", data, 44)[0]
+    struct.pack_into("<Q", data, 120, simdex_ref.xxh3_64(bytes(data[:120] + data[128:R])))
+    name = "minor_version_7"
+    with open(os.path.join(GOOD, name + ".sdx"), "wb") as f:
+        f.write(data)
+    idx = simdex_ref.open_index(os.path.join(GOOD, name + ".sdx"))
+    assert simdex_ref.verify_index(idx) == []
+    pairs = read_input(os.path.join(GOOD, base + ".input.tsv"))
+    sidecar = json.load(open(os.path.join(GOOD, base + ".expected.json")))
+    sidecar.update({
+        "description": "paper4.sdx with version_minor = 7 (header checksum resealed): readers of major "
+                       "version 1 MUST accept any minor version (§3, §12). Not made by the writer.",
+        "writer_output": False,
+        "info": info_figures(idx, pairs),
+    })
+    write_sidecar(name, sidecar)
+    print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
+
+    # Files the C++ writer does not make but the spec allows, built by the spec's writer rules
+    # (simdex_ref.build_bytes) from paper4's input and tables.
+    src = simdex_ref.open_index(os.path.join(GOOD, "paper4.sdx"))
+    tabs = [(t.source_bit, t.prefix_bits) for t in src.tables]
+    identity = list(range(64))
+    accept = [
+        ("table0_permuted", "paper4's tables in the order 1, 0, 2, 3: table 0 is not the identity permutation, "
+         "so the ids follow the ranks of a permuted table (readers MUST NOT assume table 0 is the identity, §4)",
+         tabs[1:2] + tabs[0:1] + tabs[2:], 3, 128),
+        ("p0_k64", "one identity table with prefix_bits = 0 and max_distance = 64: every query may ask for any "
+         "distance and a probe reads the whole table", [(identity, 0)], 64, 64),
+        ("p64_k0", "one permuted table with prefix_bits = 64 and max_distance = 0: a probe reads one entry",
+         [(tabs[2][0], 64)], 0, 32),
+    ]
+    for name, desc, tables, k, B in accept:
+        data = simdex_ref.build_bytes(pairs, tables, B, k, "spec-" + name.replace("_", "-"))
+        path = os.path.join(GOOD, name + ".sdx")
+        with open(path, "wb") as f:
+            f.write(data)
+        idx = simdex_ref.open_index(path)
+        assert simdex_ref.verify_index(idx) == []
+        write_sidecar(name, {
+            "description": desc + ". Made by the spec's writer rules, not by the C++ writer.",
+            "input": base + ".input.tsv",
+            "build_args": None,
+            "writer_output": False,
+            "info": info_figures(idx, pairs),
+            "queries": expected_queries(rng, pairs, k),
+        })
+        print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,273 @@
+#!/usr/bin/env python3
+"""Run the simdex conformance suite (tests/conformance/) against the C++ CLI and the independent
+Python reader of spec/reference/simdex_ref.py.
+
+    python3 tests/conformance/run_conformance.py SIMDEX_BINARY [-v] [--no-python] [--strict] [--only SUBSTRING]
+           [--skip SUBSTRING]...
+
+Good files (good/NAME.sdx with good/NAME.expected.json):
+  - `simdex verify` exits 0; the Python reader opens and verifies the file;
+  - `simdex query --json` answers == the sidecar's answers (computed by brute force over the input
+    when the files were made) == the Python reader's answers (brute force and §9 probes);
+  - `simdex info --json` figures == the sidecar's == the Python reader's;
+  - the C++ writer rebuilds NAME.sdx from NAME.input.tsv with the sidecar's build_args byte for
+    byte, and so do the spec's writer rules (simdex_ref.rebuild); the sidecar's answers are checked
+    once more against brute force over NAME.input.tsv.
+Bad files (bad/MANIFEST.tsv: FILE, RULE, PHASE, DESCRIPTION):
+  - open phase: `simdex info` and `simdex query` exit 1 and name RULE on stderr, `simdex verify`
+    exits 1 and names RULE; the Python reader's open raises RULE;
+  - verify phase: `simdex verify` exits 1 and names RULE on stdout; the Python reader opens the
+    file and its verify reports RULE.
+  - with --strict (not part of the default run): the set of rules `simdex verify` reports equals
+    the set the Python reader reports (every problem of the file named, nothing spurious).
+Last line: `N passed, N failed`; exit status 0 only if nothing failed.
+"""
+
+import json
+import os
+import re
+import struct
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import (Tally, brute_force, cpp_info, cpp_query, normalize_hits, read_input, run,  # noqa: E402
+                    simdex_ref)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GOOD = os.path.join(HERE, "good")
+BAD = os.path.join(HERE, "bad")
+
+OPEN_RULES = []  # filled from spec/FORMAT.md §10
+STRICT = False   # --strict: verify-phase bad files must give the same set of rules in C++ and Python
+
+INFO_FIELDS = ["format", "scheme", "k", "fingerprints", "ids", "block_bytes", "file_bytes", "ids_bytes"]
+
+
+def table_figures(info):
+    return [{"prefix_bits": t["prefix_bits"], "blocks": t["blocks"], "bytes": t["bytes"]} for t in info["tables"]]
+
+
+def check_good(binary, name, tally, use_python, tmp):
+    path = os.path.join(GOOD, name + ".sdx")
+    side = json.load(open(os.path.join(GOOD, name + ".expected.json")))
+    label = "good/%s" % name
+
+    rc, out, err = run([binary, "verify", path])
+    tally.check(rc == 0, "%s: simdex verify exits 0" % label, (out + err).strip()[:300])
+
+    # info
+    try:
+        ci = cpp_info(binary, path)
+        want = side["info"]
+        diff = [f for f in INFO_FIELDS if ci.get(f) != want[f]]
+        if table_figures(ci) != want["tables"]:
+            diff.append("tables")
+        tally.check(not diff, "%s: simdex info --json figures == sidecar" % label,
+                    "; ".join("%s: %r != %r" % (f, ci.get(f), want.get(f)) for f in diff))
+    except (RuntimeError, ValueError) as e:
+        tally.check(False, "%s: simdex info --json" % label, str(e))
+
+    # the sidecar against brute force over the input (guards against stale sidecars)
+    pairs = read_input(os.path.join(GOOD, side["input"]))
+    stale = [q for q in side["queries"]
+             if normalize_hits(brute_force(pairs, q["query"], q["k"]))
+             != [[h["fingerprint"], h["distance"], h["ids"]] for h in q["hits"]]]
+    tally.check(not stale, "%s: sidecar answers == brute force over %s" % (label, side["input"]),
+                "%d stale" % len(stale))
+
+    # C++ answers
+    by_k = {}
+    for q in side["queries"]:
+        by_k.setdefault(q["k"], []).append(q)
+    for k, qs in sorted(by_k.items()):
+        try:
+            got = cpp_query(binary, path, [q["query"] for q in qs], k)
+        except RuntimeError as e:
+            tally.check(False, "%s: simdex query -k %d" % (label, k), str(e))
+            continue
+        bad = [q["query"] for q in qs
+               if normalize_hits(got.get(q["query"], [])) != [[h["fingerprint"], h["distance"], h["ids"]] for h in q["hits"]]]
+        nhits = sum(len(q["hits"]) for q in qs)
+        tally.check(not bad, "%s: simdex query -k %d == sidecar (%d queries, %d hits)" % (label, k, len(qs), nhits),
+                    "first differing query %s" % (bad[:1],))
+
+    # §3: readers MUST refuse queries with a larger distance than max_distance
+    K = side["info"]["k"]
+    if K < 64:
+        rc, out, err = run([binary, "query", path, "-k", str(K + 1), "0"])
+        tally.check(rc != 0 and not out.strip(), "%s: simdex query -k %d (above k) is refused" % (label, K + 1),
+                    "exit %d" % rc)
+
+    # byte-for-byte rebuild by the C++ writer
+    if side.get("writer_output", True):
+        out_path = os.path.join(tmp, name + ".sdx")
+        rc, _, err = run([binary, "build", "-q", "-o", out_path] + side["build_args"] + [os.path.join(GOOD, side["input"])])
+        if tally.check(rc == 0 and os.path.exists(out_path), "%s: simdex build %s" % (label, " ".join(side["build_args"])),
+                       err.strip()):
+            a = open(out_path, "rb").read()
+            b = open(path, "rb").read()
+            first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), None if len(a) == len(b) else min(len(a), len(b)))
+            tally.check(a == b, "%s: the C++ writer rebuilds it byte for byte" % label,
+                        "sizes %d/%d, first difference at byte %s" % (len(a), len(b), first))
+
+    if not use_python:
+        return
+    try:
+        idx = simdex_ref.open_index(path)
+    except simdex_ref.SimdexError as e:
+        tally.check(False, "%s: python open" % label, str(e))
+        return
+    problems = simdex_ref.verify_index(idx)
+    tally.check(problems == [], "%s: python verify" % label, repr(problems[:3]))
+    pi = simdex_ref.info(idx)
+    diff = [f for f in INFO_FIELDS + ["id_layout"] if pi[f] != side["info"][f]]
+    if table_figures(pi) != side["info"]["tables"]:
+        diff.append("tables")
+    tally.check(not diff, "%s: python info == sidecar" % label, repr(diff))
+    bad = []
+    for q in side["queries"]:
+        want = [[h["fingerprint"], h["distance"], h["ids"]] for h in q["hits"]]
+        try:
+            b = normalize_hits(simdex_ref.query(idx, q["query"], q["k"]))
+            p = normalize_hits(simdex_ref.query_probe(idx, q["query"], q["k"]))
+        except simdex_ref.SimdexError as e:
+            bad.append((q["query"], str(e)))
+            continue
+        if not (b == want == p):
+            bad.append(q["query"])
+    tally.check(not bad, "%s: python brute-force and probe answers == sidecar" % label, repr(bad[:2]))
+    tally.check(simdex_ref.rebuild(idx) == idx.data, "%s: the spec's writer rules give the same bytes" % label)
+
+
+def read_manifest():
+    rows = []
+    with open(os.path.join(BAD, "MANIFEST.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            name, rule, phase, desc = line.rstrip("\n").split("\t", 3)
+            rows.append((name, rule, phase, desc))
+    return rows
+
+
+def spec_rules():
+    """{rule: phase} from the two tables of §10 of spec/FORMAT.md."""
+    text = open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "spec", "FORMAT.md")).read()
+    sec = text[text.index("## 10."):]
+    sec = sec[:sec.index("\n## ", 5)]
+    rules = {}
+    phase = None
+    for line in sec.splitlines():
+        if line.startswith("Open rules"):
+            phase = "open"
+        elif line.startswith("Verify rules"):
+            phase = "verify"
+        elif phase and line.startswith("| `"):
+            rules.setdefault(line.split("`")[1], phase)
+    return rules
+
+
+def check_bad(binary, name, rule, phase, tally, use_python):
+    path = os.path.join(BAD, name)
+    label = "bad/%s" % name
+    if phase == "open":
+        # the error names the rule, and no other open rule (the first broken one is reported)
+        for cmd in (["info", path], ["query", path, "0"], ["verify", path]):
+            rc, out, err = run([binary] + cmd)
+            text = err if cmd[0] != "verify" else out + err
+            named = {r for r in OPEN_RULES if re.search(r"\b%s\b" % r, text)}
+            tally.check(rc == 1 and named == {rule}, "%s: simdex %s exits 1 naming %s" % (label, cmd[0], rule),
+                        "exit %d, names %s, output %r" % (rc, sorted(named), text.strip()[:200]))
+        if use_python:
+            try:
+                simdex_ref.open_index(path)
+                tally.check(False, "%s: python open raises %s" % (label, rule), "opened")
+            except simdex_ref.SimdexError as e:
+                tally.check(e.rule == rule, "%s: python open raises %s" % (label, rule), str(e))
+    else:
+        rc, out, err = run([binary, "verify", path])
+        named = [ln for ln in out.splitlines() if ln.strip().startswith(rule + " ") or ln.strip().startswith(rule + ":")]
+        tally.check(rc == 1 and bool(named), "%s: simdex verify exits 1 naming %s" % (label, rule),
+                    "exit %d, output %r" % (rc, (out + err).strip()[:300]))
+        rc, out, err = run([binary, "info", path])
+        tally.check(rc == 0, "%s: simdex info opens it (a verify-phase rule)" % label,
+                    "exit %d, stderr %r" % (rc, err.strip()[:200]))
+        try:
+            idx = simdex_ref.open_index(path)
+        except simdex_ref.SimdexError as e:
+            tally.check(False, "%s: python open" % label, str(e))
+            return
+        # Queries that hit stored fingerprints (the first entry of every block, unpermuted) make the
+        # readers decode the damaged parts and look ids up: no crash, exit 0 or 1 (§10).
+        queries = []
+        for t, tab in enumerate(idx.tables):
+            for j in range(tab.block_count):
+                e = struct.unpack_from("<Q", idx.data, idx.block_offset(t, j) + 8)[0]
+                queries.append(tab.perm.invert(e))
+        queries = list(dict.fromkeys(queries))[:40] + [0, (1 << 64) - 1]
+        rc, out, err = run([binary, "query", path, "-k", str(idx.max_distance)], "".join("%d\n" % q for q in queries))
+        tally.check(rc in (0, 1) and "Sanitizer" not in err,
+                    "%s: simdex query on %d stored fingerprints exits 0 or 1" % (label, len(queries)),
+                    "exit %d, stderr %r" % (rc, err.strip()[-300:]))
+        if use_python:
+            rules = {p[0] for p in simdex_ref.verify_index(idx)}
+            tally.check(rule in rules, "%s: python verify reports %s" % (label, rule), repr(sorted(rules)))
+            if STRICT:
+                rc, out, err = run([binary, "verify", path])
+                cpp_rules = {m.group(1) for m in re.finditer(r"^\s+(\w+) at ", out, re.M)}
+                tally.check(cpp_rules == rules, "%s: (strict) simdex verify reports the same rules as python" % label,
+                            "C++ %s, python %s" % (sorted(cpp_rules), sorted(rules)))
+            crash = None
+            for q in queries:
+                for fn in (simdex_ref.query, simdex_ref.query_probe):
+                    try:
+                        fn(idx, q, idx.max_distance)
+                    except simdex_ref.SimdexError:
+                        pass
+                    except Exception as e:  # noqa: BLE001 - any other exception is a reader bug
+                        crash = "%s(%d): %r" % (fn.__name__, q, e)
+            tally.check(crash is None, "%s: python queries fail only with a rule" % label, crash or "")
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(argv[1])
+    tally = Tally(verbose="-v" in argv)
+    use_python = "--no-python" not in argv
+    global STRICT
+    STRICT = "--strict" in argv
+    only = argv[argv.index("--only") + 1] if "--only" in argv else ""
+    skip = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--skip"]
+    t0 = time.time()
+    goods = sorted(f[:-len(".expected.json")] for f in os.listdir(GOOD) if f.endswith(".expected.json"))
+    with tempfile.TemporaryDirectory(prefix="simdex-conformance-") as tmp:
+        for name in goods:
+            if only in "good/" + name and not any(x in "good/" + name for x in skip):
+                check_good(binary, name, tally, use_python, tmp)
+    manifest = read_manifest()
+    listed = {m[0] for m in manifest}
+    on_disk = {f for f in os.listdir(BAD) if f.endswith(".sdx")}
+    tally.check(listed == on_disk, "bad/MANIFEST.tsv lists exactly the bad files",
+                "unlisted %s, missing %s" % (sorted(on_disk - listed)[:3], sorted(listed - on_disk)[:3]))
+    rules = spec_rules()
+    OPEN_RULES[:] = [r for r, ph in rules.items() if ph == "open"]
+    covered = {(m[1], m[2]) for m in manifest}
+    missing = sorted(r for r, ph in rules.items() if (r, ph) not in covered)
+    unknown = sorted({"%s/%s" % (m[1], m[2]) for m in manifest if rules.get(m[1]) != m[2]})
+    tally.check(len(rules) >= 17 and not missing and not unknown,
+                "every rule of spec §10 (%d) has a bad file of its phase" % len(rules),
+                "missing %s, not in the spec %s" % (missing, unknown))
+    for name, rule, phase, _ in manifest:
+        if only in "bad/" + name and not any(x in "bad/" + name for x in skip):
+            check_bad(binary, name, rule, phase, tally, use_python)
+    if tally.verbose:
+        print("time %.1f s" % (time.time() - t0))
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

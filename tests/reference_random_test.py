@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Cross-check the C++ writer and reader against the independent Python reader of
+spec/reference/simdex_ref.py on files built from random and clustered inputs.
+First checks the reader's pure-Python XXH3-64 against libxxhash (ctypes) when it is installed.
+
+    python3 tests/reference_random_test.py SIMDEX_BINARY [--seed N] [-v]
+
+For each case the C++ writer builds a file; then:
+  - the Python reader opens it and verifies every rule (checksums included);
+  - the Python writer rules of the spec (simdex_ref.rebuild) give the same bytes;
+  - the C++ writer gives the same bytes from the pairs shuffled, repeated, on one thread (§11);
+  - `simdex verify` passes and `simdex info --json` agrees with the Python reader;
+  - for planted near-duplicate and random queries, at several k: the exact answer computed by
+    brute force over the input pairs == the Python brute-force reader == the Python prefix-probe
+    reader (§9) == `simdex query --json`.
+Last line: `N passed, N failed`; exit status 0 only if nothing failed.
+"""
+
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance"))
+from common import (M64, Tally, brute_force, cpp_info, cpp_query, normalize_hits, run,  # noqa: E402
+                    simdex_ref)
+
+
+def random_fps(rng, n):
+    return [rng.getrandbits(64) for _ in range(n)]
+
+
+def clustered_fps(rng, bases, per, max_flips):
+    out = []
+    for _ in range(bases):
+        b = rng.getrandbits(64)
+        out.append(b)
+        for _ in range(per - 1):
+            x = b
+            for bit in rng.sample(range(64), rng.randint(1, max_flips)):
+                x ^= 1 << bit
+            out.append(x)
+    return out
+
+
+def low_entropy_fps(rng, n, bits):
+    """Fingerprints that differ only in a few low bits: dense tables, skewed h."""
+    high = rng.getrandbits(64 - bits) << bits
+    return [high | rng.getrandbits(bits) for _ in range(n)]
+
+
+def with_ids(rng, fps, dup_rate=0.0, max_ids=1, repeat_rate=0.0):
+    """Pairs with ids; some fingerprints get several ids, some pairs are repeated."""
+    pairs = []
+    next_id = 1000
+    for f in fps:
+        count = rng.randint(2, max_ids) if (max_ids > 1 and rng.random() < dup_rate) else 1
+        for _ in range(count):
+            pairs.append((f, next_id))
+            next_id += rng.randint(1, 5)
+    extra = [p for p in pairs if rng.random() < repeat_rate]
+    pairs.extend(extra)
+    rng.shuffle(pairs)
+    return pairs
+
+
+def cases(rng):
+    # (name, build options, pairs)
+    yield "random-paper20", ["--scheme", "paper-20"], with_ids(rng, random_fps(rng, 400))
+    yield "clustered-paper16-B64", ["--scheme", "paper-16", "--block-bytes", "64"], \
+        with_ids(rng, clustered_fps(rng, 40, 8, 4), dup_rate=0.2, max_ids=4)
+    yield "dups-paper10-B128", ["--scheme", "paper-10", "--block-bytes", "128"], \
+        with_ids(rng, random_fps(rng, 250), dup_rate=0.5, max_ids=6, repeat_rate=0.1)
+    yield "clustered-paper4-B32", ["--scheme", "paper-4", "--block-bytes", "32"], \
+        with_ids(rng, clustered_fps(rng, 30, 10, 3))
+    yield "blocks7-k4-B256", ["--scheme", "blocks-7", "-k", "4", "--block-bytes", "256"], \
+        with_ids(rng, clustered_fps(rng, 20, 6, 5) + random_fps(rng, 60), dup_rate=0.1, max_ids=3)
+    yield "blocks4-k1-B4096", ["--scheme", "blocks-4", "-k", "1", "--block-bytes", "4096"], \
+        with_ids(rng, random_fps(rng, 700))
+    yield "auto-k3", [], with_ids(rng, random_fps(rng, 800) + clustered_fps(rng, 20, 5, 3))
+    yield "blocks1-k0", ["--scheme", "blocks-1", "-k", "0"], \
+        with_ids(rng, random_fps(rng, 120), dup_rate=0.3, max_ids=3)
+    yield "lowentropy-paper4-B40", ["--scheme", "paper-4", "--block-bytes", "40"], \
+        with_ids(rng, low_entropy_fps(rng, 500, 14))
+    yield "blocks6-k5-B48", ["--scheme", "blocks-6", "-k", "5", "--block-bytes", "48"], \
+        with_ids(rng, clustered_fps(rng, 15, 5, 6))
+    yield "extremes-paper10", ["--scheme", "paper-10", "--block-bytes", "32"], \
+        with_ids(rng, [0, M64, 1, M64 - 1, 1 << 63, (1 << 63) - 1] + random_fps(rng, 30), dup_rate=0.5, max_ids=3)
+    yield "tiny-n2-auto", ["--block-bytes", "32"], with_ids(rng, random_fps(rng, 2))
+    yield "single-blocks5-k2", ["--scheme", "blocks-5", "-k", "2"], with_ids(rng, random_fps(rng, 1), dup_rate=1, max_ids=5)
+
+
+def make_queries(rng, fps, k, count):
+    qs = []
+    stored = sorted(set(fps))
+    for _ in range(count):
+        roll = rng.random()
+        if stored and roll < 0.75:
+            x = rng.choice(stored)
+            flips = rng.randint(0, min(64, k + 1))
+            for bit in rng.sample(range(64), flips):
+                x ^= 1 << bit
+            qs.append(x)
+        else:
+            qs.append(rng.getrandbits(64))
+    return list(dict.fromkeys(qs))  # distinct: the C++ answers are keyed by query
+
+
+def check_case(binary, tmp, rng, name, opts, pairs, tally):
+    inp = os.path.join(tmp, name + ".tsv")
+    out = os.path.join(tmp, name + ".sdx")
+    with open(inp, "w") as f:
+        for fp, i in pairs:
+            # mix decimal and hex spellings
+            f.write(("0x%x\t%d\n" if rng.random() < 0.5 else "%d\t%d\n") % (fp, i))
+    rc, _, err = run([binary, "build", "-q", "-o", out] + opts + [inp])
+    if not tally.check(rc == 0, "%s: simdex build" % name, err.strip()):
+        return
+    try:
+        idx = simdex_ref.open_index(out)
+    except simdex_ref.SimdexError as e:
+        tally.check(False, "%s: python open" % name, str(e))
+        return
+    problems = simdex_ref.verify_index(idx)
+    tally.check(problems == [], "%s: python verify" % name, repr(problems[:3]))
+    rebuilt = simdex_ref.rebuild(idx)
+    tally.check(rebuilt == idx.data, "%s: spec writer rules give the same bytes" % name,
+                "first difference at byte %s" % next((i for i, (a, b) in enumerate(zip(rebuilt, idx.data))
+                                                    if a != b), min(len(rebuilt), len(idx.data))))
+    # §11: the same pairs in another order, with repeats, on one thread: the same bytes
+    inp2 = os.path.join(tmp, name + ".shuffled.tsv")
+    out2 = os.path.join(tmp, name + ".shuffled.sdx")
+    shuffled = pairs + pairs[: len(pairs) // 3]
+    rng.shuffle(shuffled)
+    with open(inp2, "w") as f:
+        f.write("".join("%d\t%d\n" % p for p in shuffled))
+    rc, _, err = run([binary, "build", "-q", "--threads", "1", "-o", out2] + opts + [inp2])
+    tally.check(rc == 0 and open(out2, "rb").read() == idx.data,
+                "%s: deterministic (shuffled input with repeats, 1 thread: same bytes)" % name, err.strip())
+    rc, vout, _ = run([binary, "verify", out])
+    tally.check(rc == 0, "%s: simdex verify" % name, vout.strip()[:200])
+    # info
+    try:
+        ci = cpp_info(binary, out)
+    except (RuntimeError, ValueError) as e:
+        tally.check(False, "%s: simdex info --json" % name, str(e))
+        return
+    pi = simdex_ref.info(idx)
+    fields = ["format", "scheme", "k", "fingerprints", "ids", "block_bytes", "file_bytes", "ids_bytes"]
+    diff = [f for f in fields if ci.get(f) != pi[f]]
+    ct = [(t["prefix_bits"], t["blocks"], t["bytes"]) for t in ci["tables"]]
+    pt = [(t["prefix_bits"], t["blocks"], t["bytes"]) for t in pi["tables"]]
+    if ct != pt:
+        diff.append("tables")
+    tally.check(not diff, "%s: info figures" % name, "differ: %s" % diff)
+    by_input = {f for f, _ in pairs}
+    tally.check(idx.n == len(by_input) and idx.id_count == len(set(pairs)),
+                "%s: n and id_count match the input" % name, "n %d id_count %d" % (idx.n, idx.id_count))
+    # queries
+    K = idx.max_distance
+    queries = make_queries(rng, [f for f, _ in pairs], K, 60)
+    for k in sorted({K, rng.randint(0, K), 0}):
+        try:
+            cpp = cpp_query(binary, out, queries, k)
+        except RuntimeError as e:
+            tally.check(False, "%s: simdex query -k %d" % (name, k), str(e))
+            continue
+        bad = None
+        hits_total = 0
+        for q in queries:
+            want = normalize_hits(brute_force(pairs, q, k))
+            hits_total += len(want)
+            py = normalize_hits(simdex_ref.query(idx, q, k))
+            probe = normalize_hits(simdex_ref.query_probe(idx, q, k))
+            c = normalize_hits(cpp.get(q, []))
+            if not (want == py == probe == c):
+                bad = "query %d k %d: input %s python %s probe %s C++ %s" % (q, k, want[:3], py[:3], probe[:3], c[:3])
+                break
+        tally.check(bad is None, "%s: %d queries at k=%d (%d hits) agree" % (name, len(queries), k, hits_total), bad or "")
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: reference_random_test.py SIMDEX_BINARY [--seed N] [--rounds N] [-v]")
+        return 2
+    binary = argv[1]
+    seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else 20240505
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
+    tally = Tally(verbose="-v" in argv)
+    tmp = tempfile.mkdtemp(prefix="simdex-ref-random-")
+    t0 = time.time()
+    # The pure-Python XXH3-64 against libxxhash (every length 0..2000 and some larger ones).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "spec", "reference"))
+    import xxh3_test
+    r = xxh3_test.run()
+    if r is None:
+        print("SKIP: XXH3-64 against libxxhash (library not found)")
+    else:
+        tally.check(r[1] == 0, "XXH3-64 == libxxhash on %d inputs" % sum(r), "%d mismatches" % r[1])
+    try:
+        for rnd in range(rounds):
+            rng = random.Random(seed + rnd)
+            for name, opts, pairs in cases(rng):
+                check_case(binary, tmp, rng, "%s#%d" % (name, rnd), opts, pairs, tally)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if tally.verbose:
+        print("time %.1f s" % (time.time() - t0))
+    return tally.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
