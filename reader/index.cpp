@@ -21,7 +21,7 @@ Index Index::open(const std::string& path) {
   try {
     impl->file = reader::IndexFile::parse(impl->mapping->data(), impl->mapping->size());
   } catch (const Error& e) {
-    throw Error(e.code(), "'" + path + "': " + std::string(e.what()).substr(errc_name(e.code()).size() + 2));
+    throw Error(e.code(), "'" + path + "': " + e.detail());
   }
   return Index(std::move(impl));
 }

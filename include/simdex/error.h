@@ -39,8 +39,10 @@ std::string_view errc_name(errc code);
 
 class Error : public std::runtime_error {
  public:
-  Error(errc code, const std::string& detail) : std::runtime_error(message(code, detail)), code_(code) {}
+  Error(errc code, const std::string& detail)
+      : std::runtime_error(message(code, detail)), code_(code), detail_(detail) {}
   errc code() const noexcept { return code_; }
+  const std::string& detail() const noexcept { return detail_; }  // what() without the code's name
 
  private:
   static std::string message(errc code, const std::string& detail) {
@@ -49,6 +51,7 @@ class Error : public std::runtime_error {
     return m;
   }
   errc code_;
+  std::string detail_;
 };
 
 }  // namespace simdex

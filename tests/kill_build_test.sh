@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SIGKILL `simdex build` at random moments while it replaces an index: afterwards the target must hold
+# the old complete file or the new complete file, never a partial one; a later successful build must
+# leave no temporary file behind. usage: kill_build_test.sh SIMDEX [ROUNDS]
+set -uo pipefail
+simdex=$1; rounds=${2:-12}
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+python3 - "$dir" <<'PY'
+import random, sys
+d = sys.argv[1]
+for name, seed, n in (("old", 1, 50000), ("new", 2, 400000)):
+    r = random.Random(seed)
+    with open(f"{d}/{name}.tsv", "w") as f:
+        for i in range(n):
+            f.write(f"{r.getrandbits(64)}\t{i}\n")
+PY
+"$simdex" build -q --scheme paper-20 -o "$dir/old.ref" "$dir/old.tsv" || bad "reference build old"
+"$simdex" build -q --scheme paper-20 -o "$dir/new.ref" "$dir/new.tsv" || bad "reference build new"
+start=$(date +%s%N); "$simdex" build -q --scheme paper-20 -o "$dir/timing.sdx" "$dir/new.tsv"; took=$(( ($(date +%s%N) - start) / 1000000 ))
+killed=0
+for round in $(seq 1 "$rounds"); do
+  cp "$dir/old.ref" "$dir/target.sdx"
+  "$simdex" build -q --scheme paper-20 -o "$dir/target.sdx" "$dir/new.tsv" &
+  pid=$!
+  sleep "$(awk -v r="$RANDOM" -v t="$took" 'BEGIN { printf "%.3f", (r / 32767) * t * 1.1 / 1000 }')"
+  kill -9 "$pid" 2>/dev/null && killed=$((killed+1))
+  wait "$pid" 2>/dev/null
+  if cmp -s "$dir/target.sdx" "$dir/old.ref" || cmp -s "$dir/target.sdx" "$dir/new.ref"; then ok; else bad "round $round: target is neither the old nor the new file"; fi
+  "$simdex" verify "$dir/target.sdx" >/dev/null && ok || bad "round $round: target does not verify"
+done
+[ "$killed" -gt 0 ] && ok || bad "no build was killed (timing too short)"
+"$simdex" build -q --scheme paper-20 -o "$dir/target.sdx" "$dir/old.tsv" && ok || bad "final build"
+cmp -s "$dir/target.sdx" "$dir/old.ref" && ok || bad "final target differs"
+if ls -a "$dir" | grep -q '\.tmp-'; then bad "temporary files left: $(ls -a "$dir" | grep '\.tmp-')"; else ok; fi
+echo "killed $killed of $rounds builds (build takes ${took} ms)"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
