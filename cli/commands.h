@@ -12,5 +12,8 @@ void add_query_command(CLI::App& app);
 void add_verify_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_fingerprint_command(CLI::App& app);  // cli/cmd_fingerprint.cpp
+void add_join_command(CLI::App& app);         // cli/cmd_join.cpp
+void add_pairs_command(CLI::App& app);        // cli/cmd_pairs.cpp
+void add_clusters_command(CLI::App& app);     // cli/cmd_clusters.cpp
 
 }  // namespace simdex::cli

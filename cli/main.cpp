@@ -23,6 +23,9 @@ int main(int argc, char** argv) {
   simdex::cli::add_verify_command(app);
   simdex::cli::add_info_command(app);
   simdex::cli::add_fingerprint_command(app);
+  simdex::cli::add_join_command(app);
+  simdex::cli::add_pairs_command(app);
+  simdex::cli::add_clusters_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -82,5 +82,56 @@ head -c 200 "$dir/a.sdx" > "$dir/t.sdx"
 check truncated-query 1 "$simdex" query "$dir/t.sdx" 1
 expect_grep truncated-msg "file_size_mismatch" "$dir/err"
 
+# Batch work: pairs, join, clusters on a tiny index (255 has ids 10,12,14; 254 is 1 bit away, 240 3 bits).
+printf '0xff\t10\n0xfe\t11\n0xff\t12\n0xffffffffffffffff\t13\n255\t14\n0xf0\t15\n0x8000000000000000\t16\n' > "$dir/b.tsv"
+check batch-build 0 "$simdex" build -q -o "$dir/b.sdx" --scheme paper-4 "$dir/b.tsv"
+check pairs 0 "$simdex" pairs "$dir/b.sdx" --sort
+[ "$(cat "$dir/out")" = "$(printf '240\t254\t3\n254\t255\t1')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL pairs-out:"; cat "$dir/out"; }
+check pairs-k1 0 "$simdex" pairs "$dir/b.sdx" -k 1 --threads 3
+[ "$(cat "$dir/out")" = "$(printf '254\t255\t1')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL pairs-k1-out:"; cat "$dir/out"; }
+check pairs-ids 0 "$simdex" pairs "$dir/b.sdx" --ids --sort
+expect_grep pairs-ids-pair "$(printf '254\t255\t1\t11\t10,12,14')" "$dir/out"
+expect_grep pairs-ids-dup "$(printf '255\t255\t0\t10,12,14\t10,12,14')" "$dir/out"
+check pairs-json 0 "$simdex" pairs "$dir/b.sdx" --format json
+expect_grep pairs-json-out '{"a":254,"b":255,"distance":1}' "$dir/out"
+check pairs-seomoz 0 "$simdex" pairs "$dir/b.sdx" --format seomoz --sort
+[ "$(cat "$dir/out")" = "$(printf '[240, 254]\n[254, 255]')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL pairs-seomoz-out:"; cat "$dir/out"; }
+check pairs-stats 0 "$simdex" pairs "$dir/b.sdx" --stats
+expect_grep pairs-stats-out "table 0: 1 of 1 blocks decoded" "$dir/err"
+check pairs-k-too-big 2 "$simdex" pairs "$dir/b.sdx" -k 4
+expect_grep pairs-k-too-big-msg "exceeds" "$dir/err"
+check pairs-seomoz-ids 2 "$simdex" pairs "$dir/b.sdx" --format seomoz --ids
+check clusters 0 "$simdex" clusters "$dir/b.sdx"
+[ "$(cat "$dir/out")" = "240,254,255" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL clusters-out:"; cat "$dir/out"; }
+check clusters-seomoz 0 "$simdex" clusters "$dir/b.sdx" --format seomoz
+[ "$(cat "$dir/out")" = "[240, 254, 255]" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL clusters-seomoz-out:"; cat "$dir/out"; }
+check clusters-ids 0 "$simdex" clusters "$dir/b.sdx" --ids --min-size 1 --sort
+[ "$(cat "$dir/out")" = "$(printf '10,11,12,14,15\n13\n16')" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL clusters-ids-out:"; cat "$dir/out"; }
+check clusters-k1-min3 0 "$simdex" clusters "$dir/b.sdx" -k 1 --min-size 3
+[ ! -s "$dir/out" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL clusters-k1-min3-out:"; cat "$dir/out"; }
+check clusters-k-too-big 2 "$simdex" clusters "$dir/b.sdx" -k 5
+printf '0xfd\t100\n0x1\t101\n0x1234567812345678\t102\n' > "$dir/q.tsv"
+check join 0 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" --sort
+[ "$(cat "$dir/out")" = "$(printf '100\t253\t255\t1\t10,12,14\n100\t253\t254\t2\t11\n100\t253\t240\t3\t15\n101\t1\t9223372036854775808\t2\t16')" ] \
+  && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL join-out:"; cat "$dir/out"; }
+check join-stdin-json 0 bash -c "printf '255\n' | '$simdex' join '$dir/b.sdx' --json -k 0 --stats"
+expect_grep join-json-out '{"query_id":0,"query":255,"fingerprint":255,"distance":0,"ids":\[10,12,14\]}' "$dir/out"
+expect_grep join-stats "blocks decoded" "$dir/err"
+check join-k-too-big 2 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" -k 4
+check join-bad-line 1 bash -c "printf '1\nzz\n' | '$simdex' join '$dir/b.sdx'"
+expect_grep join-bad-line-msg "<stdin>:2" "$dir/err"
+check batch-help 0 "$simdex" pairs --help
+expect_grep batch-help-text "seomoz" "$dir/out"
+printf '' > "$dir/empty.txt"
+check batch-empty-build 0 "$simdex" build -q -o "$dir/e.sdx" "$dir/empty.txt"
+check pairs-empty 0 "$simdex" pairs "$dir/e.sdx"
+check join-empty-queries 0 "$simdex" join "$dir/b.sdx" "$dir/empty.txt"
+[ ! -s "$dir/out" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL join-empty-out:"; cat "$dir/out"; }
+
+printf '{"id": 1, "text": "the quick brown fox jumps over the lazy dog"}\n{"id": 2, "text": "a different sentence about cats and mice"}\n' > "$dir/d.jsonl"
+check batch-text-build 0 "$simdex" build --text -q -o "$dir/t.sdx" "$dir/d.jsonl"
+check join-text 0 bash -c "printf '{\"id\": 7, \"text\": \"the quick brown fox jumps over the lazy dog\"}\n' | '$simdex' join --text '$dir/t.sdx'"
+expect_grep join-text-out "$(printf '^7\t[0-9]*\t[0-9]*\t0\t1$')" "$dir/out"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

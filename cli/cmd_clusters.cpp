@@ -1,0 +1,103 @@
+// simdex clusters: connected components of the "within k" graph of the stored fingerprints.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "simdex/batch.h"
+
+namespace simdex::cli {
+
+namespace {
+struct ClustersArgs {
+  std::string index;
+  int k = -1;
+  unsigned threads = 0;
+  std::size_t min_size = 2;
+  bool ids = false, sort = false;
+  std::string format = "tsv";
+};
+
+void print_cluster(Output& out, const std::vector<uint64_t>& values, const ClustersArgs& a) {
+  auto& b = out.buffer();
+  // seomoz/simhash-cpp src/bin/simhash-find-clusters.cpp, write_clusters():
+  //   stream << "[" << *(it++); ... stream << ", " << *it; ... stream << "]\n";
+  // and its find_clusters (src/simhash.cpp) only holds fingerprints with a match: sizes >= 2.
+  const char* sep = a.format == "tsv" ? "," : a.format == "json" ? "," : ", ";
+  if (a.format == "seomoz") b.push_back('[');
+  if (a.format == "json")
+    fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(), a.ids ? "ids" : "fingerprints");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) b.append(std::string_view(sep));
+    fmt::format_to(std::back_inserter(b), "{}", values[i]);
+  }
+  out.print("{}\n", a.format == "seomoz" ? "]" : a.format == "json" ? "]}" : "");
+}
+
+void run_clusters(const ClustersArgs& a) {
+  if (a.format == "seomoz" && a.ids) throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+  const Index index = Index::open(a.index);
+  Progress progress(Progress::stderr_is_terminal());
+  BatchOptions o;
+  o.k = a.k;
+  o.threads = a.threads;
+  o.progress = [&](uint64_t done, uint64_t total) { progress.update("clusters: blocks", done, total); };
+  ClusterOptions c;
+  c.min_size = a.min_size;
+  c.size_in_ids = a.ids;
+  Output out;
+  std::vector<uint64_t> values;
+  std::vector<std::vector<uint64_t>> all;  // --sort only
+  find_clusters(index, o, c, [&](std::span<const ClusterMember> members) {
+    progress.finish();  // the scan is over once clusters come
+    values.clear();
+    for (const ClusterMember& m : members) {
+      if (!a.ids) values.push_back(m.fingerprint);
+      else
+        for (uint64_t id : m.ids) values.push_back(id);
+    }
+    if (!a.sort) return print_cluster(out, values, a);
+    std::sort(values.begin(), values.end());
+    all.push_back(values);
+  });
+  progress.finish();
+  std::sort(all.begin(), all.end());
+  for (const auto& v : all) print_cluster(out, v, a);
+}
+}  // namespace
+
+void add_clusters_command(CLI::App& app) {
+  auto args = std::make_shared<ClustersArgs>();
+  auto* cmd = app.add_subcommand("clusters", "Group the stored fingerprints into clusters of near-duplicates (all cores)");
+  cmd->footer(
+      "A cluster is a connected component of the graph whose edges join fingerprints within k bits\n"
+      "(so two members may be farther apart than k through others). One cluster a line:\n"
+      "  FP,FP,...                              (decimal) its fingerprints\n"
+      "  ID,ID,...                              with --ids: the ids of its fingerprints\n"
+      "  {\"size\":N,\"fingerprints\":[...]}        with --format json ({\"size\":N,\"ids\":[...]} with --ids)\n"
+      "  [FP, FP, ...]                          with --format seomoz (as simhash-find-clusters)\n"
+      "Clusters smaller than --min-size (default 2; counted in fingerprints, or in ids with --ids,\n"
+      "so that with --ids a fingerprint shared by several documents is a cluster) are left out.\n"
+      "The order does not depend on the thread count: clusters by their first fingerprint, members\n"
+      "ascending, ids grouped by fingerprint; --sort sorts ids too and orders clusters by their\n"
+      "sorted values.\n"
+      "Memory: about 40 bytes per stored fingerprint (union-find over all of them), not per pair.\n\n"
+      "Examples:\n"
+      "  simdex clusters docs.sdx -k 3 --min-size 3\n"
+      "  simdex clusters docs.sdx --ids > duplicate-documents.txt\n"
+      "  simdex clusters docs.sdx --format seomoz");
+  cmd->add_option("index", args->index, "Index file")->required();
+  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
+  cmd->add_option("--threads", args->threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
+  cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
+      ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
+  cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");
+  cmd->callback([args] { run_clusters(*args); });
+}
+
+}  // namespace simdex::cli

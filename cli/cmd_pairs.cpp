@@ -1,0 +1,125 @@
+// simdex pairs: every pair of stored fingerprints within k bits, streamed as found.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "simdex/batch.h"
+
+namespace simdex::cli {
+
+namespace {
+struct PairsArgs {
+  std::string index;
+  int k = -1;
+  unsigned threads = 0;
+  bool ids = false, sort = false, stats = false;
+  std::string format = "tsv";
+};
+
+void print_ids(fmt::memory_buffer& b, const IdList& ids) {
+  bool first = true;
+  for (uint64_t id : ids) {
+    if (!first) b.push_back(',');
+    fmt::format_to(std::back_inserter(b), "{}", id);
+    first = false;
+  }
+}
+
+void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
+  auto& b = out.buffer();
+  if (a.format == "seomoz") {
+    // seomoz/simhash-cpp src/bin/simhash-find-all.cpp, write_matches():
+    //   stream << "[" << it->first << ", " << it->second << "]\n";  (decimal, smaller first: find_all)
+    out.print("[{}, {}]\n", p.a, p.b);
+    return;
+  }
+  if (a.format == "json") {
+    fmt::format_to(std::back_inserter(b), R"({{"a":{},"b":{},"distance":{})", p.a, p.b, p.distance);
+    if (a.ids) {
+      b.append(std::string_view(R"(,"ids_a":[)"));
+      print_ids(b, p.ids_a);
+      b.append(std::string_view(R"(],"ids_b":[)"));
+      print_ids(b, p.ids_b);
+      b.push_back(']');
+    }
+    out.print("}}\n");
+    return;
+  }
+  fmt::format_to(std::back_inserter(b), "{}\t{}\t{}", p.a, p.b, p.distance);
+  if (a.ids) {
+    b.push_back('\t');
+    print_ids(b, p.ids_a);
+    b.push_back('\t');
+    print_ids(b, p.ids_b);
+  }
+  out.print("\n");
+}
+
+void run_pairs(const PairsArgs& a) {
+  if (a.format == "seomoz" && a.ids) throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+  const Index index = Index::open(a.index);
+  Progress progress(Progress::stderr_is_terminal());
+  BatchOptions o;
+  o.k = a.k;
+  o.threads = a.threads;
+  o.with_ids = a.ids;
+  o.duplicates = a.ids;
+  o.progress = [&](uint64_t done, uint64_t total) { progress.update("pairs: blocks", done, total); };
+  Output out;
+  std::vector<NearPair> all;  // --sort only
+  const BatchStats stats = find_pairs(index, o, [&](std::span<const NearPair> batch) {
+    if (a.sort) {
+      all.insert(all.end(), batch.begin(), batch.end());
+    } else {
+      for (const NearPair& p : batch) print_pair(out, p, a);
+    }
+  });
+  progress.finish();
+  std::sort(all.begin(), all.end(), [](const NearPair& x, const NearPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  for (const NearPair& p : all) print_pair(out, p, a);
+  out.flush();
+  if (a.stats) {
+    for (std::size_t t = 0; t < stats.tables.size(); ++t)
+      fmt::print(stderr, "table {}: {} of {} blocks decoded, {} pairs first found here\n", t,
+                 stats.tables[t].blocks_decoded, stats.tables[t].blocks, stats.tables[t].results);
+    fmt::print(stderr, "{} pairs\n", stats.results);
+  }
+}
+}  // namespace
+
+void add_pairs_command(CLI::App& app) {
+  auto args = std::make_shared<PairsArgs>();
+  auto* cmd = app.add_subcommand("pairs", "Find every pair of stored fingerprints within k bits (all cores)");
+  cmd->footer(
+      "Each pair of distinct stored fingerprints within k bits comes once, smaller fingerprint first:\n"
+      "  A<TAB>B<TAB>DISTANCE                         (decimal)\n"
+      "  A<TAB>B<TAB>DISTANCE<TAB>IDS_A<TAB>IDS_B     with --ids (ids comma-separated); then a\n"
+      "                                               fingerprint with several ids also gives a line\n"
+      "                                               F<TAB>F<TAB>0<TAB>IDS<TAB>IDS (its documents are\n"
+      "                                               exact duplicates)\n"
+      "  {\"a\":A,\"b\":B,\"distance\":D[,\"ids_a\":[...],\"ids_b\":[...]]}   with --format json\n"
+      "  [A, B]                                       with --format seomoz (as simhash-find-all)\n"
+      "Pairs stream out as they are found, in an order that depends on the thread count (the set\n"
+      "does not); --sort orders them by (A, B) but holds them all in memory first.\n"
+      "Per table, the entries sharing the table's prefix are compared two by two; a pair is reported\n"
+      "by the first table that groups it, so each block is decoded once and no pair twice.\n\n"
+      "Examples:\n"
+      "  simdex pairs docs.sdx -k 2 > pairs.tsv\n"
+      "  simdex pairs docs.sdx --ids --sort --threads 4\n"
+      "  simdex pairs docs.sdx --format seomoz");
+  cmd->add_option("index", args->index, "Index file")->required();
+  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
+  cmd->add_option("--threads", args->threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
+  cmd->add_flag("--ids", args->ids, "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
+  cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
+      ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
+  cmd->add_flag("--sort", args->sort, "Sort the output by (A, B) (holds every pair in memory)");
+  cmd->add_flag("--stats", args->stats, "Print blocks decoded and pairs per table on stderr");
+  cmd->callback([args] { run_pairs(*args); });
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,94 @@
+// Batch work over an index (the paper's batch mode): every near-duplicate pair within the index,
+// a set of queries joined against it, and the clusters the pairs form. All of them run on several
+// threads and stream their results: memory does not grow with the number of pairs.
+//
+//   const auto index = simdex::Index::open("docs.sdx");
+//   simdex::BatchOptions o;                       // k: the index's; threads: all cores
+//   simdex::find_pairs(index, o, [](std::span<const simdex::NearPair> batch) {
+//     for (const auto& p : batch) use(p.a, p.b, p.distance);
+//   });
+//
+// Callbacks are called one at a time (never concurrently), from worker threads, with batches of
+// results; the set of results does not depend on the thread count, their order does (sort them if
+// you need an order). Every function throws simdex::Error: errc::usage when k exceeds the index's k,
+// a format code when a block turns out to be corrupt.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "simdex/index.h"
+
+namespace simdex {
+
+struct BatchOptions {
+  int k = -1;            // -1: the index's k; more than it is a usage error
+  unsigned threads = 0;  // 0: all cores
+  bool with_ids = false; // fill the ids of results (costs a lookup in table 0 for hits of other tables)
+  // find_pairs with ids: also report each fingerprint with several ids as a pair (f, f, 0).
+  bool duplicates = false;
+  // Called from the calling thread a few times a second: work units done and in all.
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// One pair of distinct stored fingerprints within k bits, a < b (or a == b for a duplicates group).
+struct NearPair {
+  uint64_t a = 0, b = 0;
+  unsigned distance = 0;
+  IdList ids_a, ids_b;  // with_ids only; valid while the Index lives
+};
+
+struct Query {
+  uint64_t fingerprint = 0;
+  uint64_t id = 0;
+};
+
+// A query and a stored fingerprint within k bits of it.
+struct JoinHit {
+  std::size_t query = 0;  // index into the query span
+  uint64_t query_id = 0;
+  uint64_t query_fingerprint = 0;
+  uint64_t fingerprint = 0;
+  unsigned distance = 0;
+  IdList ids;  // with_ids only
+};
+
+struct BatchTableStats {
+  uint64_t blocks = 0;          // blocks of the table
+  uint64_t blocks_decoded = 0;  // blocks the batch decoded in it (each at most once)
+  uint64_t results = 0;         // results first found through this table
+};
+
+struct BatchStats {
+  uint64_t results = 0;  // pairs, hits or clusters reported
+  std::vector<BatchTableStats> tables;
+};
+
+// Every pair of distinct stored fingerprints within k bits, each once.
+BatchStats find_pairs(const Index& index, const BatchOptions& options,
+                      const std::function<void(std::span<const NearPair>)>& on_pairs);
+
+// Every (query, stored fingerprint) pair within k bits, each once per query. Duplicate queries are
+// answered separately.
+BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
+                const std::function<void(std::span<const JoinHit>)>& on_hits);
+
+struct ClusterMember {
+  uint64_t fingerprint = 0;
+  IdList ids;  // always filled
+};
+
+struct ClusterOptions {
+  std::size_t min_size = 2;  // clusters smaller than this are not reported
+  bool size_in_ids = false;  // size = number of ids (documents) instead of fingerprints
+};
+
+// Connected components of the "within k" graph over the stored fingerprints. Called from the calling
+// thread, one component at a time, in the order of their first member in table 0; members in table-0
+// order (for files written by simdex: ascending fingerprints).
+BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
+                         const std::function<void(std::span<const ClusterMember>)>& on_cluster);
+
+}  // namespace simdex

@@ -1,0 +1,84 @@
+#include "reader/batch_common.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <string>
+#include <thread>
+
+namespace simdex::reader {
+
+unsigned batch_k(const IndexFile& file, const BatchOptions& options) {
+  const unsigned max = file.header().max_distance;
+  if (options.k < 0) return max;
+  if (static_cast<unsigned>(options.k) > max)
+    throw Error(errc::usage, "k = " + std::to_string(options.k) + " exceeds the index's k = " + std::to_string(max) +
+                                 " (the tables find nothing farther)");
+  return static_cast<unsigned>(options.k);
+}
+
+unsigned batch_threads(const BatchOptions& options) {
+  if (options.threads > 0) return options.threads;
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+std::vector<uint64_t> prefix_masks(const IndexFile& file) {
+  std::vector<uint64_t> masks;
+  for (const TableView& t : file.tables()) {
+    uint64_t m = 0;
+    const auto& source = t.permutation.source_bit();
+    for (unsigned j = 64 - t.prefix_bits(); j < 64; ++j) m |= uint64_t{1} << source[j];
+    masks.push_back(m);
+  }
+  return masks;
+}
+
+uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint) {
+  const uint64_t r = file.rank_of(fingerprint);
+  if (r == UINT64_MAX)
+    throw Error(errc::table_mismatch, "fingerprint " + std::to_string(fingerprint) + " is in a table but not in table 0");
+  return r;
+}
+
+void run_tasks(unsigned threads, std::size_t count,
+               const std::function<void(std::size_t, unsigned, std::atomic<uint64_t>&)>& task,
+               const TaskProgress& progress) {
+  std::atomic<std::size_t> next{0};
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr error;
+  std::mutex lock;
+  std::condition_variable finished;
+  unsigned running = threads;
+  auto work = [&](unsigned worker) {
+    try {
+      for (std::size_t i; !failed && (i = next.fetch_add(1)) < count;) task(i, worker, done);
+    } catch (...) {
+      std::lock_guard g(lock);
+      if (!error) error = std::current_exception();
+      failed = true;
+    }
+    std::lock_guard g(lock);
+    if (--running == 0) finished.notify_all();
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < threads; ++w) pool.emplace_back(work, w);
+  {
+    // The caller's thread only reports progress: the workers do the work.
+    std::unique_lock g(lock);
+    while (running > 0) {
+      finished.wait_for(g, std::chrono::milliseconds(200));
+      if (progress.report && running > 0) {
+        g.unlock();
+        progress.report(done.load(), progress.total);
+        g.lock();
+      }
+    }
+  }
+  for (auto& th : pool) th.join();
+  if (error) std::rethrow_exception(error);
+  if (progress.report) progress.report(progress.total, progress.total);
+}
+
+}  // namespace simdex::reader

@@ -1,0 +1,182 @@
+// simdex::join: a set of queries against an index, table by table. The queries are permuted by the
+// table's permutation and sorted; then the sorted queries and the sorted table are merged: each group
+// of queries sharing a prefix reads the entries with that prefix, and since the groups ascend, so do
+// the blocks they read, and each block is decoded at most once per table (the last decoded block is
+// kept for the next group). A hit is reported by the first table whose prefix groups put the query
+// and the fingerprint together (reader/batch_common.h), so each once.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <memory>
+
+#include "reader/batch_common.h"
+#include "reader/index_impl.h"
+#include "reader/probe.h"
+
+namespace simdex {
+
+namespace {
+
+struct Permuted {
+  uint64_t q;         // the query permuted by the table
+  std::size_t index;  // into the query span
+};
+
+// Orders `v` by the top `prefix_bits` bits of q (the merge needs the prefix groups ascending, not
+// the queries within a group): an LSD radix sort on the bytes holding those bits, 2 passes for the
+// paper's 16-bit prefixes instead of a comparison sort of every query per table.
+void sort_by_prefix(std::vector<Permuted>& v, std::vector<Permuted>& scratch, unsigned prefix_bits) {
+  if (prefix_bits == 0) return;
+  scratch.resize(v.size());
+  for (unsigned byte = (64 - prefix_bits) / 8; byte < 8; ++byte) {
+    const unsigned shift = 8 * byte;
+    std::array<std::size_t, 257> start{};
+    for (const Permuted& x : v) ++start[((x.q >> shift) & 0xff) + 1];
+    for (unsigned d = 0; d < 256; ++d) start[d + 1] += start[d];
+    for (const Permuted& x : v) scratch[start[(x.q >> shift) & 0xff]++] = x;
+    v.swap(scratch);
+  }
+}
+
+struct Chunk {
+  std::size_t first, end;  // positions in the sorted queries, at group boundaries
+};
+
+// Chunks of about `step` queries that share no block: the next chunk's first block lies after the
+// last block the previous group can read (the first block whose key reaches its range's top).
+std::vector<Chunk> plan(const reader::TableView& t, const std::vector<Permuted>& qs, unsigned threads) {
+  std::vector<Chunk> chunks;
+  const std::size_t n = qs.size();
+  const std::size_t step = std::max<std::size_t>(256, n / (8 * std::size_t{threads}) + 1);
+  const unsigned p = t.prefix_bits();
+  for (std::size_t b = 0; b < n;) {
+    std::size_t e = std::min(n, b + step);
+    for (; e < n; ++e) {
+      const auto prev = reader::prefix_range(qs[e - 1].q, p), next = reader::prefix_range(qs[e].q, p);
+      if (prev.lo != next.lo && t.first_block_not_below(next.lo) > t.first_block_not_below(prev.hi)) break;
+    }
+    chunks.push_back({b, e});
+    b = e;
+  }
+  return chunks;
+}
+
+class Joiner {
+ public:
+  Joiner(const reader::IndexFile& file, std::span<const Query> queries, unsigned k, bool with_ids,
+         const std::vector<uint64_t>& masks, reader::BatchSink<JoinHit>& sink)
+      : file_(file), queries_(queries), k_(k), with_ids_(with_ids), masks_(masks), sink_(sink) {}
+
+  // Returns blocks decoded.
+  uint64_t run(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk) {
+    uint64_t decoded = 0;
+    uint64_t cur = UINT64_MAX;  // the block in buf_
+    const unsigned p = t.prefix_bits();
+    for (std::size_t g = chunk.first; g < chunk.end;) {
+      const auto range = reader::prefix_range(qs[g].q, p);
+      std::size_t ge = g + 1;
+      while (ge < chunk.end && qs[ge].q <= range.hi) ++ge;
+      for (uint64_t j = t.first_block_not_below(range.lo); j < t.block_count(); ++j) {
+        if (j != cur) {
+          buf_.clear();
+          file_.decode(t, j, [&](uint64_t e, uint32_t) {
+            buf_.push_back(e);
+            return true;
+          });
+          cur = j;
+          ++decoded;
+        }
+        // The block's entries in [lo, hi], each query of the group against them.
+        const auto first = std::lower_bound(buf_.begin(), buf_.end(), range.lo);
+        const auto last = std::upper_bound(first, buf_.end(), range.hi);
+        const bool past = last != buf_.end();
+        const uint64_t* entries = buf_.data() + (first - buf_.begin());
+        const std::size_t n = static_cast<std::size_t>(last - first);
+        const uint64_t rank = t.rank(j) + static_cast<uint64_t>(first - buf_.begin());
+        for (std::size_t i = g; i < ge; ++i)
+          reader::close_to(qs[i].q, entries, n, k_, [&](std::size_t x) { report(t, qs[i], entries[x], rank + x); });
+        if (past || t.key(j) >= range.hi) break;
+      }
+      g = ge;
+    }
+    return decoded;
+  }
+
+ private:
+  void report(const reader::TableView& t, const Permuted& q, uint64_t e, uint64_t rank) {
+    // The check needs only the permuted pair (not the query record, a likely cache miss).
+    const uint64_t diff = t.permutation.invert(e ^ q.q);
+    if (!reader::first_table_for(masks_, t.index, diff)) return;
+    const Query& query = queries_[q.index];
+    const uint64_t f = t.permutation.invert(e);
+    JoinHit hit{q.index, query.id, query.fingerprint, f, static_cast<unsigned>(std::popcount(diff)), {}};
+    if (with_ids_) hit.ids = file_.ids_at_rank(t.index == 0 ? rank : reader::rank_in_table0(file_, f));
+    ++found_;
+    sink_.push(hit);
+  }
+
+ public:
+  uint64_t found_ = 0;
+
+ private:
+  const reader::IndexFile& file_;
+  std::span<const Query> queries_;
+  unsigned k_;
+  bool with_ids_;
+  const std::vector<uint64_t>& masks_;
+  reader::BatchSink<JoinHit>& sink_;
+  std::vector<uint64_t> buf_;  // one decoded block, reused
+};
+
+}  // namespace
+
+BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
+                const std::function<void(std::span<const JoinHit>)>& on_hits) {
+  const reader::IndexFile& file = index_impl(index).file;
+  const unsigned k = reader::batch_k(file, options);
+  const unsigned threads = reader::batch_threads(options);
+  const auto masks = reader::prefix_masks(file);
+  const auto& tables = file.tables();
+  std::mutex lock;
+  std::atomic<uint64_t> count{0};
+  std::vector<std::unique_ptr<reader::BatchSink<JoinHit>>> sinks;
+  std::vector<Joiner> joiners;
+  for (unsigned w = 0; w < threads; ++w) {
+    sinks.push_back(std::make_unique<reader::BatchSink<JoinHit>>(on_hits, lock, count));
+    joiners.emplace_back(file, queries, k, options.with_ids, masks, *sinks.back());
+  }
+  BatchStats stats;
+  const uint64_t total = uint64_t{queries.size()} * tables.size();
+  std::vector<Permuted> qs, scratch;  // reused by every table
+  for (const reader::TableView& t : tables) {
+    BatchTableStats ts{t.block_count(), 0, 0};
+    if (file.header().fingerprint_count > 0 && !queries.empty()) {
+      qs.resize(queries.size());
+      for (std::size_t i = 0; i < queries.size(); ++i) qs[i] = {t.permutation.apply(queries[i].fingerprint), i};
+      sort_by_prefix(qs, scratch, t.prefix_bits());
+      const auto chunks = plan(t, qs, threads);
+      std::atomic<uint64_t> decoded{0};
+      for (auto& j : joiners) j.found_ = 0;
+      const uint64_t offset = uint64_t{queries.size()} * t.index;
+      reader::TaskProgress progress;
+      if (options.progress)
+        progress.report = [&](uint64_t done, uint64_t) { options.progress(offset + done, total); };
+      progress.total = queries.size();
+      reader::run_tasks(
+          threads, chunks.size(),
+          [&](std::size_t c, unsigned worker, std::atomic<uint64_t>& done) {
+            decoded += joiners[worker].run(t, qs, chunks[c]);
+            done += chunks[c].end - chunks[c].first;
+          },
+          progress);
+      ts.blocks_decoded = decoded.load();
+      for (auto& j : joiners) ts.results += j.found_;
+    }
+    stats.tables.push_back(ts);
+  }
+  for (auto& s : sinks) s->flush();
+  stats.results = count.load();
+  return stats;
+}
+
+}  // namespace simdex

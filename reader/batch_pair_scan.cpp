@@ -1,0 +1,137 @@
+#include "reader/batch_pair_scan.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace simdex::reader {
+
+namespace {
+
+struct Task {
+  uint32_t table;
+  uint64_t first, end;  // blocks [first, end)
+};
+
+inline bool same_prefix(uint64_t x, uint64_t y, unsigned p) {
+  return p == 0 || ((x ^ y) >> (64 - p)) == 0;
+}
+uint64_t first_entry(const IndexFile& file, const TableView& t, uint64_t j) {
+  return format::load_le64(file.block(t, j) + 8);
+}
+
+// Cuts every table into block ranges that start where a group starts (the previous block's last
+// entry has another prefix than the block's first), about 8 per thread per table so that uneven
+// ranges still balance; no group is split, so no block is decoded twice.
+std::vector<Task> plan(const IndexFile& file, unsigned threads) {
+  std::vector<Task> tasks;
+  for (const TableView& t : file.tables()) {
+    const uint64_t n = t.block_count();
+    const uint64_t step = std::max<uint64_t>(8, n / (8 * uint64_t{threads}) + 1);
+    for (uint64_t b = 0; b < n;) {
+      uint64_t e = std::min(n, b + step);
+      while (e < n && same_prefix(t.key(e - 1), first_entry(file, t, e), t.prefix_bits())) ++e;
+      tasks.push_back({t.index, b, e});
+      b = e;
+    }
+  }
+  return tasks;
+}
+
+class Scanner {
+ public:
+  Scanner(const IndexFile& file, const PairScan& scan, const std::vector<uint64_t>& masks)
+      : file_(file), scan_(scan), masks_(masks) {}
+
+  // Returns the number of pairs reported.
+  uint64_t run(const Task& task) {
+    const TableView& t = file_.tables()[task.table];
+    const unsigned p = t.prefix_bits();
+    const bool table0 = task.table == 0;
+    found_ = 0;
+    clear();
+    for (uint64_t j = task.first; j < task.end; ++j) {
+      const uint64_t base = t.rank(j);
+      file_.decode(t, j, [&](uint64_t e, uint32_t i) {
+        if (!entries_.empty() && !same_prefix(entries_.front(), e, p)) {
+          compare(t);
+          clear();
+        }
+        entries_.push_back(e);
+        ranks_.push_back(base + i);
+        if (table0 && scan_.on_table0_entry) scan_.on_table0_entry(worker_, t.permutation.invert(e), base + i);
+        return true;
+      });
+    }
+    compare(t);
+    return found_;
+  }
+  void set_worker(unsigned w) { worker_ = w; }
+
+ private:
+  // Every two entries of the group within k; the hot loop of the whole job.
+  void compare(const TableView& t) {
+    close_pairs(entries_.data(), entries_.size(), scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
+  }
+
+  void clear() {
+    entries_.clear();
+    ranks_.clear();
+  }
+
+  void report(const TableView& t, std::size_t i, std::size_t j) {
+    const uint64_t diff = t.permutation.invert(entries_[i] ^ entries_[j]);
+    if (!first_table_for(masks_, t.index, diff)) return;
+    uint64_t a = t.permutation.invert(entries_[i]), b = t.permutation.invert(entries_[j]);
+    uint64_t ra = UINT64_MAX, rb = UINT64_MAX;
+    if (scan_.ranks) {
+      ra = t.index == 0 ? ranks_[i] : rank_in_table0(file_, a);
+      rb = t.index == 0 ? ranks_[j] : rank_in_table0(file_, b);
+    }
+    if (a > b) {
+      std::swap(a, b);
+      std::swap(ra, rb);
+    }
+    ++found_;
+    scan_.on_pair(worker_, FoundPair{a, b, static_cast<unsigned>(std::popcount(diff)), ra, rb});
+  }
+
+  const IndexFile& file_;
+  const PairScan& scan_;
+  const std::vector<uint64_t>& masks_;
+  // The current group: permuted entries and, in table 0, their ranks. Reused: no allocation once
+  // they have grown to the largest group.
+  std::vector<uint64_t> entries_, ranks_;
+  unsigned worker_ = 0;
+  uint64_t found_ = 0;
+};
+
+}  // namespace
+
+std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& scan) {
+  const auto masks = prefix_masks(file);
+  const auto tasks = plan(file, scan.threads);
+  const std::size_t T = file.tables().size();
+  std::vector<std::atomic<uint64_t>> decoded(T), found(T);
+  uint64_t total = 0;
+  for (const auto& t : file.tables()) total += t.block_count();
+  std::vector<Scanner> scanners;
+  for (unsigned w = 0; w < scan.threads; ++w) {
+    scanners.emplace_back(file, scan, masks);
+    scanners.back().set_worker(w);
+  }
+  run_tasks(
+      scan.threads, tasks.size(),
+      [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
+        const Task& task = tasks[i];
+        found[task.table] += scanners[worker].run(task);
+        decoded[task.table] += task.end - task.first;
+        done += task.end - task.first;
+      },
+      {scan.progress, total});
+  std::vector<BatchTableStats> stats(T);
+  for (std::size_t t = 0; t < T; ++t)
+    stats[t] = {file.tables()[t].block_count(), decoded[t].load(), found[t].load()};
+  return stats;
+}
+
+}  // namespace simdex::reader

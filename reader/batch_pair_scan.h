@@ -1,0 +1,36 @@
+// The core of `pairs` and `clusters`: per table, the entries sharing the top prefix_bits permuted bits
+// form a group (consecutive in the sorted table, possibly across blocks); every two entries of a
+// group within k bits are a pair. A pair is reported by the first table whose groups put it together
+// (reader/batch_common.h, first_table_for), so each pair comes once without a global set. Tables are
+// cut into block ranges at group boundaries and scanned in parallel; each block is decoded once.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "reader/batch_common.h"
+
+namespace simdex::reader {
+
+struct FoundPair {
+  uint64_t a, b;  // original fingerprints, a < b
+  unsigned distance;
+  uint64_t rank_a, rank_b;  // in table 0; UINT64_MAX unless asked for
+};
+
+struct PairScan {
+  unsigned k = 0;
+  unsigned threads = 1;
+  bool ranks = false;  // fill FoundPair ranks (a rank_of lookup for pairs found outside table 0)
+  // Called concurrently from workers 0..threads-1.
+  std::function<void(unsigned worker, const FoundPair&)> on_pair;
+  // When set, called for every entry of table 0 (worker, fingerprint, rank), concurrently.
+  std::function<void(unsigned worker, uint64_t fingerprint, uint64_t rank)> on_table0_entry;
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+// Returns per-table statistics (blocks, blocks decoded, pairs first found there).
+std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& scan);
+
+}  // namespace simdex::reader

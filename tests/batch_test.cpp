@@ -1,0 +1,282 @@
+// Batch work (pairs, join, clusters) against brute force: every scheme family, several k, duplicate
+// fingerprints with several ids, thread-count invariance, empty inputs.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <tuple>
+
+#include "simdex/batch.h"
+#include "test_util.h"
+
+using namespace simdex;
+using namespace simdex::test;
+
+namespace {
+
+using PairSet = std::vector<std::tuple<uint64_t, uint64_t, unsigned>>;  // (a, b, distance), sorted
+
+std::vector<uint64_t> distinct(const Pairs& pairs) {
+  std::vector<uint64_t> f;
+  for (auto [x, id] : pairs) f.push_back(x);
+  std::sort(f.begin(), f.end());
+  f.erase(std::unique(f.begin(), f.end()), f.end());
+  return f;
+}
+
+PairSet brute_pairs(const std::vector<uint64_t>& f, unsigned k) {
+  PairSet out;
+  for (std::size_t i = 0; i < f.size(); ++i)
+    for (std::size_t j = i + 1; j < f.size(); ++j) {
+      const auto d = static_cast<unsigned>(std::popcount(f[i] ^ f[j]));
+      if (d <= k) out.emplace_back(f[i], f[j], d);
+    }
+  return out;
+}
+
+// Pairs as the library reports them; REQUIREs each pair to come once, a < b, ids right.
+PairSet library_pairs(const Index& index, unsigned k, unsigned threads, const Oracle* oracle = nullptr) {
+  BatchOptions o;
+  o.k = static_cast<int>(k);
+  o.threads = threads;
+  o.with_ids = oracle != nullptr;
+  PairSet out;
+  const BatchStats stats = find_pairs(index, o, [&](std::span<const NearPair> batch) {
+    for (const NearPair& p : batch) {
+      REQUIRE(p.a < p.b);
+      if (oracle) {
+        REQUIRE(p.ids_a.to_vector() == oracle->all().at(p.a));
+        REQUIRE(p.ids_b.to_vector() == oracle->all().at(p.b));
+      }
+      out.emplace_back(p.a, p.b, p.distance);
+    }
+  });
+  REQUIRE(stats.results == out.size());
+  uint64_t by_table = 0;
+  for (const auto& t : stats.tables) {
+    REQUIRE(t.blocks_decoded == t.blocks);  // every block once
+    by_table += t.results;
+  }
+  REQUIRE(by_table == out.size());
+  std::sort(out.begin(), out.end());
+  REQUIRE(std::adjacent_find(out.begin(), out.end()) == out.end());  // each pair once
+  return out;
+}
+
+std::set<std::vector<uint64_t>> brute_clusters(const std::vector<uint64_t>& f, const PairSet& edges) {
+  std::map<uint64_t, uint64_t> parent;
+  for (uint64_t x : f) parent[x] = x;
+  auto find = [&](uint64_t x) {
+    while (parent[x] != x) x = parent[x];
+    return x;
+  };
+  for (auto [a, b, d] : edges) parent[find(a)] = find(b);
+  std::map<uint64_t, std::vector<uint64_t>> groups;
+  for (uint64_t x : f) groups[find(x)].push_back(x);
+  std::set<std::vector<uint64_t>> out;
+  for (auto& [r, g] : groups) out.insert(g);
+  return out;
+}
+
+std::set<std::vector<uint64_t>> library_clusters(const Index& index, unsigned k, unsigned threads, std::size_t min_size) {
+  BatchOptions o;
+  o.k = static_cast<int>(k);
+  o.threads = threads;
+  ClusterOptions c;
+  c.min_size = min_size;
+  std::set<std::vector<uint64_t>> out;
+  uint64_t previous_first = 0;
+  bool any = false;
+  find_clusters(index, o, c, [&](std::span<const ClusterMember> members) {
+    std::vector<uint64_t> g;
+    for (const auto& m : members) g.push_back(m.fingerprint);
+    REQUIRE(std::is_sorted(g.begin(), g.end()));
+    REQUIRE(g.size() >= min_size);
+    if (any) REQUIRE(g.front() > previous_first);  // clusters in order of their first member
+    previous_first = g.front();
+    any = true;
+    REQUIRE(out.insert(g).second);
+  });
+  return out;
+}
+
+using Hits = std::vector<std::tuple<std::size_t, uint64_t, unsigned>>;  // (query, fingerprint, distance)
+
+Hits library_join(const Index& index, const std::vector<Query>& queries, unsigned k, unsigned threads,
+                  const Oracle& oracle) {
+  BatchOptions o;
+  o.k = static_cast<int>(k);
+  o.threads = threads;
+  o.with_ids = true;
+  Hits out;
+  const BatchStats stats = join(index, queries, o, [&](std::span<const JoinHit> batch) {
+    for (const JoinHit& h : batch) {
+      REQUIRE(h.query < queries.size());
+      REQUIRE(h.query_id == queries[h.query].id);
+      REQUIRE(h.query_fingerprint == queries[h.query].fingerprint);
+      REQUIRE(h.ids.to_vector() == oracle.all().at(h.fingerprint));
+      out.emplace_back(h.query, h.fingerprint, h.distance);
+    }
+  });
+  for (const auto& t : stats.tables) REQUIRE(t.blocks_decoded <= t.blocks);  // each block at most once
+  std::sort(out.begin(), out.end());
+  REQUIRE(std::adjacent_find(out.begin(), out.end()) == out.end());
+  return out;
+}
+
+Hits brute_join(const std::vector<Query>& queries, unsigned k, const Oracle& oracle) {
+  Hits out;
+  for (std::size_t i = 0; i < queries.size(); ++i)
+    for (const auto& e : oracle.query(queries[i].fingerprint, k)) out.emplace_back(i, e.fingerprint, e.distance);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Builds `pairs` with `scheme` and checks pairs, clusters and join for every k up to the scheme's.
+void check_all(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes, uint64_t seed, bool join_too = true) {
+  TempDir dir;
+  BuildOptions options;
+  options.scheme = scheme;
+  options.block_bytes = block_bytes;
+  build(dir.file("x.sdx"), pairs, options);
+  const Index index = Index::open(dir.file("x.sdx"));
+  const Oracle oracle(pairs);
+  const auto fps = distinct(pairs);
+  std::mt19937_64 rng(seed);
+  for (unsigned k = 0; k <= scheme.max_distance; ++k) {
+    CAPTURE(k);
+    const PairSet expected = brute_pairs(fps, k);
+    REQUIRE(library_pairs(index, k, 2, &oracle) == expected);
+    REQUIRE(library_clusters(index, k, 2, 1) == brute_clusters(fps, expected));
+    if (!join_too) continue;
+    std::vector<Query> queries;
+    uint64_t id = 1000000;
+    for (uint64_t q : queries_for(rng, pairs, k, 300)) queries.push_back({q, id++});
+    for (std::size_t i = 0; i < 50 && i < pairs.size(); ++i) queries.push_back({pairs[i].first, id++});  // stored
+    queries.push_back(queries.front());  // a repeated query is answered again
+    REQUIRE(library_join(index, queries, k, 2, oracle) == brute_join(queries, k, oracle));
+  }
+}
+
+// With duplicates: clustered data where some fingerprints have several ids.
+Pairs with_duplicates(Pairs p, std::mt19937_64& rng) {
+  const std::size_t n = p.size();
+  for (std::size_t i = 0; i < n / 10; ++i) p.emplace_back(p[rng() % n].first, 5000000 + i);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("pairs, clusters and join agree with brute force: paper schemes, clustered data") {
+  std::mt19937_64 rng(21);
+  for (const char* name : {"paper-20", "paper-16", "paper-10", "paper-4"}) {
+    CAPTURE(name);
+    check_all(with_duplicates(clustered_pairs(rng, 1500, 4), rng), Scheme::named(name, 3, 0), 64, rng());
+  }
+}
+
+TEST_CASE("one-level and two-level schemes with other k, random and dense-prefix data") {
+  std::mt19937_64 rng(22);
+  check_all(with_duplicates(clustered_pairs(rng, 1200, 3), rng), Scheme::one_level(3, 1), 128, rng());
+  check_all(with_duplicates(clustered_pairs(rng, 1200, 6), rng), Scheme::one_level(7, 5), 64, rng());
+  check_all(random_pairs(rng, 1500), Scheme::one_level(4, 2), 256, rng());
+  check_all(dense_prefix_pairs(rng, 800, 40), Scheme::one_level(6, 4), 64, rng(), false);
+  check_all(clustered_pairs(rng, 1000, 3), Scheme::two_level(3, 3, 2), 64, rng());
+  check_all(clustered_pairs(rng, 500, 2), Scheme::one_level(1, 0), 32, rng());
+}
+
+TEST_CASE("results do not depend on the thread count") {
+  std::mt19937_64 rng(23);
+  const Pairs pairs = with_duplicates(clustered_pairs(rng, 4000, 3), rng);
+  TempDir dir;
+  BuildOptions options;
+  options.scheme = Scheme::named("paper-10", 3, 0);
+  options.block_bytes = 64;
+  build(dir.file("x.sdx"), pairs, options);
+  const Index index = Index::open(dir.file("x.sdx"));
+  const Oracle oracle(pairs);
+  std::vector<Query> queries;
+  for (uint64_t q : queries_for(rng, pairs, 3, 2000)) queries.push_back({q, queries.size()});
+  const PairSet p1 = library_pairs(index, 3, 1, &oracle);
+  const auto c1 = library_clusters(index, 3, 1, 2);
+  const Hits j1 = library_join(index, queries, 3, 1, oracle);
+  CHECK(!p1.empty());
+  CHECK(!c1.empty());
+  CHECK(!j1.empty());
+  for (unsigned threads : {2u, 5u}) {
+    CAPTURE(threads);
+    CHECK(library_pairs(index, 3, threads, &oracle) == p1);
+    CHECK(library_clusters(index, 3, threads, 2) == c1);
+    CHECK(library_join(index, queries, 3, threads, oracle) == j1);
+  }
+}
+
+TEST_CASE("duplicate groups, cluster sizes in ids, k above the index's k") {
+  TempDir dir;
+  // 0xff (ids 1, 2, 3), 0xfe (id 4): distance 1; 0xf000... (id 5) alone with ids; 0 (ids 6, 7) alone.
+  const Pairs pairs = {{0xff, 1}, {0xff, 2}, {0xff, 3}, {0xfe, 4}, {0xf000000000000000, 5}, {0, 6}, {0, 7}};
+  BuildOptions options;
+  options.scheme = Scheme::named("paper-4", 3, 0);
+  build(dir.file("x.sdx"), pairs, options);
+  const Index index = Index::open(dir.file("x.sdx"));
+  BatchOptions o;
+  o.with_ids = true;
+  o.duplicates = true;
+  std::vector<std::tuple<uint64_t, uint64_t, unsigned, std::vector<uint64_t>, std::vector<uint64_t>>> got;
+  find_pairs(index, o, [&](std::span<const NearPair> b) {
+    for (const auto& p : b) got.emplace_back(p.a, p.b, p.distance, p.ids_a.to_vector(), p.ids_b.to_vector());
+  });
+  std::sort(got.begin(), got.end());
+  using V = std::vector<uint64_t>;
+  REQUIRE(got.size() == 3);
+  CHECK(got[0] == std::make_tuple(uint64_t{0}, uint64_t{0}, 0u, V{6, 7}, V{6, 7}));
+  CHECK(got[1] == std::make_tuple(uint64_t{0xfe}, uint64_t{0xff}, 1u, V{4}, V{1, 2, 3}));
+  CHECK(got[2] == std::make_tuple(uint64_t{0xff}, uint64_t{0xff}, 0u, V{1, 2, 3}, V{1, 2, 3}));
+
+  std::vector<std::vector<uint64_t>> clusters;
+  ClusterOptions c;
+  c.min_size = 2;
+  c.size_in_ids = true;  // 0 has two ids: a cluster of two documents
+  find_clusters(index, {}, c, [&](std::span<const ClusterMember> m) {
+    std::vector<uint64_t> ids;
+    for (const auto& x : m)
+      for (uint64_t id : x.ids) ids.push_back(id);
+    clusters.push_back(ids);
+  });
+  CHECK(clusters == std::vector<std::vector<uint64_t>>{{6, 7}, {4, 1, 2, 3}});
+
+  BatchOptions too_big;
+  too_big.k = 4;
+  auto error_code = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return errc::io;
+  };
+  CHECK(error_code([&] { find_pairs(index, too_big, [](std::span<const NearPair>) {}); }) == errc::usage);
+  CHECK(error_code([&] { find_clusters(index, too_big, {}, [](std::span<const ClusterMember>) {}); }) == errc::usage);
+  const std::vector<Query> q = {{0xff, 1}};
+  CHECK(error_code([&] { join(index, q, too_big, [](std::span<const JoinHit>) {}); }) == errc::usage);
+}
+
+TEST_CASE("empty index and empty query set") {
+  TempDir dir;
+  build(dir.file("e.sdx"), {}, {});
+  const Index empty = Index::open(dir.file("e.sdx"));
+  std::size_t calls = 0;
+  const auto stats = find_pairs(empty, {}, [&](std::span<const NearPair>) { ++calls; });
+  CHECK(stats.results == 0);
+  find_clusters(empty, {}, {.min_size = 1}, [&](std::span<const ClusterMember>) { ++calls; });
+  const std::vector<Query> q = {{0, 0}, {1, 1}};
+  CHECK(join(empty, q, {}, [&](std::span<const JoinHit>) { ++calls; }).results == 0);
+  CHECK(calls == 0);
+
+  std::mt19937_64 rng(24);
+  build(dir.file("x.sdx"), clustered_pairs(rng, 300, 3), {});
+  const Index index = Index::open(dir.file("x.sdx"));
+  const auto js = join(index, {}, {}, [&](std::span<const JoinHit>) { ++calls; });
+  CHECK(js.results == 0);
+  for (const auto& t : js.tables) CHECK(t.blocks_decoded == 0);
+  CHECK(calls == 0);
+}
