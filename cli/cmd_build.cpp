@@ -1,5 +1,8 @@
 // simdex build: (fingerprint, id) lines in, an index file out.
 #include <chrono>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -9,10 +12,34 @@
 #include "cli/text_options.h"
 #include "io/input_stream.h"
 #include "simdex/builder.h"
+#include "simdex/error.h"
 
 namespace simdex::cli {
 
 namespace {
+// "512M", "2G", "1500000" (bytes), with K/M/G/T suffixes (powers of 1024, an optional trailing B or iB).
+uint64_t parse_size(const std::string& text) {
+  std::size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  std::string unit = text.substr(end);
+  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() > 1 && unit.back() == 'B') unit.pop_back();
+  if (unit.size() > 1 && unit.back() == 'I') unit.pop_back();
+  const std::string units = "KMGT";
+  double scale = 1;
+  if (unit.size() == 1 && units.find(unit[0]) != std::string::npos) scale = std::pow(1024.0, static_cast<double>(units.find(unit[0]) + 1));
+  else if (!unit.empty() && unit != "B") end = 0;
+  const double bytes = value * scale;
+  if (end == 0 || !(bytes >= 1 << 20) || bytes > 1e18)
+    throw Error(errc::usage, "--memory " + text + ": expected a size of at least 1M, such as 512M or 2G");
+  return static_cast<uint64_t>(bytes);
+}
+
 struct BuildArgs {
   std::string output;
   std::string input = "-";
@@ -21,6 +48,8 @@ struct BuildArgs {
   unsigned k = 3;
   uint32_t block_bytes = 1024;
   unsigned threads = 0;
+  std::string memory;   // "" : default_memory_bytes()
+  std::string tmp_dir;  // "" : the output's directory
   bool progress = false, quiet = false;
   bool text = false;
   TextOptions text_options;
@@ -33,6 +62,9 @@ void run_build(const BuildArgs& a) {
   options.k = a.k;
   options.block_bytes = a.block_bytes;
   options.threads = a.threads;
+  if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory);
+  options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : std::filesystem::path(a.output).parent_path().string();
+  if (options.temp_dir.empty()) options.temp_dir = ".";
   options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) { progress.update(stage, done, total); };
   if (a.blocks) options.scheme = Scheme::one_level(a.blocks, a.k);
   else if (a.scheme != "auto") options.scheme = Scheme::named(a.scheme, a.k, 0);
@@ -57,7 +89,10 @@ void run_build(const BuildArgs& a) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "simdex: wrote " << a.output << ": " << s.fingerprint_count << " fingerprints, " << s.id_count
               << " ids, " << s.table_count << " tables (" << s.scheme_name << "), " << s.file_bytes << " bytes in "
-              << seconds << " s\n";
+              << seconds << " s";
+    if (s.temp_files > 0)
+      std::cerr << " (external sort: " << s.temp_files << " temporary files, at most " << s.temp_peak_bytes << " bytes at once)";
+    std::cerr << "\n";
   }
 }
 }  // namespace
@@ -91,6 +126,10 @@ void add_build_command(CLI::App& app) {
   cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")->capture_default_str()->check(CLI::Range(0, 32));
   cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")->capture_default_str();
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--memory", args->memory,
+                  "Memory bound, e.g. 512M or 2G (default: a quarter of physical memory); beyond it the sort spills "
+                  "sorted runs to temporary files. The output is the same whatever the bound");
+  cmd->add_option("--tmp-dir", args->tmp_dir, "Directory for the sort's temporary files (default: the output's directory)");
   cmd->add_flag("--text", args->text, "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");
   add_text_options(*cmd, args->text_options);
   cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");

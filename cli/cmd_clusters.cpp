@@ -6,16 +6,14 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/search_options.h"
 #include "cli/progress.h"
 #include "simdex/batch.h"
 
 namespace simdex::cli {
 
 namespace {
-struct ClustersArgs {
-  std::string index;
-  int k = -1;
-  unsigned threads = 0;
+struct ClustersArgs : SearchArgs {
   std::size_t min_size = 2;
   bool ids = false, sort = false;
   std::string format = "tsv";
@@ -89,9 +87,7 @@ void add_clusters_command(CLI::App& app) {
       "  simdex clusters docs.sdx -k 3 --min-size 3\n"
       "  simdex clusters docs.sdx --ids > duplicate-documents.txt\n"
       "  simdex clusters docs.sdx --format seomoz");
-  cmd->add_option("index", args->index, "Index file")->required();
-  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
-  cmd->add_option("--threads", args->threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
+  add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/search_options.h"
 #include "cli/progress.h"
 #include "cli/text_options.h"
 #include "io/input_stream.h"
@@ -16,11 +17,8 @@
 namespace simdex::cli {
 
 namespace {
-struct JoinArgs {
-  std::string index;
+struct JoinArgs : SearchArgs {
   std::string queries = "-";
-  int k = -1;
-  unsigned threads = 0;
   bool json = false, sort = false, stats = false, text = false;
   TextOptions text_options;
 };
@@ -57,9 +55,7 @@ std::vector<Query> read_queries(const JoinArgs& a) {
 
 void run_join(const JoinArgs& a) {
   const Index index = Index::open(a.index);
-  if (a.k > static_cast<int>(index.max_distance()))  // before reading a possibly long query input
-    throw Error(errc::usage, "k = " + std::to_string(a.k) + " exceeds k = " + std::to_string(index.max_distance()) +
-                                 " the index was built for; rebuild it with -k " + std::to_string(a.k));
+  search_k(a, index);  // refuse a k above the index's before reading a possibly long query input
   const std::vector<Query> queries = read_queries(a);
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
@@ -110,10 +106,8 @@ void add_join_command(CLI::App& app) {
       "Examples:\n"
       "  simdex join docs.sdx new.tsv > hits.tsv\n"
       "  simdex join --text docs.sdx new-docs.jsonl --sort --json");
-  cmd->add_option("index", args->index, "Index file")->required();
+  add_search_options(*cmd, *args, true);
   cmd->add_option("queries", args->queries, "Query input (default: stdin)");
-  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
-  cmd->add_option("--threads", args->threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
   cmd->add_flag("--json", args->json, "JSON Lines output");
   cmd->add_flag("--sort", args->sort, "Sort the output (holds every hit in memory)");
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and hits per table on stderr");

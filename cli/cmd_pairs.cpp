@@ -6,16 +6,14 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/search_options.h"
 #include "cli/progress.h"
 #include "simdex/batch.h"
 
 namespace simdex::cli {
 
 namespace {
-struct PairsArgs {
-  std::string index;
-  int k = -1;
-  unsigned threads = 0;
+struct PairsArgs : SearchArgs {
   bool ids = false, sort = false, stats = false;
   std::string format = "tsv";
 };
@@ -111,9 +109,7 @@ void add_pairs_command(CLI::App& app) {
       "  simdex pairs docs.sdx -k 2 > pairs.tsv\n"
       "  simdex pairs docs.sdx --ids --sort --threads 4\n"
       "  simdex pairs docs.sdx --format seomoz");
-  cmd->add_option("index", args->index, "Index file")->required();
-  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
-  cmd->add_option("--threads", args->threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
+  add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids, "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
   cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
       ->check(CLI::IsMember({"tsv", "json", "seomoz"}));

@@ -7,16 +7,15 @@
 #include "cli/commands.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/search_options.h"
 #include "cli/text_options.h"
 #include "simdex/index.h"
 
 namespace simdex::cli {
 
 namespace {
-struct QueryArgs {
-  std::string index;
+struct QueryArgs : SearchArgs {
   std::vector<std::string> fingerprints;
-  int k = -1;  // -1: the index's k
   bool json = false;
   bool text = false;
   TextOptions text_options;
@@ -45,10 +44,7 @@ void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, co
 
 void run_query(const QueryArgs& a) {
   const Index index = Index::open(a.index);
-  const unsigned k = a.k < 0 ? index.max_distance() : static_cast<unsigned>(a.k);
-  if (k > index.max_distance())
-    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds k = " + std::to_string(index.max_distance()) +
-                                 " the index was built for; rebuild it with -k " + std::to_string(k));
+  const unsigned k = search_k(a, index);
   Output out;
   std::vector<Hit> hits;
   auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {
@@ -95,9 +91,8 @@ void add_query_command(CLI::App& app) {
       "each line starts with the document's id: QUERY_ID<TAB>QUERY<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS\n"
       "(JSON: an extra \"query_id\" field).\n\n"
       "Example: printf '0x1f2e3d4c5b6a7988\\n' | simdex query docs.sdx -k 2");
-  cmd->add_option("index", args->index, "Index file")->required();
+  add_search_options(*cmd, *args, false);
   cmd->add_option("fingerprint", args->fingerprints, "Query fingerprints (default: read stdin)");
-  cmd->add_option("-k,--max-distance", args->k, "Hamming distance (default: the index's k; not above it)")->check(CLI::Range(0, 64));
   cmd->add_flag("--json", args->json, "JSON Lines output");
   cmd->add_flag("--text", args->text, "Query with documents instead of fingerprints");
   add_text_options(*cmd, args->text_options);

@@ -1,30 +1,120 @@
+#include <unistd.h>
+
 #include <algorithm>
 
+#include "format/permutation.h"
 #include "simdex/builder.h"
+#include "simdex/error.h"
+#include "writer/external_sorter.h"
 #include "writer/index_writer.h"
+#include "writer/u64_store.h"
 
 namespace simdex {
 
-IndexBuilder::IndexBuilder(BuildOptions options) : options_(std::move(options)) {}
+uint64_t default_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const uint64_t physical = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  return std::max<uint64_t>(physical / 4, uint64_t{64} << 20);
+}
 
-void IndexBuilder::add(uint64_t fingerprint, uint64_t id) { pairs_.emplace_back(fingerprint, id); }
+struct IndexBuilder::State {
+  State(const BuildOptions& o)
+      : memory(o.memory_bytes ? o.memory_bytes : default_memory_bytes()), scratch(o.temp_dir), pairs(scratch, memory) {}
+  uint64_t memory;
+  writer::ScratchSpace scratch;
+  writer::ExternalSorter<writer::SortPairs> pairs;  // (fingerprint, id)
+};
+
+IndexBuilder::IndexBuilder(BuildOptions options) : options_(std::move(options)), state_(std::make_unique<State>(options_)) {}
+IndexBuilder::~IndexBuilder() = default;
+IndexBuilder::IndexBuilder(IndexBuilder&&) noexcept = default;
+IndexBuilder& IndexBuilder::operator=(IndexBuilder&&) noexcept = default;
+
+void IndexBuilder::add(uint64_t fingerprint, uint64_t id) {
+  state_->pairs.add({fingerprint, id});
+  ++added_;
+}
+
+namespace {
+
+using writer::U64Store;
+
+// The distinct fingerprints with their ids, from (key, id) pairs in ascending order (repeats
+// possible). key_to_fingerprint undoes the table-0 permutation the keys may carry.
+template <typename ForEachPair>
+void collect(ForEachPair&& for_each_pair, U64Store* fingerprints, U64Store& id_offsets, U64Store& ids) {
+  bool first = true;
+  writer::Pair last{};
+  for_each_pair([&](const writer::Pair& p) {
+    if (!first && p == last) return;
+    if (first || p.key != last.key) {
+      id_offsets.push(ids.size());
+      if (fingerprints) fingerprints->push(p.key);
+    }
+    ids.push(p.id);
+    last = p;
+    first = false;
+  });
+  id_offsets.push(ids.size());
+  if (fingerprints) fingerprints->finish();
+  id_offsets.finish();
+  ids.finish();
+}
+
+}  // namespace
 
 BuildSummary IndexBuilder::write(const std::string& path) {
-  if (options_.progress) options_.progress("sort", 0, pairs_.size());
-  std::sort(pairs_.begin(), pairs_.end());
-  pairs_.erase(std::unique(pairs_.begin(), pairs_.end()), pairs_.end());
-  writer::IndexContents contents;
-  contents.ids.reserve(pairs_.size());
-  for (std::size_t i = 0; i < pairs_.size(); ++i) {
-    if (i == 0 || pairs_[i].first != pairs_[i - 1].first) {
-      contents.id_offsets.push_back(contents.ids.size());
-      contents.fingerprints.push_back(pairs_[i].first);
-    }
-    contents.ids.push_back(pairs_[i].second);
+  State& s = *state_;
+  auto progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
+    if (options_.progress) options_.progress(stage, done, total);
+  };
+  progress("sort", 0, s.pairs.added());
+  s.pairs.finish();
+  // Distinct fingerprints, id offsets and ids: in memory when they fit beside the pairs (24 bytes
+  // a pair at most), else in temporary files.
+  const uint64_t pair_count = s.pairs.added();
+  const bool in_memory = !s.pairs.external() && 40 * pair_count <= s.memory;
+  auto make_store = [&] { return in_memory ? U64Store() : U64Store(s.scratch); };
+  U64Store fingerprints = make_store(), id_offsets = make_store(), ids = make_store();
+  if (in_memory) {
+    fingerprints.reserve(pair_count);
+    ids.reserve(pair_count);
   }
-  contents.id_offsets.push_back(contents.ids.size());
-  const Scheme scheme = options_.scheme ? *options_.scheme : Scheme::automatic(contents.fingerprints.size(), options_.k);
-  return writer::write_index(path, contents, scheme, options_);
+  if (s.pairs.external()) progress("merge", 0, s.pairs.run_count());
+  collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);
+  s.pairs.clear();
+
+  const uint64_t n = fingerprints.size();
+  const Scheme scheme = options_.scheme ? *options_.scheme : Scheme::automatic(n, options_.k);
+  if (scheme.tables.empty()) throw Error(errc::usage, "a scheme needs 1 to 4096 tables");
+  // The ids section is in the order of table 0's entries: when table 0 permutes (never for the
+  // built-in schemes), sort (permuted fingerprint, id) again.
+  const format::Permutation first(scheme.tables[0].source_bit);
+  if (!first.is_identity()) {
+    writer::ExternalSorter<writer::SortPairs> by_rank(s.scratch, s.memory);
+    by_rank.reserve(ids.size());
+    {
+      U64Store::Cursor f(fingerprints), offset(id_offsets), id(ids);
+      uint64_t begin = offset.next();
+      for (uint64_t i = 0; i < n; ++i) {
+        const uint64_t key = first.apply(f.next()), end = offset.next();
+        for (; begin < end; ++begin) by_rank.add({key, id.next()});
+      }
+    }
+    by_rank.finish();
+    U64Store offsets2 = make_store(), ids2 = make_store();
+    collect([&](auto&& f) { by_rank.for_each(f); }, nullptr, offsets2, ids2);
+    id_offsets = std::move(offsets2);
+    ids = std::move(ids2);
+  }
+
+  const uint64_t held = fingerprints.memory_bytes() + id_offsets.memory_bytes() + ids.memory_bytes();
+  const uint64_t table_memory = s.memory > held ? s.memory - held : 0;
+  BuildSummary summary = writer::write_index(path, writer::IndexContents{fingerprints, id_offsets, ids}, scheme,
+                                             options_, s.scratch, std::max<uint64_t>(table_memory, s.memory / 4));
+  summary.temp_files = s.scratch.files_created();
+  summary.temp_peak_bytes = s.scratch.peak_bytes();
+  return summary;
 }
 
 }  // namespace simdex

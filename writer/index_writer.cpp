@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <future>
-#include <numeric>
 #include <thread>
 
 #include "format/checksum.h"
@@ -11,6 +10,7 @@
 #include "format/permutation.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
+#include "writer/external_sorter.h"
 #include "writer/table_encoder.h"
 
 namespace simdex::writer {
@@ -54,13 +54,55 @@ class SectionWriter {
   SectionEntry entry_;
 };
 
-EncodedTable build_table(const std::vector<uint64_t>& fingerprints, const TableLayout& layout, uint32_t block_bytes) {
-  const format::Permutation perm(layout.source_bit);
-  std::vector<uint64_t> permuted(fingerprints.size());
-  std::transform(fingerprints.begin(), fingerprints.end(), permuted.begin(), [&](uint64_t f) { return perm.apply(f); });
-  if (!perm.is_identity()) std::sort(permuted.begin(), permuted.end());
-  return encode_table(permuted, block_bytes);
+// The code lengths, keys and ranks of one table; its blocks went to the sink.
+struct TableResult {
+  format::CodeLengths code_length{};
+  std::vector<uint64_t> keys, ranks;
+  std::vector<uint8_t> blocks;  // filled only when tables are encoded in parallel
+};
+
+// The two passes over one table's sorted entries (spec/FORMAT.md §7: the code is built from the h
+// of the whole table, then the blocks are cut with it). for_each_sorted(f) calls f(entry) ascending.
+template <typename ForEachSorted>
+TableResult encode_sorted(ForEachSorted&& for_each_sorted, uint32_t block_bytes, TableEncoder::BlockSink sink) {
+  TableResult r;
+  HHistogram histogram;
+  for_each_sorted([&](uint64_t e) { histogram.add(e); });
+  r.code_length = histogram.code_lengths();
+  TableEncoder encoder(r.code_length, block_bytes, std::move(sink));
+  for_each_sorted([&](uint64_t e) { encoder.add(e); });
+  encoder.finish();
+  r.keys = encoder.keys();
+  r.ranks = encoder.ranks();
+  return r;
 }
+
+// Permutes the fingerprints, sorts them within `memory_bytes` (in memory, or in runs merged twice),
+// encodes. The identity permutation keeps the fingerprints' own order: no sort.
+TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
+                        ScratchSpace& scratch, uint64_t memory_bytes, TableEncoder::BlockSink sink) {
+  const format::Permutation perm(layout.source_bit);
+  if (perm.is_identity()) {
+    return encode_sorted(
+        [&](auto&& f) {
+          fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) f(p[i]);
+          });
+        },
+        block_bytes, std::move(sink));
+  }
+  ExternalSorter<SortU64> sorter(scratch, memory_bytes);
+  sorter.reserve(fingerprints.size());
+  fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+    for (std::size_t i = 0; i < count; ++i) sorter.add(perm.apply(p[i]));
+  });
+  sorter.finish();
+  return encode_sorted([&](auto&& f) { sorter.for_each(f); }, block_bytes, std::move(sink));
+}
+
+// Memory one table needs to be sorted in memory and its blocks held until written: the entries and
+// the radix sort's scratch (16 bytes per entry) plus the blocks (at most 75 bits per entry, < 10 bytes).
+uint64_t in_memory_table_bytes(uint64_t n) { return 26 * n + (1 << 20); }
 
 void check_block_bytes(uint32_t b) {
   if (b < format::kMinBlockBytes || b > format::kMaxBlockBytes || b % 8 != 0)
@@ -71,7 +113,7 @@ void check_block_bytes(uint32_t b) {
 }  // namespace
 
 BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,
-                         const BuildOptions& options) {
+                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes) {
   check_block_bytes(options.block_bytes);
   const auto table_count = static_cast<uint32_t>(scheme.tables.size());
   if (table_count == 0 || table_count > format::kMaxTables)
@@ -91,26 +133,11 @@ BuildSummary write_index(const std::string& path, const IndexContents& contents,
   std::vector<SectionEntry> entries;
   std::vector<format::TableDescriptor> descriptors(table_count);
 
-  // Tables are encoded on up to `threads` workers and written strictly in table order, so the file
-  // does not depend on the thread count.
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::future<EncodedTable>> pending(table_count);
-  uint32_t launched = 0;
-  auto launch_until = [&](uint32_t limit) {
-    for (; launched < std::min(limit, table_count); ++launched)
-      pending[launched] = std::async(std::launch::async, build_table, std::cref(contents.fingerprints),
-                                     std::cref(scheme.tables[launched]), options.block_bytes);
-  };
-  for (uint32_t t = 0; t < table_count; ++t) {
-    launch_until(t + threads);
-    EncodedTable table = pending[t].get();
+  auto write_keys_and_ranks = [&](uint32_t t, const TableResult& table) {
     descriptors[t].source_bit = scheme.tables[t].source_bit;
     descriptors[t].code_length = table.code_length;
     descriptors[t].block_count = table.keys.size();
     descriptors[t].prefix_bits = static_cast<uint8_t>(scheme.tables[t].prefix_bits);
-    sections.begin(SectionKind::blocks, t);
-    sections.write(table.blocks.data(), table.blocks.size());
-    entries.push_back(sections.end());
     sections.begin(SectionKind::block_keys, t);
     sections.write_u64s(table.keys.data(), table.keys.size());
     entries.push_back(sections.end());
@@ -118,41 +145,56 @@ BuildSummary write_index(const std::string& path, const IndexContents& contents,
     sections.write_u64s(table.ranks.data(), table.ranks.size());
     entries.push_back(sections.end());
     progress("tables", t + 1, table_count);
+  };
+  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const uint64_t fit = memory_bytes / in_memory_table_bytes(n);
+  if (fit >= 1) {
+    // Tables are encoded in memory on up to `threads` workers and written strictly in table order,
+    // so the file does not depend on the thread count.
+    const auto workers = static_cast<uint32_t>(std::min<uint64_t>({threads, table_count, fit}));
+    const uint64_t per_worker = memory_bytes / workers;
+    std::vector<std::future<TableResult>> pending(table_count);
+    uint32_t launched = 0;
+    auto launch_until = [&](uint32_t limit) {
+      for (; launched < std::min(limit, table_count); ++launched)
+        pending[launched] = std::async(std::launch::async, [&, t = launched] {
+          std::vector<uint8_t> blocks;
+          TableResult r = build_table(contents.fingerprints, scheme.tables[t], options.block_bytes, scratch, per_worker,
+                                      [&](const uint8_t* b, std::size_t size) { blocks.insert(blocks.end(), b, b + size); });
+          r.blocks = std::move(blocks);
+          return r;
+        });
+    };
+    for (uint32_t t = 0; t < table_count; ++t) {
+      launch_until(t + workers);
+      const TableResult table = pending[t].get();
+      sections.begin(SectionKind::blocks, t);
+      sections.write(table.blocks.data(), table.blocks.size());
+      entries.push_back(sections.end());
+      write_keys_and_ranks(t, table);
+    }
+  } else {
+    // One table at a time, with the whole bound for its sort; blocks go straight to the file.
+    for (uint32_t t = 0; t < table_count; ++t) {
+      sections.begin(SectionKind::blocks, t);
+      const TableResult table = build_table(contents.fingerprints, scheme.tables[t], options.block_bytes, scratch, memory_bytes,
+                                            [&](const uint8_t* b, std::size_t size) { sections.write(b, size); });
+      entries.push_back(sections.end());
+      write_keys_and_ranks(t, table);
+    }
   }
 
-  // Ids in the order of table 0's entries (the rank a probe of table 0 finds).
-  const format::Permutation first(scheme.tables[0].source_bit);
-  std::vector<uint64_t> order;  // order[rank] = index into contents.fingerprints
-  if (!first.is_identity()) {
-    std::vector<std::pair<uint64_t, uint64_t>> keyed(n);
-    for (uint64_t i = 0; i < n; ++i) keyed[i] = {first.apply(contents.fingerprints[i]), i};
-    std::sort(keyed.begin(), keyed.end());
-    order.resize(n);
-    for (uint64_t r = 0; r < n; ++r) order[r] = keyed[r].second;
-  }
-  auto index_at = [&](uint64_t rank) { return order.empty() ? rank : order[rank]; };
+  // Ids, already in the order of table 0's entries (the rank a probe of table 0 finds).
   const uint64_t id_count = contents.ids.size();
   const bool single = id_count == n;
+  auto copy = [&](const U64Store& store) {
+    store.for_each_chunk([&](const uint64_t* p, std::size_t count) { sections.write_u64s(p, count); });
+  };
   sections.begin(SectionKind::id_offsets, format::kNoTable);
-  if (!single) {
-    std::vector<uint64_t> offsets(n + 1);
-    offsets[0] = 0;
-    for (uint64_t r = 0; r < n; ++r) {
-      const uint64_t i = index_at(r);
-      offsets[r + 1] = offsets[r] + (contents.id_offsets[i + 1] - contents.id_offsets[i]);
-    }
-    sections.write_u64s(offsets.data(), offsets.size());
-  }
+  if (!single) copy(contents.id_offsets);
   entries.push_back(sections.end());
   sections.begin(SectionKind::ids, format::kNoTable);
-  if (order.empty()) {
-    sections.write_u64s(contents.ids.data(), contents.ids.size());
-  } else {
-    for (uint64_t r = 0; r < n; ++r) {
-      const uint64_t i = index_at(r);
-      sections.write_u64s(contents.ids.data() + contents.id_offsets[i], contents.id_offsets[i + 1] - contents.id_offsets[i]);
-    }
-  }
+  copy(contents.ids);
   entries.push_back(sections.end());
 
   format::FileHeader header;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,9 +24,18 @@ struct BuildOptions {
   std::optional<Scheme> scheme;   // the tables; overrides k
   uint32_t block_bytes = 1024;    // 32 .. 1 MiB, a multiple of 8
   unsigned threads = 0;           // 0: all cores
+  // Memory bound of the build (0: default_memory_bytes()). Beyond it the builder sorts externally:
+  // sorted runs in temporary files, merged; the output bytes are the same whatever the bound.
+  uint64_t memory_bytes = 0;
+  // Directory of those temporary files (".simdex-sort-PID-N"); empty: the system's temp directory.
+  // The CLI passes the output's directory unless --tmp-dir is given.
+  std::string temp_dir;
   // Called from the writing thread as work advances: stage name, units done, units in all.
   std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
 };
+
+// A quarter of physical memory (sysconf), at least 64 MiB.
+uint64_t default_memory_bytes();
 
 struct BuildSummary {
   uint64_t fingerprint_count = 0;  // distinct
@@ -33,19 +43,26 @@ struct BuildSummary {
   uint64_t file_bytes = 0;
   std::string scheme_name;
   std::size_t table_count = 0;
+  uint64_t temp_files = 0;         // temporary files written (0: everything was sorted in memory)
+  uint64_t temp_peak_bytes = 0;    // most temporary disk space in use at once
 };
 
 class IndexBuilder {
  public:
   explicit IndexBuilder(BuildOptions options = {});
+  ~IndexBuilder();
+  IndexBuilder(IndexBuilder&&) noexcept;
+  IndexBuilder& operator=(IndexBuilder&&) noexcept;
   void add(uint64_t fingerprint, uint64_t id);
-  uint64_t pairs_added() const { return pairs_.size(); }
+  uint64_t pairs_added() const { return added_; }
   // Writes the index to `path` atomically. Throws simdex::Error; on failure `path` is untouched.
   BuildSummary write(const std::string& path);
 
  private:
+  struct State;  // the pairs, sorted under the memory bound (writer/external_sorter.h)
   BuildOptions options_;
-  std::vector<std::pair<uint64_t, uint64_t>> pairs_;
+  std::unique_ptr<State> state_;
+  uint64_t added_ = 0;
 };
 
 }  // namespace simdex

@@ -1,0 +1,421 @@
+// The bench suite of issue 7 (run by scripts/bench, which writes bench/RESULTS.md):
+//   Latency/*       single-query latency, warm, k = 3, planted near-duplicates: simdex's compressed
+//                   reader, the uncompressed baseline (bench/uncompressed_baseline.h) and FAISS
+//                   IndexBinaryMultiHash when built with it; p50/p99 in counters; answers checked equal.
+//   Batch/*         single-thread throughput over a batch of queries.
+//   BlockSize/*     bytes per entry per table and latency for block sizes 256..4096 (paper-10).
+//   Open/*          Index::open of the large file against a 1000-fingerprint one.
+//   Build/*, Sort/* build throughput (entries/s per table), radix sort against std::sort.
+//   Decode          block decode throughput; Cold/* page faults per query after dropping the cache.
+// Environment: SIMDEX_BENCH_N (default 1000000), SIMDEX_BENCH_DATA (random | clustered),
+// SIMDEX_BENCH_DIR (default /tmp; index files are built there and removed at exit).
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+
+#include "bench/uncompressed_baseline.h"
+#include "reader/index_impl.h"
+#include "simdex/builder.h"
+#include "simdex/index.h"
+#include "writer/radix_sort.h"
+
+#ifdef SIMDEX_HAVE_FAISS
+#include <faiss/IndexBinaryHash.h>
+#include <faiss/impl/AuxIndexStructures.h>
+#include <omp.h>
+#endif
+
+namespace {
+
+constexpr unsigned kK = 3;
+constexpr std::size_t kQueries = 4096;
+
+uint64_t env_u64(const char* name, uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+std::string env_str(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v ? v : fallback;
+}
+
+// The data set: distinct fingerprints, and queries that are stored fingerprints with 3 bits flipped.
+struct Data {
+  std::vector<uint64_t> fingerprints;  // distinct, ascending
+  std::vector<uint64_t> queries;
+};
+
+const Data& data() {
+  static const Data d = [] {
+    Data out;
+    const uint64_t n = env_u64("SIMDEX_BENCH_N", 1000000);
+    const bool clustered = env_str("SIMDEX_BENCH_DATA", "random") == "clustered";
+    std::mt19937_64 rng(42);
+    out.fingerprints.reserve(n);
+    while (out.fingerprints.size() < n) {
+      const uint64_t center = rng();
+      out.fingerprints.push_back(center);
+      if (!clustered) continue;
+      // Clusters of near-duplicates: 1..6 variants, each 1..3 bits from the center.
+      for (unsigned v = 1 + rng() % 6; v > 0 && out.fingerprints.size() < n; --v) {
+        uint64_t x = center;
+        for (unsigned f = 1 + rng() % 3; f > 0; --f) x ^= uint64_t{1} << (rng() % 64);
+        out.fingerprints.push_back(x);
+      }
+    }
+    std::sort(out.fingerprints.begin(), out.fingerprints.end());
+    out.fingerprints.erase(std::unique(out.fingerprints.begin(), out.fingerprints.end()), out.fingerprints.end());
+    std::mt19937_64 qrng(7);
+    for (std::size_t i = 0; i < kQueries; ++i) {
+      uint64_t q = out.fingerprints[qrng() % out.fingerprints.size()];
+      uint64_t flipped = 0;
+      while (std::popcount(flipped) < static_cast<int>(kK)) flipped |= uint64_t{1} << (qrng() % 64);
+      out.queries.push_back(q ^ flipped);
+    }
+    return out;
+  }();
+  return d;
+}
+
+std::vector<std::string> g_files;  // removed at exit
+
+std::string build_index(const std::string& scheme, uint32_t block_bytes, const std::vector<uint64_t>& fps) {
+  const std::string path = env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-" + std::to_string(::getpid()) + "-" + scheme +
+                           "-" + std::to_string(block_bytes) + "-" + std::to_string(fps.size()) + ".sdx";
+  simdex::BuildOptions o;
+  o.scheme = simdex::Scheme::named(scheme, kK, fps.size());
+  o.block_bytes = block_bytes;
+  simdex::IndexBuilder b(o);
+  for (std::size_t i = 0; i < fps.size(); ++i) b.add(fps[i], i);
+  b.write(path);
+  g_files.push_back(path);
+  return path;
+}
+
+struct Built {
+  std::string path;
+  std::unique_ptr<simdex::Index> index;
+};
+const Built& simdex_index(const std::string& scheme, uint32_t block_bytes = 1024) {
+  static std::map<std::pair<std::string, uint32_t>, Built> cache;
+  auto [it, fresh] = cache.try_emplace({scheme, block_bytes});
+  if (fresh) {
+    it->second.path = build_index(scheme, block_bytes, data().fingerprints);
+    it->second.index = std::make_unique<simdex::Index>(simdex::Index::open(it->second.path));
+  }
+  return it->second;
+}
+const simdex::bench::UncompressedTables& baseline(const std::string& scheme) {
+  static std::map<std::string, std::unique_ptr<simdex::bench::UncompressedTables>> cache;
+  auto& p = cache[scheme];
+  if (!p) p = std::make_unique<simdex::bench::UncompressedTables>(data().fingerprints, simdex::Scheme::named(scheme, kK, 0));
+  return *p;
+}
+
+using Answer = std::vector<std::pair<unsigned, uint64_t>>;  // (distance, fingerprint), sorted
+Answer simdex_answer(const simdex::Index& index, uint64_t q) {
+  Answer a;
+  for (const auto& h : index.query(q, kK)) a.emplace_back(h.distance, h.fingerprint);
+  return a;
+}
+
+// Percentile counters from per-query nanoseconds.
+void report(benchmark::State& state, std::vector<double>& ns, uint64_t hits) {
+  if (ns.empty()) return;
+  std::sort(ns.begin(), ns.end());
+  state.counters["p50_us"] = ns[ns.size() / 2] / 1000;
+  state.counters["p99_us"] = ns[std::min(ns.size() - 1, ns.size() * 99 / 100)] / 1000;
+  state.counters["hits_per_query"] = static_cast<double>(hits) / static_cast<double>(ns.size());
+}
+
+template <typename Query>
+void latency_loop(benchmark::State& state, Query&& query) {
+  const auto& queries = data().queries;
+  std::vector<double> ns;
+  ns.reserve(1 << 20);
+  uint64_t hits = 0;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    hits += query(queries[i++ % queries.size()]);
+    const auto t1 = std::chrono::steady_clock::now();
+    if (ns.size() < ns.capacity()) ns.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+  }
+  report(state, ns, hits);
+}
+
+void BM_Simdex(benchmark::State& state, std::string scheme, uint32_t block_bytes) {
+  const Built& b = simdex_index(scheme, block_bytes);
+  // Answers checked against the baseline before timing.
+  const auto& base = baseline(scheme);
+  Answer expect;
+  for (uint64_t q : data().queries) {
+    base.query(q, kK, expect);
+    if (simdex_answer(*b.index, q) != expect) {
+      state.SkipWithError("simdex and the baseline disagree");
+      return;
+    }
+  }
+  std::vector<simdex::Hit> hits;
+  hits.reserve(1024);
+  latency_loop(state, [&](uint64_t q) {
+    b.index->query(q, kK, hits);
+    return hits.size();
+  });
+  const simdex::IndexInfo info = b.index->info();
+  double table_bytes = 0;
+  for (const auto& t : info.tables) table_bytes += static_cast<double>(t.bytes);
+  const double n = static_cast<double>(info.fingerprint_count);
+  state.counters["bytes_per_entry_per_table"] = table_bytes / n / static_cast<double>(info.tables.size());
+  state.counters["floor_bytes_per_entry"] = info.floor_bits_per_entry / 8;
+  state.counters["file_bytes_per_fp"] = static_cast<double>(info.file_bytes) / n;
+  state.counters["tables"] = static_cast<double>(info.tables.size());
+}
+
+void BM_Baseline(benchmark::State& state, std::string scheme) {
+  const auto& base = baseline(scheme);
+  Answer out;
+  out.reserve(1024);
+  latency_loop(state, [&](uint64_t q) {
+    base.query(q, kK, out);
+    return out.size();
+  });
+  state.counters["bytes_per_fp"] = static_cast<double>(base.bytes()) / static_cast<double>(data().fingerprints.size());
+}
+
+void BM_SimdexBatch(benchmark::State& state, std::string scheme) {
+  const Built& b = simdex_index(scheme);
+  std::vector<simdex::Hit> hits;
+  uint64_t queries = 0;
+  for (auto _ : state) {
+    for (uint64_t q : data().queries) {
+      b.index->query(q, kK, hits);
+      benchmark::DoNotOptimize(hits.data());
+    }
+    queries += data().queries.size();
+  }
+  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
+}
+
+#ifdef SIMDEX_HAVE_FAISS
+long resident_bytes() {
+  std::ifstream in("/proc/self/statm");
+  long size = 0, resident = 0;
+  in >> size >> resident;
+  return resident * ::sysconf(_SC_PAGESIZE);
+}
+using FaissIdx = faiss::IndexBinary::idx_t;
+struct Faiss {
+  std::unique_ptr<faiss::IndexBinaryMultiHash> index;
+  double bytes_per_fp = 0;
+};
+const Faiss& faiss_index() {
+  static Faiss f = [] {
+    Faiss out;
+    omp_set_num_threads(1);
+    const auto& fps = data().fingerprints;
+    const long before = resident_bytes();
+    // 2 hashes of 32 bits, 1 flip: the fastest setting for k = 3 (issue 7).
+    out.index = std::make_unique<faiss::IndexBinaryMultiHash>(64, 2, 32);
+    out.index->nflip = 1;
+    out.index->add(static_cast<FaissIdx>(fps.size()), reinterpret_cast<const uint8_t*>(fps.data()));
+    out.bytes_per_fp = static_cast<double>(resident_bytes() - before) / static_cast<double>(fps.size());
+    return out;
+  }();
+  return f;
+}
+Answer faiss_answer(const faiss::RangeSearchResult& r, std::size_t query) {
+  Answer a;
+  for (std::size_t j = r.lims[query]; j < r.lims[query + 1]; ++j)
+    a.emplace_back(static_cast<unsigned>(r.distances[j]), data().fingerprints[static_cast<std::size_t>(r.labels[j])]);
+  std::sort(a.begin(), a.end());
+  return a;
+}
+
+void BM_Faiss(benchmark::State& state) {
+  const Faiss& f = faiss_index();
+  const auto& base = baseline("paper-20");
+  Answer expect;
+  for (std::size_t i = 0; i < 512; ++i) {
+    faiss::RangeSearchResult r(1);
+    f.index->range_search(1, reinterpret_cast<const uint8_t*>(&data().queries[i]), kK + 1, &r);  // strict "<"
+    base.query(data().queries[i], kK, expect);
+    if (faiss_answer(r, 0) != expect) {
+      state.SkipWithError("FAISS and the baseline disagree");
+      return;
+    }
+  }
+  latency_loop(state, [&](uint64_t q) {
+    faiss::RangeSearchResult r(1);
+    f.index->range_search(1, reinterpret_cast<const uint8_t*>(&q), kK + 1, &r);
+    return static_cast<std::size_t>(r.lims[1]);
+  });
+  state.counters["bytes_per_fp"] = f.bytes_per_fp;
+}
+
+void BM_FaissBatch(benchmark::State& state) {
+  const Faiss& f = faiss_index();
+  const auto& queries = data().queries;
+  uint64_t done = 0;
+  for (auto _ : state) {
+    faiss::RangeSearchResult r(static_cast<FaissIdx>(queries.size()));
+    f.index->range_search(static_cast<FaissIdx>(queries.size()), reinterpret_cast<const uint8_t*>(queries.data()), kK + 1, &r);
+    benchmark::DoNotOptimize(r.lims);
+    done += queries.size();
+  }
+  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
+}
+#endif
+
+void BM_Open(benchmark::State& state, bool large) {
+  static std::string small_path;
+  std::string path;
+  if (large) {
+    path = simdex_index("paper-20").path;
+  } else {
+    if (small_path.empty()) {
+      std::vector<uint64_t> few(data().fingerprints.begin(), data().fingerprints.begin() + 1000);
+      small_path = build_index("paper-20", 1024, few);
+    }
+    path = small_path;
+  }
+  for (auto _ : state) {
+    auto index = simdex::Index::open(path);
+    benchmark::DoNotOptimize(&index);
+  }
+  state.counters["file_bytes"] = static_cast<double>(std::filesystem::file_size(path));
+}
+
+void BM_Build(benchmark::State& state, std::string scheme, uint64_t memory_divisor) {
+  const auto& fps = data().fingerprints;
+  const std::string path = env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-build-" + std::to_string(::getpid()) + ".sdx";
+  uint64_t tables = 0, temp_files = 0;
+  for (auto _ : state) {
+    simdex::BuildOptions o;
+    o.scheme = simdex::Scheme::named(scheme, kK, fps.size());
+    o.threads = 1;
+    o.temp_dir = env_str("SIMDEX_BENCH_DIR", "/tmp");
+    if (memory_divisor) o.memory_bytes = std::max<uint64_t>(fps.size() * 16 / memory_divisor, 1 << 20);
+    simdex::IndexBuilder b(o);
+    for (std::size_t i = 0; i < fps.size(); ++i) b.add(fps[i], i);
+    const auto s = b.write(path);
+    tables = s.table_count;
+    temp_files = s.temp_files;
+  }
+  std::filesystem::remove(path);
+  state.counters["entries_per_s_per_table"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * fps.size() * tables), benchmark::Counter::kIsRate);
+  state.counters["temp_files"] = static_cast<double>(temp_files);
+}
+
+void BM_Sort(benchmark::State& state, bool radix) {
+  const auto& fps = data().fingerprints;
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> v(fps.size()), scratch(fps.size());
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (auto& x : v) x = rng();
+    state.ResumeTiming();
+    if (radix) simdex::writer::radix_sort(v, scratch);
+    else std::sort(v.begin(), v.end());
+    benchmark::DoNotOptimize(v.data());
+  }
+  state.counters["entries_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * v.size()), benchmark::Counter::kIsRate);
+}
+
+void BM_Decode(benchmark::State& state) {
+  const Built& b = simdex_index("paper-4");
+  const auto& file = simdex::index_impl(*b.index).file;
+  const auto& table = file.tables()[1];
+  uint64_t entries = 0, j = 0, sink = 0;
+  for (auto _ : state) {
+    const auto r = file.decode(table, j, [&](uint64_t e, uint32_t) {
+      sink += e;
+      return true;
+    });
+    entries += r.decoded;
+    j = (j + 1) % table.block_count();
+  }
+  benchmark::DoNotOptimize(sink);
+  state.counters["entries_per_s"] = benchmark::Counter(static_cast<double>(entries), benchmark::Counter::kIsRate);
+}
+
+// Cold cache: before each query the mapping's pages are dropped from the process (madvise) and from
+// the page cache (posix_fadvise); the faults of the query are the pages it reads.
+void BM_Cold(benchmark::State& state, std::string scheme) {
+  const Built& b = simdex_index(scheme);
+  const auto& file = simdex::index_impl(*b.index).file;
+  auto* base = const_cast<uint8_t*>(file.data());
+  const int fd = ::open(b.path.c_str(), O_RDONLY);
+  const long page = ::sysconf(_SC_PAGESIZE);
+  uint64_t major = 0, minor = 0, queries = 0;
+  std::vector<simdex::Hit> hits;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    ::madvise(base, file.size(), MADV_DONTNEED);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    rusage before{}, after{};
+    ::getrusage(RUSAGE_SELF, &before);
+    state.ResumeTiming();
+    b.index->query(data().queries[i++ % kQueries], kK, hits);
+    state.PauseTiming();
+    ::getrusage(RUSAGE_SELF, &after);
+    major += static_cast<uint64_t>(after.ru_majflt - before.ru_majflt);
+    minor += static_cast<uint64_t>(after.ru_minflt - before.ru_minflt);
+    ++queries;
+    state.ResumeTiming();
+  }
+  ::close(fd);
+  const double q = static_cast<double>(std::max<uint64_t>(queries, 1));
+  state.counters["major_faults_per_query"] = static_cast<double>(major) / q;
+  state.counters["minor_faults_per_query"] = static_cast<double>(minor) / q;
+  state.counters["file_pages"] = static_cast<double>(file.size()) / static_cast<double>(page);
+  state.counters["tables"] = static_cast<double>(file.tables().size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const char* s : {"paper-20", "paper-16", "paper-10", "paper-4"}) {
+    benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s), 1024u);
+    benchmark::RegisterBenchmark((std::string("Latency/baseline/") + s).c_str(), BM_Baseline, std::string(s));
+  }
+#ifdef SIMDEX_HAVE_FAISS
+  benchmark::RegisterBenchmark("Latency/faiss/multihash-2x32-flip1", BM_Faiss);
+  benchmark::RegisterBenchmark("Batch/faiss/multihash-2x32-flip1", BM_FaissBatch)->UseRealTime();
+#endif
+  for (const char* s : {"paper-20", "paper-10"})
+    benchmark::RegisterBenchmark((std::string("Batch/simdex/") + s).c_str(), BM_SimdexBatch, std::string(s))->UseRealTime();
+  for (uint32_t b : {256u, 512u, 1024u, 2048u, 4096u})
+    benchmark::RegisterBenchmark(("BlockSize/paper-10/" + std::to_string(b)).c_str(), BM_Simdex, std::string("paper-10"), b);
+  benchmark::RegisterBenchmark("Open/large", BM_Open, true);
+  benchmark::RegisterBenchmark("Open/small", BM_Open, false);
+  benchmark::RegisterBenchmark("Decode/paper-4", BM_Decode);
+  for (const char* s : {"paper-20", "paper-4"})
+    benchmark::RegisterBenchmark((std::string("Cold/") + s).c_str(), BM_Cold, std::string(s))->Iterations(2000);
+  benchmark::RegisterBenchmark("Build/paper-10/in-memory", BM_Build, std::string("paper-10"), uint64_t{0})->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+  benchmark::RegisterBenchmark("Build/paper-10/memory-n-div-8", BM_Build, std::string("paper-10"), uint64_t{8})->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+  benchmark::RegisterBenchmark("Sort/radix", BM_Sort, true)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::RegisterBenchmark("Sort/std", BM_Sort, false)->Unit(benchmark::kMillisecond)->UseRealTime();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  for (const auto& f : g_files) std::filesystem::remove(f);
+  return 0;
+}

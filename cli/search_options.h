@@ -1,0 +1,26 @@
+// The options of every command that searches an index within k bits (query, join, pairs,
+// clusters), registered and checked in one place.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "simdex/index.h"
+
+namespace simdex::cli {
+
+struct SearchArgs {
+  std::string index;
+  int k = -1;            // -1: the index's k
+  unsigned threads = 0;  // 0: all cores
+};
+
+// INDEX (positional, required), -k/--max-distance and, with `threads`, --threads.
+void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads);
+
+// The k to search with: the index's own k when none was given; Error(usage) when it is above it,
+// since the index's tables cannot find anything farther.
+unsigned search_k(const SearchArgs& args, const Index& index);
+
+}  // namespace simdex::cli

@@ -1,0 +1,265 @@
+// The memory-bounded writer: radix sort, run files, the external sorter, and the whole build under a
+// tiny bound (many runs, several merge levels) giving the same bytes as the in-memory build.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+
+#include "test_util.h"
+#include "writer/external_sorter.h"
+#include "writer/radix_sort.h"
+#include "writer/run_file.h"
+#include "writer/u64_store.h"
+
+using namespace simdex;
+using namespace simdex::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> leftovers(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(writer::ScratchSpace::kPrefix, 0) == 0) out.push_back(e.path().string());
+  return out;
+}
+
+std::string dir_of(const TempDir& t) { return fs::path(t.file("x")).parent_path().string(); }
+
+}  // namespace
+
+TEST_CASE("radix_sort sorts like std::sort") {
+  std::mt19937_64 rng(1);
+  for (std::size_t n : {0, 1, 2, 255, 256, 257, 1000, 100000}) {
+    for (int kind = 0; kind < 4; ++kind) {
+      std::vector<uint64_t> v(n);
+      for (auto& x : v) {
+        x = rng();
+        if (kind == 1) x &= 0xffff;                   // high digits all zero: skipped passes
+        if (kind == 2) x = (x & 0xff) | (uint64_t{7} << 60);  // few distinct values, repeats
+        if (kind == 3) x = ~uint64_t{0} - (x & 3);    // top digits all ones
+      }
+      std::vector<uint64_t> expected = v, scratch(n);
+      std::sort(expected.begin(), expected.end());
+      writer::radix_sort(v, scratch);
+      CHECK(v == expected);
+    }
+  }
+}
+
+TEST_CASE("run files: records round-trip through small buffers; files are removed") {
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  std::string path;
+  {
+    writer::TempFile file(space);
+    path = file.path();
+    CHECK(fs::path(path).filename().string().rfind(".simdex-sort-", 0) == 0);
+    CHECK(fs::exists(path));
+    writer::RunWriter<writer::Pair> out(file, 3);
+    for (uint64_t i = 0; i < 1000; ++i) out.add({i * 7, i});
+    out.flush();
+    CHECK(file.size() == 1000 * sizeof(writer::Pair));
+    CHECK(space.bytes_in_use() == file.size());
+    writer::RunReader<writer::Pair> in(file, 7);
+    for (uint64_t i = 0; i < 1000; ++i) {
+      REQUIRE(!in.done());
+      CHECK(in.head() == writer::Pair{i * 7, i});
+      in.pop();
+    }
+    CHECK(in.done());
+    writer::RunReader<writer::Pair> part(file, 4, 990, 5);  // records 990..994
+    std::vector<uint64_t> ids;
+    for (; !part.done(); part.pop()) ids.push_back(part.head().id);
+    CHECK(ids == std::vector<uint64_t>{990, 991, 992, 993, 994});
+  }
+  CHECK(!fs::exists(path));
+  CHECK(space.bytes_in_use() == 0);
+  CHECK(space.peak_bytes() == 1000 * sizeof(writer::Pair));
+}
+
+TEST_CASE("merge_readers merges runs of different lengths, keeping repeats") {
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  std::mt19937_64 rng(2);
+  std::vector<std::unique_ptr<writer::TempFile>> files;
+  std::vector<uint64_t> all;
+  for (int r = 0; r < 5; ++r) {
+    std::vector<uint64_t> run(static_cast<std::size_t>(r * 37));
+    for (auto& x : run) x = rng() % 500;
+    std::sort(run.begin(), run.end());
+    all.insert(all.end(), run.begin(), run.end());
+    files.push_back(std::make_unique<writer::TempFile>(space));
+    files.back()->append(run.data(), run.size() * 8);
+  }
+  std::vector<writer::RunReader<uint64_t>> readers;
+  for (auto& f : files) readers.emplace_back(*f, 5);
+  std::vector<uint64_t> merged;
+  writer::merge_readers(readers, [&](uint64_t x) { merged.push_back(x); });
+  std::sort(all.begin(), all.end());
+  CHECK(merged == all);
+}
+
+TEST_CASE("ExternalSorter: many runs and merge levels give the sorted records, twice") {
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  std::mt19937_64 rng(3);
+  std::vector<uint64_t> values(50000);
+  for (auto& x : values) x = rng();
+  {
+    writer::ExternalSorter<writer::SortU64> sorter(space, 16 << 10);  // 1024 values a run
+    for (uint64_t x : values) sorter.add(x);
+    sorter.finish();
+    CHECK(sorter.external());
+    CHECK(sorter.runs_written() > 49);            // 49 runs, then merges of fan-in 2
+    CHECK(sorter.run_count() <= 2);
+    std::sort(values.begin(), values.end());
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<uint64_t> out;
+      sorter.for_each([&](uint64_t x) { out.push_back(x); });
+      CHECK(out == values);
+    }
+    CHECK(!leftovers(dir_of(dir)).empty());
+  }
+  CHECK(leftovers(dir_of(dir)).empty());
+
+  // Pairs: repeats dropped within runs, ordered by (key, id) across them.
+  writer::ExternalSorter<writer::SortPairs> pairs(space, 8 << 10);
+  std::vector<writer::Pair> expected;
+  for (int i = 0; i < 20000; ++i) {
+    const writer::Pair p{rng() % 3000, rng() % 4};
+    pairs.add(p);
+    expected.push_back(p);
+  }
+  pairs.finish();
+  CHECK(pairs.external());
+  std::vector<writer::Pair> out;
+  pairs.for_each([&](const writer::Pair& p) {
+    if (out.empty() || !(out.back() == p)) out.push_back(p);
+  });
+  std::sort(expected.begin(), expected.end());
+  expected.erase(std::unique(expected.begin(), expected.end()), expected.end());
+  CHECK(out == expected);
+
+  // Within the bound: no file.
+  writer::ExternalSorter<writer::SortU64> small(space, 1 << 20);
+  const uint64_t files_before = space.files_created();
+  for (int i = 0; i < 1000; ++i) small.add(rng());
+  small.finish();
+  CHECK(!small.external());
+  CHECK(space.files_created() == files_before);
+}
+
+TEST_CASE("U64Store: the same values in memory and in a file") {
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  writer::U64Store mem, file(space);
+  for (uint64_t i = 0; i < 300000; ++i) {
+    mem.push(i * i);
+    file.push(i * i);
+  }
+  mem.finish();
+  file.finish();
+  CHECK(!file.in_memory());
+  std::vector<uint64_t> a, b;
+  mem.for_each_chunk([&](const uint64_t* p, std::size_t n) { a.insert(a.end(), p, p + n); });
+  file.for_each_chunk([&](const uint64_t* p, std::size_t n) { b.insert(b.end(), p, p + n); });
+  CHECK(a == b);
+  writer::U64Store::Cursor c(file);
+  for (uint64_t i = 0; i < 300000; ++i) REQUIRE(c.next() == i * i);
+}
+
+namespace {
+
+// Same pairs, the in-memory build and builds under tiny bounds with 1 and 2 threads: same bytes.
+void check_same_bytes(const Pairs& pairs, const std::optional<Scheme>& scheme, uint32_t block_bytes = 1024) {
+  TempDir dir;
+  BuildOptions base;
+  base.scheme = scheme;
+  base.block_bytes = block_bytes;
+  base.temp_dir = dir_of(dir);
+  build(dir.file("memory.sdx"), pairs, base);
+  const auto expected = read_bytes(dir.file("memory.sdx"));
+  REQUIRE(!expected.empty());
+  for (uint64_t memory : {uint64_t{64} << 10, uint64_t{1} << 20}) {
+    for (unsigned threads : {1u, 2u}) {
+      CAPTURE(memory);
+      CAPTURE(threads);
+      BuildOptions o = base;
+      o.memory_bytes = memory;
+      o.threads = threads;
+      IndexBuilder b(o);
+      // A different order and repeats must not matter.
+      for (auto it = pairs.rbegin(); it != pairs.rend(); ++it) b.add(it->first, it->second);
+      for (std::size_t i = 0; i < pairs.size(); i += 3) b.add(pairs[i].first, pairs[i].second);
+      const BuildSummary s = b.write(dir.file("bounded.sdx"));
+      if (memory == (uint64_t{64} << 10)) CHECK(s.temp_files > 10);
+      CHECK(read_bytes(dir.file("bounded.sdx")) == expected);
+      CHECK(leftovers(dir_of(dir)).empty());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a tiny memory bound gives the same bytes: random, one id each") {
+  std::mt19937_64 rng(11);
+  check_same_bytes(random_pairs(rng, 30000), Scheme::named("paper-10", 3, 0));
+}
+
+TEST_CASE("a tiny memory bound gives the same bytes: clustered, several ids, auto scheme, small blocks") {
+  std::mt19937_64 rng(12);
+  Pairs pairs = clustered_pairs(rng, 20000, 3);
+  for (std::size_t i = 0; i < 5000; ++i) pairs.emplace_back(pairs[rng() % pairs.size()].first, 100000 + i);
+  check_same_bytes(pairs, std::nullopt, 256);
+}
+
+TEST_CASE("a tiny memory bound gives the same bytes when table 0 permutes") {
+  std::mt19937_64 rng(13);
+  Scheme scheme = Scheme::named("paper-10", 3, 0);
+  std::swap(scheme.tables[0], scheme.tables[1]);
+  Pairs pairs = clustered_pairs(rng, 15000, 3);
+  for (std::size_t i = 0; i < 3000; ++i) pairs.emplace_back(pairs[rng() % pairs.size()].first, 50000 + i);
+  check_same_bytes(pairs, scheme);
+  // And the answers are right.
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = scheme;
+  o.memory_bytes = 64 << 10;
+  o.temp_dir = dir_of(dir);
+  build(dir.file("p.sdx"), pairs, o);
+  const Index index = Index::open(dir.file("p.sdx"));
+  const Oracle oracle(pairs);
+  for (uint64_t q : queries_for(rng, pairs, 3, 300)) REQUIRE(answer(index, q, 3) == oracle.query(q, 3));
+}
+
+TEST_CASE("temporary files are removed on failure, and leftovers of dead builds on the next spill") {
+  TempDir dir;
+  const std::string stale = dir.file(".simdex-sort-2147483646-0");  // no such process
+  { std::ofstream(stale) << "old run"; }
+  std::mt19937_64 rng(14);
+  const Pairs pairs = random_pairs(rng, 20000);
+  BuildOptions o;
+  o.memory_bytes = 64 << 10;
+  o.temp_dir = dir_of(dir);
+  o.scheme = Scheme::named("paper-4", 3, 0);
+  CHECK_THROWS_AS(build(dir.file("no-such-dir/x.sdx"), pairs, o), Error);
+  CHECK(leftovers(dir_of(dir)).empty());
+  CHECK(!fs::exists(stale));
+}
+
+TEST_CASE("progress is reported") {
+  TempDir dir;
+  std::mt19937_64 rng(15);
+  BuildOptions o;
+  o.memory_bytes = 64 << 10;
+  o.temp_dir = dir_of(dir);
+  std::vector<std::string> stages;
+  o.progress = [&](std::string_view stage, uint64_t, uint64_t) {
+    if (stages.empty() || stages.back() != stage) stages.emplace_back(stage);
+  };
+  build(dir.file("a.sdx"), random_pairs(rng, 5000), o);
+  CHECK(std::find(stages.begin(), stages.end(), "tables") != stages.end());
+  CHECK(std::find(stages.begin(), stages.end(), "merge") != stages.end());
+}

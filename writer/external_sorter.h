@@ -1,0 +1,178 @@
+// Sorting more records than the memory bound holds: records are gathered in a buffer of at most
+// memory/2 bytes; a full buffer is sorted and written as a run to a temporary file; at the end, runs
+// are merged (k-way, several levels when there are more runs than the fan-in) down to a few runs
+// whose merge is streamed, as often as the caller wants, to a callback. When everything fits, no
+// file is written and the sorted buffer is streamed instead: one code path for both cases.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "writer/radix_sort.h"
+#include "writer/run_file.h"
+
+namespace simdex::writer {
+
+// A (key, id) pair of the builder: key is a fingerprint (or its table-0 permutation).
+struct Pair {
+  uint64_t key, id;
+  friend bool operator==(const Pair&, const Pair&) = default;
+  friend bool operator<(const Pair& a, const Pair& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; }
+};
+
+// How a buffer is sorted: distinct table entries by radix sort; pairs by std::sort, repeats dropped.
+struct SortU64 {
+  using Record = uint64_t;
+  static constexpr bool kNeedsScratch = true;
+  static std::size_t sort(std::span<uint64_t> v, std::span<uint64_t> scratch) {
+    radix_sort(v, scratch);
+    return v.size();
+  }
+};
+struct SortPairs {
+  using Record = Pair;
+  static constexpr bool kNeedsScratch = false;
+  static std::size_t sort(std::span<Pair> v, std::span<Pair>) {
+    std::sort(v.begin(), v.end());
+    return static_cast<std::size_t>(std::unique(v.begin(), v.end()) - v.begin());
+  }
+};
+
+// The memory plan of a sorter with `memory_bytes` for records of `record_bytes`.
+struct SortPlan {
+  uint64_t buffer_records;  // records per run
+  std::size_t fan_in;       // runs merged at once
+  std::size_t read_buffer_records;
+  static SortPlan for_memory(uint64_t memory_bytes, std::size_t record_bytes);
+};
+
+// Merges sorted readers, calling f(record) in ascending order (equal records all delivered).
+template <typename T, typename F>
+void merge_readers(std::vector<RunReader<T>>& readers, F&& f) {
+  std::vector<uint32_t> heap;
+  for (uint32_t i = 0; i < readers.size(); ++i)
+    if (!readers[i].done()) heap.push_back(i);
+  auto later = [&](uint32_t a, uint32_t b) { return readers[b].head() < readers[a].head(); };
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (heap.size() > 1) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    RunReader<T>& r = readers[heap.back()];
+    f(r.head());
+    r.pop();
+    if (r.done()) heap.pop_back();
+    else std::push_heap(heap.begin(), heap.end(), later);
+  }
+  if (heap.empty()) return;
+  RunReader<T>& last = readers[heap[0]];
+  while (!last.done()) {
+    std::size_t count;
+    const T* p = last.chunk(count);
+    for (std::size_t i = 0; i < count; ++i) f(p[i]);
+    last.consume(count);
+  }
+}
+
+template <typename Sort>
+class ExternalSorter {
+ public:
+  using T = typename Sort::Record;
+  ExternalSorter(ScratchSpace& scratch, uint64_t memory_bytes)
+      : scratch_(scratch), plan_(SortPlan::for_memory(memory_bytes, sizeof(T))) {}
+
+  // Allocates the buffer for `expected` records at once (at most a run), so it never reallocates.
+  void reserve(uint64_t expected) { buffer_.reserve(static_cast<std::size_t>(std::min(expected, plan_.buffer_records))); }
+  void add(const T& record) {
+    if (buffer_.size() == buffer_.capacity()) grow();
+    buffer_.push_back(record);
+  }
+  uint64_t added() const { return added_ + buffer_.size(); }
+  // Sorts the last buffer; with runs, spills it and merges down to at most fan_in runs.
+  void finish();
+  bool external() const { return !runs_.empty(); }
+  std::size_t run_count() const { return runs_.size(); }
+  uint64_t runs_written() const { return runs_written_; }
+  // Records in ascending order (repeats removed within a run for SortPairs; across runs they stay).
+  template <typename F>
+  void for_each(F&& f) const;
+  // Frees the buffer and the runs.
+  void clear() {
+    std::vector<T>().swap(buffer_);
+    runs_.clear();
+  }
+
+ private:
+  void grow() {
+    if (buffer_.size() >= plan_.buffer_records) {
+      spill();
+      return;
+    }
+    buffer_.reserve(static_cast<std::size_t>(std::min<uint64_t>(std::max<std::size_t>(2 * buffer_.size(), 4096), plan_.buffer_records)));
+  }
+  std::size_t sort_buffer() {
+    std::vector<T> scratch;
+    if constexpr (Sort::kNeedsScratch) scratch.resize(buffer_.size());
+    return Sort::sort(std::span<T>(buffer_), std::span<T>(scratch));
+  }
+  void spill() {
+    const std::size_t kept = sort_buffer();
+    auto file = std::make_unique<TempFile>(scratch_);
+    file->append(buffer_.data(), kept * sizeof(T));
+    added_ += buffer_.size();
+    buffer_.clear();
+    buffer_.reserve(static_cast<std::size_t>(plan_.buffer_records));  // one allocation from now on
+    runs_.push_back(std::move(file));
+    ++runs_written_;
+  }
+  std::vector<RunReader<T>> readers_of(std::size_t first, std::size_t count) const {
+    std::vector<RunReader<T>> readers;
+    for (std::size_t i = first; i < first + count; ++i) readers.emplace_back(*runs_[i], plan_.read_buffer_records);
+    return readers;
+  }
+
+  ScratchSpace& scratch_;
+  SortPlan plan_;
+  std::vector<T> buffer_;
+  std::size_t in_memory_ = 0;  // sorted records of buffer_ after finish() without runs
+  std::vector<std::unique_ptr<TempFile>> runs_;
+  uint64_t added_ = 0, runs_written_ = 0;
+};
+
+template <typename Sort>
+void ExternalSorter<Sort>::finish() {
+  if (runs_.empty()) {
+    in_memory_ = sort_buffer();
+    return;
+  }
+  if (!buffer_.empty()) spill();
+  std::vector<T>().swap(buffer_);
+  // Merge the oldest fan_in runs into one until at most fan_in remain.
+  while (runs_.size() > plan_.fan_in) {
+    auto readers = readers_of(0, plan_.fan_in);
+    auto file = std::make_unique<TempFile>(scratch_);
+    {
+      RunWriter<T> out(*file, plan_.read_buffer_records);
+      merge_readers(readers, [&](const T& r) { out.add(r); });
+      out.flush();
+    }
+    readers.clear();
+    runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(plan_.fan_in));
+    runs_.push_back(std::move(file));
+    ++runs_written_;
+  }
+}
+
+template <typename Sort>
+template <typename F>
+void ExternalSorter<Sort>::for_each(F&& f) const {
+  if (runs_.empty()) {
+    for (std::size_t i = 0; i < in_memory_; ++i) f(buffer_[i]);
+    return;
+  }
+  auto readers = readers_of(0, runs_.size());
+  merge_readers(readers, f);
+}
+
+}  // namespace simdex::writer
