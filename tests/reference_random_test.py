@@ -24,25 +24,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "conformance"))
-from common import (M64, Tally, brute_force, cpp_info, cpp_query, normalize_hits, run,  # noqa: E402
+from common import (M64, Tally, brute_force, clustered_fps, cpp_info, cpp_query, normalize_hits, random_fps, run,  # noqa: E402
                     simdex_ref)
-
-
-def random_fps(rng, n):
-    return [rng.getrandbits(64) for _ in range(n)]
-
-
-def clustered_fps(rng, bases, per, max_flips):
-    out = []
-    for _ in range(bases):
-        b = rng.getrandbits(64)
-        out.append(b)
-        for _ in range(per - 1):
-            x = b
-            for bit in rng.sample(range(64), rng.randint(1, max_flips)):
-                x ^= 1 << bit
-            out.append(x)
-    return out
 
 
 def low_entropy_fps(rng, n, bits):

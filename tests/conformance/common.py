@@ -103,3 +103,22 @@ class Tally:
     def finish(self):
         print("%d passed, %d failed" % (self.passed, self.failed))
         return 0 if self.failed == 0 and self.passed > 0 else 1
+
+
+def random_fps(rng, n):
+    """n random 64-bit fingerprints."""
+    return [rng.getrandbits(64) for _ in range(n)]
+
+
+def clustered_fps(rng, bases, per, max_flips):
+    """`bases` random centers, each followed by per - 1 variants 1..max_flips bits away."""
+    out = []
+    for _ in range(bases):
+        b = rng.getrandbits(64)
+        out.append(b)
+        for _ in range(per - 1):
+            x = b
+            for bit in rng.sample(range(64), rng.randint(1, max_flips)):
+                x ^= 1 << bit
+            out.append(x)
+    return out

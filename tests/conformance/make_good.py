@@ -18,7 +18,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import M64, brute_force, read_input, run, simdex_ref  # noqa: E402
+from common import M64, brute_force, clustered_fps, random_fps, read_input, run, simdex_ref  # noqa: E402
 
 GOOD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "good")
 
@@ -44,23 +44,6 @@ def entries_from_h(seq, high):
     return out
 
 
-def rand_fps(rng, n):
-    return [rng.getrandbits(64) for _ in range(n)]
-
-
-def clustered(rng, bases, per, max_flips):
-    out = []
-    for _ in range(bases):
-        b = rng.getrandbits(64)
-        out.append(b)
-        for _ in range(per - 1):
-            x = b
-            for bit in rng.sample(range(64), rng.randint(1, max_flips)):
-                x ^= 1 << bit
-            out.append(x)
-    return out
-
-
 def lines_with_ids(rng, fps, multi=0.0, max_ids=1, repeats=0.0, hexrate=0.5):
     pairs = []
     nid = rng.randint(0, 1000)
@@ -82,34 +65,34 @@ def cases():
         C.append((name, desc, args, lines, check))
 
     add("paper20", "scheme paper-20 (20 tables, p = 31..33), random fingerprints, B = 1024",
-        ["--scheme", "paper-20"], lines_with_ids(rng, rand_fps(rng, 200)))
+        ["--scheme", "paper-20"], lines_with_ids(rng, random_fps(rng, 200)))
     add("paper16_B512", "scheme paper-16 (16 tables, p = 28), random fingerprints, B = 512",
-        ["--scheme", "paper-16", "--block-bytes", "512"], lines_with_ids(rng, rand_fps(rng, 150)))
+        ["--scheme", "paper-16", "--block-bytes", "512"], lines_with_ids(rng, random_fps(rng, 150)))
     add("paper10_clustered", "scheme paper-10, clusters of near-duplicates (1..4 bits apart)",
-        ["--scheme", "paper-10"], lines_with_ids(rng, clustered(rng, 15, 8, 4)))
+        ["--scheme", "paper-10"], lines_with_ids(rng, clustered_fps(rng, 15, 8, 4)))
     add("paper4", "scheme paper-4 (4 tables, p = 16), random fingerprints",
-        ["--scheme", "paper-4"], lines_with_ids(rng, rand_fps(rng, 100)))
+        ["--scheme", "paper-4"], lines_with_ids(rng, random_fps(rng, 100)))
     add("blocks6_k4", "scheme blocks-6 with k = 4 (15 tables), random and clustered fingerprints, B = 256",
         ["--scheme", "blocks-6", "-k", "4", "--block-bytes", "256"],
-        lines_with_ids(rng, rand_fps(rng, 40) + clustered(rng, 8, 5, 5)))
+        lines_with_ids(rng, random_fps(rng, 40) + clustered_fps(rng, 8, 5, 5)))
     add("blocks1_k0", "k = 0: scheme blocks-1, one table, exact-match queries only",
-        ["--scheme", "blocks-1", "-k", "0"], lines_with_ids(rng, rand_fps(rng, 60) + clustered(rng, 4, 4, 1)))
+        ["--scheme", "blocks-1", "-k", "0"], lines_with_ids(rng, random_fps(rng, 60) + clustered_fps(rng, 4, 4, 1)))
     add("blocks33_k32", "k = 32 (the CLI's largest): scheme blocks-33, 33 tables with short prefixes",
-        ["--scheme", "blocks-33", "-k", "32", "--block-bytes", "64"], lines_with_ids(rng, clustered(rng, 4, 5, 20)))
+        ["--scheme", "blocks-33", "-k", "32", "--block-bytes", "64"], lines_with_ids(rng, clustered_fps(rng, 4, 5, 20)))
     add("empty", "n = 0: no fingerprints; every table has 0 blocks, code lengths all 0, id_layout 1",
         ["--scheme", "paper-4"], [])
     add("single", "n = 1 with one id: one block per table, no codes",
-        ["--scheme", "blocks-5", "-k", "2"], lines_with_ids(rng, rand_fps(rng, 1)))
+        ["--scheme", "blocks-5", "-k", "2"], lines_with_ids(rng, random_fps(rng, 1)))
     add("single_many_ids", "n = 1 with 5 ids: id_layout 0 with one fingerprint",
         ["--scheme", "paper-4"], ["0x0123456789abcdef\t%d" % i for i in (9, 3, 7, 1, 5, 3, 9)])
     add("dup_ids", "duplicates: fingerprints with up to 8 ids, repeated pairs (id_layout 0), many blocks (B = 64)",
         ["--scheme", "paper-4", "--block-bytes", "64"],
-        lines_with_ids(rng, rand_fps(rng, 50) + clustered(rng, 4, 4, 2), multi=0.4, max_ids=8, repeats=0.2))
+        lines_with_ids(rng, random_fps(rng, 50) + clustered_fps(rng, 4, 4, 2), multi=0.4, max_ids=8, repeats=0.2))
     add("noid_column", "input lines without ids: a line's id is its 0-based line number; repeated fingerprints",
         ["--scheme", "paper-10"],
-        [("0x%x" % f) for f in (lambda fs: fs + fs[:7] + fs[3:5])(rand_fps(rng, 30))])
+        [("0x%x" % f) for f in (lambda fs: fs + fs[:7] + fs[3:5])(random_fps(rng, 30))])
     add("n2_single_h", "n = 2: every table's h takes one value (the single-symbol code `0`, length 1)",
-        ["--scheme", "paper-4"], lines_with_ids(rng, rand_fps(rng, 2)),
+        ["--scheme", "paper-4"], lines_with_ids(rng, random_fps(rng, 2)),
         check=lambda idx: all(sorted(x for x in t.code_length if x) == [1] for t in idx.tables))
     high = rng.getrandbits(64 - 13) << 13
     add("codelen12", "table 0 (identity) has h counts in Fibonacci proportions: code lengths 1..12, "
@@ -123,18 +106,18 @@ def cases():
         lines_with_ids(rng, entries_from_h(fib_sequence(14), high)),
         check=lambda idx: max(idx.tables[0].code_length) < 12 and len([x for x in idx.tables[0].code_length if x]) == 14)
     add("many_blocks_B32", "B = 32 (the smallest): 16-byte streams, one or two entries per block",
-        ["--scheme", "paper-4", "--block-bytes", "32"], lines_with_ids(rng, rand_fps(rng, 120)),
+        ["--scheme", "paper-4", "--block-bytes", "32"], lines_with_ids(rng, random_fps(rng, 120)),
         check=lambda idx: all(t.block_count >= 40 for t in idx.tables))
     add("B40", "B = 40: a block size that is not a power of two",
-        ["--scheme", "paper-10", "--block-bytes", "40"], lines_with_ids(rng, rand_fps(rng, 80)))
+        ["--scheme", "paper-10", "--block-bytes", "40"], lines_with_ids(rng, random_fps(rng, 80)))
     add("B4096", "B = 4096: one mostly-padding block per table",
-        ["--scheme", "paper-4", "--block-bytes", "4096"], lines_with_ids(rng, rand_fps(rng, 40)))
+        ["--scheme", "paper-4", "--block-bytes", "4096"], lines_with_ids(rng, random_fps(rng, 40)))
     add("extremes", "fingerprints 0 and 2^64-1 and their neighbours (1, 2^63-1, 2^63, 2^64-2), B = 32",
         ["--scheme", "paper-10", "--block-bytes", "32"],
-        lines_with_ids(rng, [0, M64, 1, M64 - 1, 1 << 63, (1 << 63) - 1, 2, M64 - 2] + rand_fps(rng, 10),
+        lines_with_ids(rng, [0, M64, 1, M64 - 1, 1 << 63, (1 << 63) - 1, 2, M64 - 2] + random_fps(rng, 10),
                        multi=0.3, max_ids=3))
     add("auto_scheme", "scheme auto (the default) with k = 2",
-        ["-k", "2"], lines_with_ids(rng, rand_fps(rng, 90)))
+        ["-k", "2"], lines_with_ids(rng, random_fps(rng, 90)))
     return C
 
 
