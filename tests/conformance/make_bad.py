@@ -441,6 +441,22 @@ def blocks_sealed(g, t, j):
     g.seal_sections()
 
 
+def first_block_where(name, mutate, detail_part):
+    """The first (table, block) of good file `name` where mutate(file, block_offset) makes the
+    reference decoder fail with a detail containing `detail_part`."""
+    f = File(name)
+    for t in range(f.T):
+        for j in range(f.block_count(t)):
+            g = File(name)
+            mutate(g, g.block_off(t, j))
+            try:
+                g.decode(t, j)
+            except SimdexError as e:
+                if detail_part in e.detail:
+                    return t, j
+    raise AssertionError("no block of %s fails with %r" % (name, detail_part))
+
+
 def verify_cases():
     # ---- section_checksum ----
     g = File("dup_ids")
@@ -514,45 +530,16 @@ def verify_cases():
        bit_h, exact=False)
 
     # runs past the stream: entry_count + 1 on a block whose padding is too short for one more entry
-    f = File("dup_ids")
-    target = None
-    for t in range(f.T):
-        for j in range(f.block_count(t)):
-            g = File("dup_ids")
-            o = g.block_off(t, j)
-            g.set32(o + 4, g.u32(o + 4) + 1)
-            try:
-                g.decode(t, j)
-            except SimdexError as e:
-                if "past the stream" in e.detail:
-                    target = (t, j)
-                    break
-        if target:
-            break
-    t, j = target
+    one_more = lambda g, o: g.set32(o + 4, g.u32(o + 4) + 1)  # noqa: E731
+    t, j = first_block_where("dup_ids", one_more, "past the stream")
     bb("runs_past_stream", "table %d block %d: entry_count + 1, the extra entry runs past the stream" % (t, j),
-       "dup_ids", t, j, lambda g, o: g.set32(o + 4, g.u32(o + 4) + 1), exact=False)
+       "dup_ids", t, j, one_more, exact=False)
 
     # residual runs past: B = 32 blocks, find one where a code fits but its residual does not
     # padding not zero: the last stream bit of a block with at least one padding bit
-    f = File("dup_ids")
-    target = None
-    for t in range(f.T):
-        for j in range(f.block_count(t)):
-            g = File("dup_ids")
-            o = g.block_off(t, j)
-            g.d[o + g.B - 1] |= 1
-            try:
-                g.decode(t, j)
-            except SimdexError as e:
-                if "padding" in e.detail:
-                    target = (t, j)
-                    break
-        if target:
-            break
-    t, j = target
-    bb("padding_nonzero", "table %d block %d: the last padding bit is 1" % (t, j), "dup_ids", t, j,
-       lambda g, o: g.set8(o + g.B - 1, g.d[o + g.B - 1] | 1))
+    last_bit = lambda g, o: g.set8(o + g.B - 1, g.d[o + g.B - 1] | 1)  # noqa: E731
+    t, j = first_block_where("dup_ids", last_bit, "padding")
+    bb("padding_nonzero", "table %d block %d: the last padding bit is 1" % (t, j), "dup_ids", t, j, last_bit)
     bb("padding_all_ones_B4096", "B = 4096: the whole padding after the last entry is 0xFF bytes", "B4096", 2, 0,
        lambda g, o: g.d.__setitem__(slice(o + g.B - 3000, o + g.B), b"\xff" * 3000))
 
