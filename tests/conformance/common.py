@@ -122,3 +122,16 @@ def clustered_fps(rng, bases, per, max_flips):
                 x ^= 1 << bit
             out.append(x)
     return out
+
+
+def python_open_verified(tally, path, label):
+    """Opens `path` with the reference reader and checks that verify finds nothing; the open index,
+    or None when it does not open."""
+    try:
+        idx = simdex_ref.open_index(path)
+    except simdex_ref.SimdexError as e:
+        tally.check(False, "%s: python open" % label, str(e))
+        return None
+    problems = simdex_ref.verify_index(idx)
+    tally.check(problems == [], "%s: python verify" % label, repr(problems[:3]))
+    return idx

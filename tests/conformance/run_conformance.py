@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Tally, brute_force, cpp_info, cpp_query, normalize_hits, read_input, run,  # noqa: E402
+from common import (python_open_verified, Tally, brute_force, cpp_info, cpp_query, normalize_hits, read_input, run,  # noqa: E402
                     simdex_ref)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -114,13 +114,9 @@ def check_good(binary, name, tally, use_python, tmp):
 
     if not use_python:
         return
-    try:
-        idx = simdex_ref.open_index(path)
-    except simdex_ref.SimdexError as e:
-        tally.check(False, "%s: python open" % label, str(e))
+    idx = python_open_verified(tally, path, label)
+    if idx is None:
         return
-    problems = simdex_ref.verify_index(idx)
-    tally.check(problems == [], "%s: python verify" % label, repr(problems[:3]))
     pi = simdex_ref.info(idx)
     diff = [f for f in INFO_FIELDS + ["id_layout"] if pi[f] != side["info"][f]]
     if table_figures(pi) != side["info"]["tables"]:
