@@ -29,6 +29,7 @@
 
 #include "bench/uncompressed_baseline.h"
 #include "reader/index_impl.h"
+#include "simdex/batch.h"
 #include "simdex/builder.h"
 #include "simdex/index.h"
 #include "writer/radix_sort.h"
@@ -110,7 +111,11 @@ struct Built {
   std::string path;
   std::unique_ptr<simdex::Index> index;
 };
-const Built& simdex_index(const std::string& scheme, uint32_t block_bytes = 1024) {
+// The block size of every benchmark but BlockSize/*: the library's default, or SIMDEX_BENCH_BLOCK_BYTES.
+uint32_t default_block_bytes() {
+  return static_cast<uint32_t>(env_u64("SIMDEX_BENCH_BLOCK_BYTES", simdex::BuildOptions{}.block_bytes));
+}
+const Built& simdex_index(const std::string& scheme, uint32_t block_bytes = default_block_bytes()) {
   static std::map<std::pair<std::string, uint32_t>, Built> cache;
   auto [it, fresh] = cache.try_emplace({scheme, block_bytes});
   if (fresh) {
@@ -207,6 +212,34 @@ void BM_SimdexBatch(benchmark::State& state, std::string scheme) {
       benchmark::DoNotOptimize(hits.data());
     }
     queries += data().queries.size();
+  }
+  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
+}
+
+// The same queries passed in one call of the batch API (simdex::join, 1 thread): each table's
+// queries sorted and merged with the table, so blocks are read in ascending order.
+void BM_SimdexJoin(benchmark::State& state, std::string scheme) {
+  const Built& b = simdex_index(scheme);
+  std::vector<simdex::Query> batch;
+  uint64_t expected = 0;
+  std::vector<simdex::Hit> hits;
+  for (uint64_t q : data().queries) {
+    batch.push_back({q, batch.size()});
+    b.index->query(q, kK, hits);
+    expected += hits.size();
+  }
+  simdex::BatchOptions o;
+  o.k = kK;
+  o.threads = 1;
+  uint64_t queries = 0;
+  for (auto _ : state) {
+    uint64_t found = 0;
+    simdex::join(*b.index, batch, o, [&](std::span<const simdex::JoinHit> h) { found += h.size(); });
+    if (found != expected) {
+      state.SkipWithError("join found other hits than single queries");
+      return;
+    }
+    queries += batch.size();
   }
   state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
 }
@@ -392,15 +425,17 @@ void BM_Cold(benchmark::State& state, std::string scheme) {
 
 int main(int argc, char** argv) {
   for (const char* s : {"paper-20", "paper-16", "paper-10", "paper-4"}) {
-    benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s), 1024u);
+    benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s), default_block_bytes());
     benchmark::RegisterBenchmark((std::string("Latency/baseline/") + s).c_str(), BM_Baseline, std::string(s));
   }
 #ifdef SIMDEX_HAVE_FAISS
   benchmark::RegisterBenchmark("Latency/faiss/multihash-2x32-flip1", BM_Faiss);
   benchmark::RegisterBenchmark("Batch/faiss/multihash-2x32-flip1", BM_FaissBatch)->UseRealTime();
 #endif
-  for (const char* s : {"paper-20", "paper-10"})
+  for (const char* s : {"paper-20", "paper-10", "paper-4"}) {
     benchmark::RegisterBenchmark((std::string("Batch/simdex/") + s).c_str(), BM_SimdexBatch, std::string(s))->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("Batch/simdex-join/") + s).c_str(), BM_SimdexJoin, std::string(s))->UseRealTime();
+  }
   for (uint32_t b : {256u, 512u, 1024u, 2048u, 4096u})
     benchmark::RegisterBenchmark(("BlockSize/paper-10/" + std::to_string(b)).c_str(), BM_Simdex, std::string("paper-10"), b);
   benchmark::RegisterBenchmark("Open/large", BM_Open, true);

@@ -46,7 +46,7 @@ struct BuildArgs {
   std::string scheme = "auto";
   unsigned blocks = 0;
   unsigned k = 3;
-  uint32_t block_bytes = 1024;
+  uint32_t block_bytes = BuildOptions{}.block_bytes;
   unsigned threads = 0;
   std::string memory;   // "" : default_memory_bytes()
   std::string tmp_dir;  // "" : the output's directory
@@ -63,8 +63,11 @@ void run_build(const BuildArgs& a) {
   options.block_bytes = a.block_bytes;
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory);
-  options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : std::filesystem::path(a.output).parent_path().string();
-  if (options.temp_dir.empty()) options.temp_dir = ".";
+  const std::string out_dir = std::filesystem::path(a.output).parent_path().string();
+  std::error_code ec;
+  if (!out_dir.empty() && !std::filesystem::is_directory(out_dir, ec))
+    throw Error(errc::io, "cannot write " + a.output + ": directory '" + out_dir + "' does not exist");
+  options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : out_dir.empty() ? "." : out_dir;
   options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) { progress.update(stage, done, total); };
   if (a.blocks) options.scheme = Scheme::one_level(a.blocks, a.k);
   else if (a.scheme != "auto") options.scheme = Scheme::named(a.scheme, a.k, 0);

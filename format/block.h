@@ -94,20 +94,24 @@ BlockResult decode_block(const uint8_t* block, uint32_t block_bytes, std::size_t
   if (!visit(entry, 0u)) return {BlockStatus::stopped, 1, entry, 0};
   uint64_t pos = 0;
   for (uint32_t i = 1; i < count; ++i) {
-    const uint16_t symbol = table.lookup(static_cast<uint32_t>(peek(pos) >> (64 - DecodeTable::kIndexBits)));
+    // One 64-bit load serves code and rest when they span at most 57 bits (nearly always: h is about
+    // 64 - log2(n) and codes are short); the rest needs a second load only beyond that.
+    const uint64_t w = peek(pos);
+    const uint16_t symbol = table.lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
     const unsigned len = symbol >> 8;
     if (len == 0) return {BlockStatus::bad_code, i, entry, pos};
     const unsigned h = symbol & 63;
-    pos += len;
     uint64_t rest = 0;
     if (h > 0) {
-      if (h <= 57) {
-        rest = peek(pos) >> (64 - h);
+      if (len + h <= 57) {
+        rest = (w << len) >> (64 - h);
+      } else if (h <= 57) {
+        rest = peek(pos + len) >> (64 - h);
       } else {
-        rest = ((peek(pos) >> 32) << (h - 32)) | (peek(pos + 32) >> (96 - h));
+        rest = ((peek(pos + len) >> 32) << (h - 32)) | (peek(pos + len + 32) >> (96 - h));
       }
     }
-    pos += h;
+    pos += len + h;
     if (pos > capacity) return {BlockStatus::overrun, i, entry, pos};
     if ((entry >> h) & 1) return {BlockStatus::bad_order, i, entry, pos};
     const uint64_t high = h == 63 ? 0 : (entry >> (h + 1)) << (h + 1);

@@ -22,7 +22,6 @@ inline constexpr uint16_t kVersionMinor = 0;
 inline constexpr uint32_t kMaxTables = 4096;
 inline constexpr uint32_t kMinBlockBytes = 32;
 inline constexpr uint32_t kMaxBlockBytes = 1u << 20;
-inline constexpr uint32_t kDefaultBlockBytes = 1024;
 inline constexpr unsigned kSchemeNameBytes = 32;
 inline constexpr uint32_t kNoTable = 0xFFFFFFFFu;  // SectionEntry.table of index-wide sections
 
@@ -42,7 +41,7 @@ struct FileHeader {
   uint64_t id_count = 0;           // (fingerprint, id) pairs
   uint32_t table_count = 0;
   uint32_t section_count = 0;
-  uint32_t block_bytes = kDefaultBlockBytes;
+  uint32_t block_bytes = 0;  // set by the writer (simdex::BuildOptions::block_bytes)
   uint8_t max_distance = 0;  // k: every fingerprint within k bits of a query is found
   IdLayout id_layout = IdLayout::offsets;
   std::string scheme_name;  // printable ASCII, at most 32 bytes

@@ -72,14 +72,36 @@ class Joiner {
     uint64_t decoded = 0;
     uint64_t cur = UINT64_MAX;  // the block in buf_
     const unsigned p = t.prefix_bits();
+    // The groups (first query, first block) of the chunk, found first so that the blocks of the
+    // groups a few steps ahead can be prefetched: decoding is a chain of loads through a block,
+    // and a block missing from the cache would otherwise stall it once per group.
+    groups_.clear();
     for (std::size_t g = chunk.first; g < chunk.end;) {
       const auto range = reader::prefix_range(qs[g].q, p);
-      std::size_t ge = g + 1;
-      while (ge < chunk.end && qs[ge].q <= range.hi) ++ge;
-      for (uint64_t j = t.first_block_not_below(range.lo); j < t.block_count(); ++j) {
+      groups_.push_back({g, t.first_block_not_below(range.lo, groups_.empty() ? 0 : groups_.back().block)});
+      while (++g < chunk.end && qs[g].q <= range.hi) {
+      }
+    }
+    groups_.push_back({chunk.end, 0});
+    constexpr std::size_t kAhead = 8;
+    for (std::size_t gi = 0; gi < std::min(kAhead, groups_.size() - 1); ++gi) reader::prefetch_block(file_, t, groups_[gi].block);
+    for (std::size_t gi = 0; gi + 1 < groups_.size(); ++gi) {
+      if (gi + kAhead + 1 < groups_.size()) reader::prefetch_block(file_, t, groups_[gi + kAhead].block);
+      const std::size_t g = groups_[gi].first, ge = groups_[gi + 1].first;
+      const auto range = reader::prefix_range(qs[g].q, p);
+      for (uint64_t j = groups_[gi].block; j < t.block_count(); ++j) {
         if (j != cur) {
+          // Entries above every group that can still read block j are never needed: decoding stops
+          // there, so a sparse batch decodes about what single probes would.
+          uint64_t limit = range.hi;
+          for (std::size_t x = ge; x < chunk.end; ++x) {
+            const auto later = reader::prefix_range(qs[x].q, p);
+            if (later.lo > t.key(j)) break;
+            limit = later.hi;
+          }
           buf_.clear();
           file_.decode(t, j, [&](uint64_t e, uint32_t) {
+            if (e > limit) return false;
             buf_.push_back(e);
             return true;
           });
@@ -97,7 +119,6 @@ class Joiner {
           reader::close_to(qs[i].q, entries, n, k_, [&](std::size_t x) { report(t, qs[i], entries[x], rank + x); });
         if (past || t.key(j) >= range.hi) break;
       }
-      g = ge;
     }
     return decoded;
   }
@@ -126,6 +147,11 @@ class Joiner {
   const std::vector<uint64_t>& masks_;
   reader::BatchSink<JoinHit>& sink_;
   std::vector<uint64_t> buf_;  // one decoded block, reused
+  struct Group {
+    std::size_t first;  // its first query in the sorted queries
+    uint64_t block;     // the first block its prefix range can touch
+  };
+  std::vector<Group> groups_;  // of the chunk being run, reused
 };
 
 }  // namespace

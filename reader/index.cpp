@@ -58,10 +58,16 @@ void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const
   out.clear();
   // Per-thread scratch: after the first queries no allocation happens at all.
   thread_local std::vector<Candidate> found;
+  thread_local std::vector<reader::ProbeStart> starts;
   found.clear();
-  for (const auto& t : file.tables()) {
-    const uint64_t q = t.permutation.apply(fingerprint);
-    reader::probe_table(file, t, q, k, [&](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
+  const auto& tables = file.tables();
+  starts.resize(tables.size());
+  for (const auto& t : tables) {
+    starts[t.index] = reader::locate(t, fingerprint);
+    reader::prefetch_block(file, t, starts[t.index].block);
+  }
+  for (const auto& t : tables) {
+    reader::probe_from(file, t, starts[t.index], k, [&](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
       found.push_back({t.permutation.invert(e), d, t.index == 0 ? t.rank(block) + i : UINT64_MAX});
     });
   }

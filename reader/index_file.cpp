@@ -48,8 +48,21 @@ void check_header_fields(const uint8_t* in, const FileHeader& h) {
 
 }  // namespace
 
-uint64_t TableView::first_block_not_below(uint64_t x) const {
-  uint64_t left = 0, right = block_count();  // the answer lies in [left, right]
+uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from) const {
+  uint64_t left = std::min(from, block_count()), right = block_count();  // the answer lies in [left, right]
+  if (left > 0) {
+    // Gallop from `from`: ascending searches (a sorted batch) find their block a few keys further,
+    // in cache lines just read, instead of jumping around the keys from scratch.
+    for (uint64_t step = 1; left < right && key(left) < x; step *= 2) {
+      const uint64_t next = right - left > step ? left + step : right;
+      if (next == right || key(next) >= x) {
+        right = next;
+        ++left;
+        break;
+      }
+      left = next + 1;
+    }
+  }
   bool interpolate = true;
   while (right - left > 8) {
     uint64_t probe;

@@ -32,8 +32,9 @@ struct TableView {
   uint64_t rank(uint64_t block) const { return format::load_le64(ranks + 8 * block); }
   // The first block whose key (last entry) is >= x; block_count() when there is none. Interpolation
   // search alternating with bisection, so O(log log) on uniform keys and O(log) at worst; always in
-  // bounds, even over keys a corrupt file left unsorted.
-  uint64_t first_block_not_below(uint64_t x) const;
+  // bounds, even over keys a corrupt file left unsorted. With `from`, the search starts there (a
+  // batch whose searches ascend): the first block at or after `from` whose key is >= x.
+  uint64_t first_block_not_below(uint64_t x, uint64_t from = 0) const;
 };
 
 class IndexFile {

@@ -20,11 +20,32 @@ inline PrefixRange prefix_range(uint64_t q, unsigned prefix_bits) {
   return {q & ~low, q | low};
 }
 
-// on_hit(permuted_entry, distance, block, index_in_block) for each entry within k of q (permuted).
+// Where a probe of one table starts: the query permuted, and the first block that can hold an entry
+// of its prefix range (block_count() when none can).
+struct ProbeStart {
+  uint64_t q;
+  uint64_t block;
+};
+inline ProbeStart locate(const TableView& t, uint64_t fingerprint) {
+  const uint64_t q = t.permutation.apply(fingerprint);
+  return {q, t.first_block_not_below(prefix_range(q, t.prefix_bits()).lo)};
+}
+
+// Asks the CPU to start loading the block a probe will decode. A query locates its block in every
+// table first and prefetches them all, so their cache misses overlap instead of following one another
+// (the decode itself is a serial chain of loads through the block).
+inline void prefetch_block(const IndexFile& file, const TableView& t, uint64_t j) {
+  if (j >= t.block_count()) return;
+  const uint8_t* b = file.block(t, j);
+  for (uint32_t off = 0; off < file.header().block_bytes; off += 64) __builtin_prefetch(b + off);
+}
+
+// on_hit(permuted_entry, distance, block, index_in_block) for each entry within k of start.q.
 template <typename OnHit>
-void probe_table(const IndexFile& file, const TableView& t, uint64_t q, unsigned k, OnHit&& on_hit) {
+void probe_from(const IndexFile& file, const TableView& t, ProbeStart start, unsigned k, OnHit&& on_hit) {
+  const uint64_t q = start.q;
   const PrefixRange range = prefix_range(q, t.prefix_bits());
-  for (uint64_t j = t.first_block_not_below(range.lo); j < t.block_count(); ++j) {
+  for (uint64_t j = start.block; j < t.block_count(); ++j) {
     bool past = false;
     file.decode(t, j, [&](uint64_t e, uint32_t i) {
       if (e > range.hi) {

@@ -2,7 +2,7 @@
 """Turns the JSON of bench/compare_bench runs into bench/RESULTS.md (called by scripts/bench)."""
 import datetime, glob, json, os, re, subprocess, sys
 
-out, work, commands = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, work, scale_dir, commands = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 
 def sh(cmd):
     try:
@@ -27,18 +27,25 @@ lines = [
     "",
 ]
 
-def runs(path):
-    data = json.load(open(path))
-    return {b["name"]: b for b in data["benchmarks"] if "error_occurred" not in b}, data["context"]
+def runs(paths):
+    """The benchmarks of one data set, from one JSON file or several (one process per scheme)."""
+    bench = {}
+    for path in paths:
+        bench.update({b["name"]: b for b in json.load(open(path))["benchmarks"] if "error_occurred" not in b})
+    return bench
 
 def us(b, key):
     return f"{b[key]:.2f}" if key in b else "-"
 
-for path in sorted(glob.glob(os.path.join(work, "*.json")), key=lambda p: (int(os.path.basename(p).split("-")[0]), p)):
-    n, kind = os.path.basename(path)[:-5].split("-")
-    bench, ctx = runs(path)
+sets = {}
+for path in glob.glob(os.path.join(work, "*.json")):
+    n, kind = os.path.basename(path).split(".")[0].split("-")
+    sets.setdefault((int(n), kind), []).append(path)
+
+for (n, kind), paths in sorted(sets.items()):
+    bench = runs(sorted(paths))
     lines += [f"## n = {int(n):,} {kind} fingerprints, k = 3", ""]
-    lines += ["### Single-query latency (warm, planted near-duplicates with 3 bits flipped)", "",
+    lines += ["### Single-query latency (warm, planted near-duplicates with 3 bits flipped; simdex at its default block size)", "",
               "| scheme | simdex p50 µs | simdex p99 µs | baseline p50 µs | baseline p99 µs | p50 ratio simdex/baseline | simdex bytes/entry/table | floor bytes/entry | simdex file bytes/fp | baseline bytes/fp |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in ["paper-20", "paper-16", "paper-10", "paper-4"]:
@@ -49,20 +56,33 @@ for path in sorted(glob.glob(os.path.join(work, "*.json")), key=lambda p: (int(o
                      f"{a['p50_us']/b['p50_us']:.2f} | {a['bytes_per_entry_per_table']:.3f} | {a['floor_bytes_per_entry']:.3f} | "
                      f"{a['file_bytes_per_fp']:.1f} | {b['bytes_per_fp']:.0f} |")
     f = bench.get("Latency/faiss/multihash-2x32-flip1")
+    fb = bench.get("Batch/faiss/multihash-2x32-flip1/real_time")
     if f:
         lines += ["", "FAISS 1.7.3 (Debian libfaiss-dev, built without -mpopcnt), IndexBinaryMultiHash, 2 hashes of 32 bits, nflip 1, "
                   f"radius 4 (strict <), 1 thread: p50 {f['p50_us']:.2f} µs, p99 {f['p99_us']:.2f} µs per one-query call, "
                   f"{f['bytes_per_fp']:.1f} bytes per fingerprint (resident memory growth while adding)."]
-    lines += ["", "### Single-thread batch throughput", "", "| what | queries/s |", "|---|---:|"]
+        lines += ["", "### Against FAISS (targets: latency ratio <= 0.5, batch ratio >= 2, bytes ratio <= 0.5)", "",
+                  "| scheme | p50 simdex/FAISS | batch queries/s: simdex query loop / FAISS | simdex join / FAISS | bytes/fp simdex/FAISS |",
+                  "|---|---:|---:|---:|---:|"]
+        for s in ["paper-20", "paper-16", "paper-10", "paper-4"]:
+            a = bench.get(f"Latency/simdex/{s}")
+            if not a:
+                continue
+            loop, join = bench.get(f"Batch/simdex/{s}/real_time"), bench.get(f"Batch/simdex-join/{s}/real_time")
+            ratio = lambda b: f"{b['queries_per_s'] / fb['queries_per_s']:.2f}" if b and fb else "-"
+            lines.append(f"| {s} | {a['p50_us'] / f['p50_us']:.2f} | {ratio(loop)} | {ratio(join)} | {a['file_bytes_per_fp'] / f['bytes_per_fp']:.2f} |")
+    lines += ["", "### Single-thread batch throughput (the same 4,096 queries in one batch)", "",
+              "| what | queries/s |", "|---|---:|"]
     for name in sorted(k for k in bench if k.startswith("Batch/")):
-        lines.append(f"| {name[6:]} | {bench[name]['queries_per_s']:,.0f} |")
-    lines += ["", "### Block size (paper-10): size against latency", "",
-              "| block bytes | bytes/entry/table | vs 8 bytes | vs floor | p50 µs | p99 µs |", "|---:|---:|---:|---:|---:|---:|"]
-    for bsz in [256, 512, 1024, 2048, 4096]:
-        a = bench.get(f"BlockSize/paper-10/{bsz}")
-        if a:
-            lines.append(f"| {bsz} | {a['bytes_per_entry_per_table']:.3f} | {a['bytes_per_entry_per_table']/8:.3f} | "
-                         f"{a['bytes_per_entry_per_table']/a['floor_bytes_per_entry']:.3f} | {a['p50_us']:.2f} | {a['p99_us']:.2f} |")
+        lines.append(f"| {name[6:].replace('/real_time', '')} | {bench[name]['queries_per_s']:,.0f} |")
+    sweep = [(bsz, bench.get(f"BlockSize/paper-10/{bsz}")) for bsz in [256, 512, 1024, 2048, 4096]]
+    if any(a for _, a in sweep):
+        lines += ["", "### Block size (paper-10): size against latency", "",
+                  "| block bytes | bytes/entry/table | vs 8 bytes | vs floor | p50 µs | p99 µs |", "|---:|---:|---:|---:|---:|---:|"]
+        for bsz, a in sweep:
+            if a:
+                lines.append(f"| {bsz} | {a['bytes_per_entry_per_table']:.3f} | {a['bytes_per_entry_per_table']/8:.3f} | "
+                             f"{a['bytes_per_entry_per_table']/a['floor_bytes_per_entry']:.3f} | {a['p50_us']:.2f} | {a['p99_us']:.2f} |")
     lines += ["", "### Other", "", "| benchmark | figure |", "|---|---|"]
     for name, key, unit in [("Open/large", None, "µs per open"), ("Open/small", None, "µs per open"),
                             ("Decode/paper-4", "entries_per_s", "entries/s"),
@@ -82,5 +102,12 @@ for path in sorted(glob.glob(os.path.join(work, "*.json")), key=lambda p: (int(o
         lines.append(f"| {name.split('/iter')[0]} | {b['major_faults_per_query']:.2f} major + {b['minor_faults_per_query']:.2f} minor page faults per query "
                      f"({b['tables']:.0f} tables, file {b['file_pages']:,.0f} pages) |")
     lines.append("")
+
+scale = sorted(glob.glob(os.path.join(scale_dir, "*.md")), key=lambda p: (int(os.path.basename(p).split("-")[0]), p))
+if scale:
+    lines += ["## Scale: builds under a memory bound (scripts/scale)", "",
+              "Each section was written by `scripts/scale N SCHEME MEMORY` at the time it states.", ""]
+    for path in scale:
+        lines += [open(path).read().rstrip("\n"), ""]
 
 open(out, "w").write("\n".join(lines) + "\n")

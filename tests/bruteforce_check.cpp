@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   uint64_t n = 100000, planted = 1000, random_queries = 1000, seed = 1;
   std::string scheme_name = "paper-20", data = "random";
   unsigned k = 3;
-  uint32_t block_bytes = 1024;
+  uint32_t block_bytes = simdex::BuildOptions{}.block_bytes;
   CLI::App app{"Check simdex query answers against brute force"};
   app.add_option("--n", n, "Fingerprints")->capture_default_str();
   app.add_option("--scheme", scheme_name, "Scheme")->capture_default_str();

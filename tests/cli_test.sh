@@ -65,6 +65,11 @@ expect_grep k-too-big-msg "exceeds" "$dir/err"
 check bad-query 1 "$simdex" query "$dir/a.sdx" zz
 check bad-scheme 2 "$simdex" build -o "$dir/x.sdx" --scheme paper-99 "$dir/in.tsv"
 check bad-block-bytes 2 "$simdex" build -o "$dir/x.sdx" --block-bytes 100 "$dir/in.tsv"
+# A missing directory is reported before the input is read (a large build would find out late).
+check missing-out-dir 1 bash -c "yes 0x1234 | head -1000 | '$simdex' build -o '$dir/nodir/x.sdx' -"
+expect_grep missing-out-dir-msg "nodir' does not exist" "$dir/err"
+check missing-tmp-dir 1 "$simdex" build -o "$dir/x.sdx" --tmp-dir "$dir/notmp" "$dir/in.tsv"
+expect_grep missing-tmp-dir-msg "notmp' does not exist" "$dir/err"
 check no-command 2 "$simdex"
 check help 0 "$simdex" build --help
 expect_grep help-text "paper-20" "$dir/out"

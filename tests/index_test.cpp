@@ -107,6 +107,38 @@ TEST_CASE("every table round-trips: its blocks decode to the sorted permuted fin
   }
 }
 
+TEST_CASE("the block search: interpolation from scratch and galloping from a lower block agree with a linear scan") {
+  std::mt19937_64 rng(15);
+  const Pairs pairs = clustered_pairs(rng, 20000, 3);
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-4", 3, 0);
+  o.block_bytes = 64;  // many blocks
+  build(dir.file("s.sdx"), pairs, o);
+  const Index index = Index::open(dir.file("s.sdx"));
+  for (const auto& t : index_impl(index).file.tables()) {
+    REQUIRE(t.block_count() > 1000);
+    auto linear = [&](uint64_t x) {
+      uint64_t j = 0;
+      while (j < t.block_count() && t.key(j) < x) ++j;
+      return j;
+    };
+    std::vector<uint64_t> xs = {0, ~uint64_t{0}, t.key(0), t.key(t.block_count() - 1), t.key(t.block_count() - 1) + 1};
+    for (int i = 0; i < 300; ++i) xs.push_back(rng());
+    for (int i = 0; i < 300; ++i) xs.push_back(t.key(rng() % t.block_count()) - (rng() % 3));  // at and just below keys
+    for (uint64_t x : xs) {
+      CAPTURE(x);
+      const uint64_t expected = linear(x);
+      REQUIRE(t.first_block_not_below(x) == expected);
+      // Any start at or below the answer gives it: near it (a sorted batch), far from it, at it.
+      for (uint64_t from : {expected, expected / 2, expected > 0 ? expected - 1 : 0, expected > 5 ? expected - 5 : 0, uint64_t{1}})
+        if (from <= expected) REQUIRE(t.first_block_not_below(x, from) == expected);
+      // A start past the end stays in bounds.
+      CHECK(t.first_block_not_below(x, t.block_count() + 7) == t.block_count());
+    }
+  }
+}
+
 TEST_CASE("identical bytes for the same set of pairs: any order, repeats, any thread count") {
   std::mt19937_64 rng(15);
   Pairs pairs = clustered_pairs(rng, 4000, 3);

@@ -40,22 +40,30 @@ namespace {
 using writer::U64Store;
 
 // The distinct fingerprints with their ids, from (key, id) pairs in ascending order (repeats
-// possible). key_to_fingerprint undoes the table-0 permutation the keys may carry.
+// possible). key_to_fingerprint undoes the table-0 permutation the keys may carry. id_offsets stays
+// empty while every fingerprint has one id (the file then needs no offsets: spec/FORMAT.md, ids),
+// which spares a large build a temporary file as big as the ids.
 template <typename ForEachPair>
 void collect(ForEachPair&& for_each_pair, U64Store* fingerprints, U64Store& id_offsets, U64Store& ids) {
-  bool first = true;
+  bool first = true, shared = false;
+  uint64_t distinct = 0;
   writer::Pair last{};
   for_each_pair([&](const writer::Pair& p) {
     if (!first && p == last) return;
     if (first || p.key != last.key) {
-      id_offsets.push(ids.size());
+      if (shared) id_offsets.push(ids.size());
+      ++distinct;
       if (fingerprints) fingerprints->push(p.key);
+    } else if (!shared) {
+      // The first fingerprint with a second id: the offsets so far were 0, 1, ..., distinct - 1.
+      shared = true;
+      for (uint64_t i = 0; i < distinct; ++i) id_offsets.push(i);
     }
     ids.push(p.id);
     last = p;
     first = false;
   });
-  id_offsets.push(ids.size());
+  if (shared) id_offsets.push(ids.size());
   if (fingerprints) fingerprints->finish();
   id_offsets.finish();
   ids.finish();
@@ -95,9 +103,10 @@ BuildSummary IndexBuilder::write(const std::string& path) {
     by_rank.reserve(ids.size());
     {
       U64Store::Cursor f(fingerprints), offset(id_offsets), id(ids);
-      uint64_t begin = offset.next();
+      const bool shared = id_offsets.size() > 0;  // else one id per fingerprint
+      uint64_t begin = shared ? offset.next() : 0;
       for (uint64_t i = 0; i < n; ++i) {
-        const uint64_t key = first.apply(f.next()), end = offset.next();
+        const uint64_t key = first.apply(f.next()), end = shared ? offset.next() : i + 1;
         for (; begin < end; ++begin) by_rank.add({key, id.next()});
       }
     }

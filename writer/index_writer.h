@@ -14,7 +14,8 @@ namespace simdex::writer {
 
 struct IndexContents {
   const U64Store& fingerprints;  // distinct, ascending
-  const U64Store& id_offsets;    // fingerprints.size() + 1 offsets into ids, in table 0's rank order
+  const U64Store& id_offsets;    // fingerprints.size() + 1 offsets into ids, in table 0's rank order;
+                                 // empty when each fingerprint has one id
   const U64Store& ids;           // per fingerprint ascending, fingerprints in table 0's rank order
 };
 

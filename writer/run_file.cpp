@@ -21,6 +21,10 @@ std::string os_error(const std::string& what, const std::string& path) {
 
 ScratchSpace::ScratchSpace(std::string dir) : dir_(std::move(dir)) {
   if (dir_.empty()) dir_ = std::filesystem::temp_directory_path().string();
+  // Checked now, not at the first spill: a large build would find out only after reading its input.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir_, ec))
+    throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory");
 }
 
 std::string ScratchSpace::next_path() {
