@@ -8,6 +8,7 @@ namespace simdex {
 
 BatchStats find_pairs(const Index& index, const BatchOptions& options,
                       const std::function<void(std::span<const NearPair>)>& on_pairs) {
+  const SequentialScan sequential(index_impl(index));
   const reader::IndexFile& file = index_impl(index).file;
   reader::PairScan scan;
   scan.k = reader::batch_k(file, options);

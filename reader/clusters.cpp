@@ -11,6 +11,7 @@ namespace simdex {
 
 BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
                          const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
+  const SequentialScan sequential(index_impl(index));
   const reader::IndexFile& file = index_impl(index).file;
   const uint64_t n = file.header().fingerprint_count;
   reader::PairScan scan;

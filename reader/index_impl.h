@@ -17,4 +17,20 @@ struct Index::Impl {
 
 const Index::Impl& index_impl(const Index& index);
 
+// For the duration of a scan over every block: sequential read-ahead, then random access again.
+class SequentialScan {
+ public:
+  explicit SequentialScan(const Index::Impl& impl) : mapping_(impl.mapping.get()) {
+    if (mapping_) mapping_->advise(reader::MappedFile::Access::sequential);
+  }
+  ~SequentialScan() {
+    if (mapping_) mapping_->advise(reader::MappedFile::Access::random);
+  }
+  SequentialScan(const SequentialScan&) = delete;
+  SequentialScan& operator=(const SequentialScan&) = delete;
+
+ private:
+  const reader::MappedFile* mapping_;
+};
+
 }  // namespace simdex

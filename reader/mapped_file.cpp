@@ -34,6 +34,13 @@ MappedFile::MappedFile(const std::string& path) {
   }
   data_ = static_cast<const uint8_t*>(impl_->region.get_address());
   size_ = impl_->region.get_size();
+  advise(Access::random);
+}
+
+void MappedFile::advise(Access access) const {
+  // Advice only: a kernel that declines it changes the speed, never the answers.
+  if (impl_)
+    impl_->region.advise(access == Access::random ? bip::mapped_region::advice_random : bip::mapped_region::advice_sequential);
 }
 
 MappedFile::~MappedFile() = default;

@@ -17,6 +17,13 @@ class MappedFile {
   const uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
 
+  // How the pages will be read, told to the kernel (madvise). A new mapping is `random`: a probe
+  // reads a block here and a block there, and the default read-around would load some 32 pages
+  // around each one, which on a file larger than the page cache evicts what other probes need.
+  // Scans over every block (verify, pairs, clusters) ask for `sequential` read-ahead meanwhile.
+  enum class Access { random, sequential };
+  void advise(Access access) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -121,6 +121,7 @@ class Checker {
 }  // namespace
 
 VerifyReport Index::verify() const {
+  const SequentialScan sequential(*impl_);
   const reader::IndexFile& file = impl_->file;
   VerifyReport report;
   Checker check(file, report);

@@ -39,9 +39,10 @@ def main(argv):
     rows = [
         ("wall time of the build (generating and parsing the input included)", "%.1f s" % wall),
         ("build throughput", "%.2f M fingerprints/s, %.2f M table entries/s (%d tables)" % (n / wall / 1e6, n * tables / wall / 1e6, tables)),
-        ("peak RSS (GNU time, largest process)", "%.2f GiB (bound %s: %s)" % (rss_kib * 1024 / gib, memory, "within" if rss_kib * 1024 <= bound_bytes else "EXCEEDED")),
+        ("peak RSS (GNU time, largest process)", "%.1f MiB against a bound of %.1f MiB (%s): %s" % (
+            rss_kib / 1024, bound_bytes / (1 << 20), memory, "within" if rss_kib * 1024 <= bound_bytes else "EXCEEDED")),
         ("temporary files", "%s files, at most %.2f GiB at once" % (temp.group(1), int(temp.group(2)) / gib) if temp else "none (sorted in memory)"),
-        ("peak disk growth (temporary files + output, df every 2 s)", "%.2f GiB" % (int(peak_disk) / gib)),
+        ("peak disk growth (temporary files + output, df every 2 s)", "%.2f GiB" % (float(peak_disk) / gib)),
         ("final file", "%.2f GiB, %.1f bytes per fingerprint" % (file_bytes / gib, file_bytes / n)),
         ("bits per entry per table (simdex info)", "%s (floor log2 C(2^64, n)/n: %s)" % bits.groups()),
         ("simdex verify (reads the whole file)", "%.0f s: %s" % (float(verify_s), verify[-1] if verify else "")),

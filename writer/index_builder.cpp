@@ -17,10 +17,17 @@ uint64_t default_memory_bytes() {
   return std::max<uint64_t>(physical / 4, uint64_t{64} << 20);
 }
 
+namespace {
+// What the sort buffers and in-memory stores may take of the bound. The rest is left for what a
+// build holds besides them (the program, 1 MiB I/O buffers, the block index of the table being
+// written), so that the peak RSS of the whole process stays within the bound.
+uint64_t sort_budget(uint64_t bound) { return bound - std::min<uint64_t>(bound / 8, uint64_t{64} << 20); }
+}  // namespace
+
 struct IndexBuilder::State {
   State(const BuildOptions& o)
-      : memory(o.memory_bytes ? o.memory_bytes : default_memory_bytes()), scratch(o.temp_dir), pairs(scratch, memory) {}
-  uint64_t memory;
+      : memory(sort_budget(o.memory_bytes ? o.memory_bytes : default_memory_bytes())), scratch(o.temp_dir), pairs(scratch, memory) {}
+  uint64_t memory;  // the sort budget of the bound
   writer::ScratchSpace scratch;
   writer::ExternalSorter<writer::SortPairs> pairs;  // (fingerprint, id)
 };

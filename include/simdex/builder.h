@@ -27,8 +27,10 @@ struct BuildOptions {
   // half the query time for about 8% more bytes).
   uint32_t block_bytes = 256;
   unsigned threads = 0;           // 0: all cores
-  // Memory bound of the build (0: default_memory_bytes()). Beyond it the builder sorts externally:
-  // sorted runs in temporary files, merged; the output bytes are the same whatever the bound.
+  // Memory bound of the build (0: default_memory_bytes()), for the peak RSS of a process whose only
+  // large user of memory is the builder (the pairs added are held within it too). Beyond it the
+  // builder sorts externally: sorted runs in temporary files, merged; the output bytes are the same
+  // whatever the bound.
   uint64_t memory_bytes = 0;
   // Directory of those temporary files (".simdex-sort-PID-N"); empty: the system's temp directory.
   // The CLI passes the output's directory unless --tmp-dir is given.
