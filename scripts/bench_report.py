@@ -10,6 +10,8 @@ def sh(cmd):
     except OSError:
         return ""
 
+failed_path = os.path.join(work, "failed.txt")
+failed = [l.strip() for l in open(failed_path) if l.strip()] if os.path.exists(failed_path) else []
 model = re.sub(r"\s+", " ", sh("lscpu | sed -n 's/^Model name://p'"))
 cores = sh("nproc")
 ram = sh("free -g | awk '/^Mem:/ {print $2}'")
@@ -21,6 +23,7 @@ lines = [
     f"Machine: {model}, {cores} cores, {ram} GiB RAM; load average at the end {load}.",
     "Times are wall-clock; the machine may have been shared with other work (see load).",
     "",
+    *([f"Missing parts: {'; '.join(failed)}.", ""] if failed else []),
     "Commands:",
     "",
     *[f"    {c}" for c in commands],
