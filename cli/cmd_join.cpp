@@ -55,7 +55,7 @@ std::vector<Query> read_queries(const JoinArgs& a) {
 
 void run_join(const JoinArgs& a) {
   const Index index = Index::open(a.index);
-  search_k(a, index);  // refuse a k above the index's before reading a possibly long query input
+  index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
   const std::vector<Query> queries = read_queries(a);
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;

@@ -44,7 +44,7 @@ void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, co
 
 void run_query(const QueryArgs& a) {
   const Index index = Index::open(a.index);
-  const unsigned k = search_k(a, index);
+  const unsigned k = index.search_distance(a.k);
   Output out;
   std::vector<Hit> hits;
   auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {

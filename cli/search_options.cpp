@@ -9,13 +9,4 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
   if (threads) cmd.add_option("--threads", args.threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
 }
 
-unsigned search_k(const SearchArgs& args, const Index& index) {
-  if (args.k < 0) return index.max_distance();
-  const auto k = static_cast<unsigned>(args.k);
-  if (k > index.max_distance())
-    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds k = " + std::to_string(index.max_distance()) +
-                                 " the index was built for; rebuild it with -k " + std::to_string(k));
-  return k;
-}
-
 }  // namespace simdex::cli

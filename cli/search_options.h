@@ -19,8 +19,4 @@ struct SearchArgs {
 // INDEX (positional, required), -k/--max-distance and, with `threads`, --threads.
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads);
 
-// The k to search with: the index's own k when none was given; Error(usage) when it is above it,
-// since the index's tables cannot find anything farther.
-unsigned search_k(const SearchArgs& args, const Index& index);
-
 }  // namespace simdex::cli

@@ -2,10 +2,10 @@
 #include <xxhash.h>
 
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/fingerprint.h"
 
 using simdex::Fingerprinter;
@@ -116,8 +116,9 @@ TEST_CASE("stopwords are dropped before shingling, compared after normalization"
 }
 
 TEST_CASE("options out of range are rejected") {
-  CHECK_THROWS_AS(Fingerprinter(shingles(0)), std::invalid_argument);
-  CHECK_THROWS_AS(Fingerprinter(shingles(FingerprintOptions::max_shingle_size + 1)), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(Fingerprinter(shingles(0)), doctest::Contains("usage: shingle size"), simdex::Error);
+  CHECK_THROWS_WITH_AS(Fingerprinter(shingles(FingerprintOptions::max_shingle_size + 1)),
+                       doctest::Contains("usage: shingle size"), simdex::Error);
   CHECK_NOTHROW(Fingerprinter(shingles(FingerprintOptions::max_shingle_size)));
 }
 

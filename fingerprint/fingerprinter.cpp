@@ -5,12 +5,13 @@
 
 #include <algorithm>
 #include <array>
-#include <stdexcept>
+#include <string>
 #include <unordered_set>
 
 #include "fingerprint/normalize.h"
 #include "fingerprint/segment.h"
 #include "fingerprint/utf8.h"
+#include "simdex/error.h"
 #include "simdex/fingerprint.h"
 
 namespace simdex {
@@ -119,7 +120,7 @@ struct Fingerprinter::Impl {
 
 Fingerprinter::Fingerprinter(FingerprintOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.shingle_size < 1 || options.shingle_size > FingerprintOptions::max_shingle_size)
-    throw std::invalid_argument("shingle size must be 1.." +
+    throw Error(errc::usage, "shingle size must be 1.." +
                                 std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
                                 std::to_string(options.shingle_size));
   std::string repaired, normalized;

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
+#include <string>
+
+#include "simdex/error.h"
 
 namespace simdex::fp {
 
@@ -54,7 +56,7 @@ Normalizer::Normalizer() {
   UErrorCode status = U_ZERO_ERROR;
   nfkc_cf_ = icu::Normalizer2::getNFKCCasefoldInstance(status);
   if (U_FAILURE(status) || nfkc_cf_ == nullptr)
-    throw std::runtime_error(std::string("ICU NFKC_Casefold data unavailable: ") + u_errorName(status));
+    throw Error(errc::io, std::string("ICU NFKC_Casefold data unavailable: ") + u_errorName(status));
 }
 
 void Normalizer::normalize(std::string_view in, std::string& out, std::size_t max_chunk) const {
@@ -80,7 +82,7 @@ void Normalizer::normalize_with_icu(std::string_view in, std::string& out, std::
     nfkc_cf_->normalizeUTF8(0, icu::StringPiece(in.data(), static_cast<int32_t>(cut)), sink, nullptr,
                             status);
     if (U_FAILURE(status))
-      throw std::runtime_error(std::string("ICU normalization failed: ") + u_errorName(status));
+      throw Error(errc::input, std::string("ICU normalization failed: ") + u_errorName(status));
     in.remove_prefix(cut);
   }
 }

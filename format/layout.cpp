@@ -60,6 +60,45 @@ FileHeader FileHeader::decode_from(const uint8_t* in) {
   return h;
 }
 
+void FileHeader::check_fields(const uint8_t* in) const {
+  if (!all_zero(in + 12, 4)) throw Error(errc::reserved_nonzero, "header flags (bytes 12..15) not zero");
+  if (!all_zero(in + 54, 2)) throw Error(errc::reserved_nonzero, "header bytes 54..55 not zero");
+  if (!all_zero(in + 88, 32)) throw Error(errc::reserved_nonzero, "header bytes 88..119 not zero");
+  if (!all_zero(in + 56 + scheme_name.size(), kSchemeNameBytes - scheme_name.size()))
+    throw Error(errc::reserved_nonzero, "scheme_name: bytes after its first zero byte are not zero");
+  auto check = [](const std::string& why) {
+    if (!why.empty()) throw Error(errc::bad_header_field, why);
+  };
+  check(check_scheme_name(scheme_name));
+  check(check_block_bytes(block_bytes));
+  if (max_distance > 64) check("max_distance " + std::to_string(max_distance) + " > 64");
+  if (id_layout != IdLayout::offsets && id_layout != IdLayout::single)
+    check("id_layout " + std::to_string(static_cast<unsigned>(id_layout)) + " is neither 0 nor 1");
+  if (id_count < fingerprint_count)
+    check("id_count " + std::to_string(id_count) + " < fingerprint_count " + std::to_string(fingerprint_count));
+  if (fingerprint_count == 0 && id_count != 0) check("ids without fingerprints");
+  if (id_layout == IdLayout::single && id_count != fingerprint_count)
+    check("id_layout 1 (one id each) but id_count != fingerprint_count");
+}
+
+std::string check_table_count(uint32_t t) {
+  if (t >= 1 && t <= kMaxTables) return "";
+  return "table_count " + std::to_string(t) + " is not in [1, " + std::to_string(kMaxTables) + "]";
+}
+
+std::string check_block_bytes(uint32_t b) {
+  if (b >= kMinBlockBytes && b <= kMaxBlockBytes && b % 8 == 0) return "";
+  return "block_bytes " + std::to_string(b) + " is not a multiple of 8 in [" + std::to_string(kMinBlockBytes) +
+         ", " + std::to_string(kMaxBlockBytes) + "]";
+}
+
+std::string check_scheme_name(std::string_view name) {
+  if (name.size() > kSchemeNameBytes) return "scheme_name '" + std::string(name) + "' is longer than 32 bytes";
+  for (char c : name)
+    if (c < 0x20 || c > 0x7e) return "scheme_name holds a byte that is not printable ASCII";
+  return "";
+}
+
 void TableDescriptor::encode_to(uint8_t* out) const {
   std::memset(out, 0, kEncodedBytes);
   std::memcpy(out, source_bit.data(), 64);

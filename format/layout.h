@@ -1,6 +1,7 @@
 // The byte layout of a simdex file, version 1 (spec/FORMAT.md). Each record has a fixed encoded size,
-// an encode_to() that writes exactly that many bytes, and a decode_from() that reads them and checks
-// every rule that needs no other record; rules that relate records live in reader/.
+// an encode_to() that writes exactly that many bytes and a decode_from() that reads them; the rules
+// of spec §10 are checked in the order the spec gives by HeaderRegion::decode_from
+// (format/header_region.h), which calls the checks here.
 //
 //   [FileHeader 128][TableDescriptor 160 × table_count][SectionEntry 32 × section_count][sections...]
 //   sections, contiguous, in this order: for each table t: BLOCKS(t), BLOCK_KEYS(t), BLOCK_RANKS(t);
@@ -10,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace simdex::format {
 
@@ -48,9 +50,13 @@ struct FileHeader {
   uint64_t header_checksum = 0;
 
   void encode_to(uint8_t* out) const;
-  // Checks magic, version, reserved bytes and each field's own range; not the checksum, which
-  // covers the whole header region (see header_region_bytes).
+  // Checks only the magic and version_major: the other fields are checked by check_fields once the
+  // header checksum (over the whole header region, see header_region_checksum) has matched.
   static FileHeader decode_from(const uint8_t* in);
+  // The header's own rules that spec §10 checks after the checksum, with `in` the 128 bytes this
+  // header was decoded from: reserved bytes zero (reserved_nonzero), then scheme_name, block_bytes,
+  // max_distance, id_layout and the counts (bad_header_field). Throws Error.
+  void check_fields(const uint8_t* in) const;
 };
 
 struct TableDescriptor {
@@ -62,6 +68,7 @@ struct TableDescriptor {
   uint8_t prefix_bits = 0;  // p: a probe reads the entries sharing the query's top p permuted bits
 
   void encode_to(uint8_t* out) const;
+  // Checks the reserved bytes and prefix_bits (the rules of table `table` that need no other record).
   static TableDescriptor decode_from(const uint8_t* in, uint32_t table);
 };
 
@@ -87,12 +94,18 @@ struct SectionEntry {
   static SectionEntry decode_from(const uint8_t* in);
 };
 
+// The field rules a writer keeps and a reader checks (spec §3), written once: "" when `value`
+// keeps the rule, else why not.
+std::string check_table_count(uint32_t table_count);     // 1 <= T <= kMaxTables
+std::string check_block_bytes(uint32_t block_bytes);     // a multiple of 8 in [kMinBlockBytes, kMaxBlockBytes]
+std::string check_scheme_name(std::string_view name);    // at most 32 printable ASCII bytes
+
+inline constexpr uint32_t section_count_for(uint32_t table_count) { return 3 * table_count + 2; }
 // Bytes of header + table descriptors + section table; the first section starts here.
 inline constexpr uint64_t header_region_bytes(uint32_t table_count) {
   return FileHeader::kEncodedBytes + uint64_t{table_count} * TableDescriptor::kEncodedBytes +
-         (3 * uint64_t{table_count} + 2) * SectionEntry::kEncodedBytes;
+         (3 * uint64_t{table_count} + 2) * SectionEntry::kEncodedBytes;  // 64-bit: any u32 count
 }
-inline constexpr uint32_t section_count_for(uint32_t table_count) { return 3 * table_count + 2; }
 
 // The kind and table the i-th section must have.
 SectionKind expected_section_kind(uint32_t index, uint32_t table_count);

@@ -6,22 +6,13 @@
 #include <string>
 #include <thread>
 
+#include "format/thread_count.h"
+
 namespace simdex::reader {
 
-unsigned batch_k(const IndexFile& file, const BatchOptions& options) {
-  const unsigned max = file.header().max_distance;
-  if (options.k < 0) return max;
-  if (static_cast<unsigned>(options.k) > max)
-    throw Error(errc::usage, "k = " + std::to_string(options.k) + " exceeds the index's k = " + std::to_string(max) +
-                                 " (the tables find nothing farther)");
-  return static_cast<unsigned>(options.k);
-}
+unsigned batch_k(const IndexFile& file, const BatchOptions& options) { return file.search_distance(options.k); }
 
-unsigned batch_threads(const BatchOptions& options) {
-  if (options.threads > 0) return options.threads;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : hw;
-}
+unsigned batch_threads(const BatchOptions& options) { return format::thread_count(options.threads); }
 
 std::vector<uint64_t> prefix_masks(const IndexFile& file) {
   std::vector<uint64_t> masks;

@@ -34,6 +34,7 @@ Index Index::from_buffer(const uint8_t* data, std::size_t size) {
 
 uint64_t Index::fingerprint_count() const { return impl_->file.header().fingerprint_count; }
 unsigned Index::max_distance() const { return impl_->file.header().max_distance; }
+unsigned Index::search_distance(int k) const { return impl_->file.search_distance(k); }
 std::size_t Index::table_count() const { return impl_->file.tables().size(); }
 
 std::vector<Hit> Index::query(uint64_t fingerprint, unsigned k) const {
@@ -52,9 +53,7 @@ struct Candidate {
 
 void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const {
   const reader::IndexFile& file = impl_->file;
-  if (k > file.header().max_distance)
-    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds the index's k = " +
-                                 std::to_string(file.header().max_distance) + " (the tables find nothing farther)");
+  file.search_distance(k);
   out.clear();
   // Per-thread scratch: after the first queries no allocation happens at all.
   thread_local std::vector<Candidate> found;

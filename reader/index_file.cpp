@@ -2,51 +2,9 @@
 
 #include <algorithm>
 
-#include "format/checksum.h"
+#include "format/header_region.h"
 
 namespace simdex::reader {
-
-namespace {
-
-using format::FileHeader;
-using format::SectionKind;
-
-[[noreturn]] void fail(errc code, const std::string& what) { throw Error(code, what); }
-
-bool all_zero(const uint8_t* p, std::size_t n) {
-  return std::all_of(p, p + n, [](uint8_t b) { return b == 0; });
-}
-
-// a * b, or fail when it does not fit in 64 bits.
-uint64_t checked_mul(uint64_t a, uint64_t b, const std::string& what) {
-  uint64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) fail(errc::section_layout, what + " overflows 64 bits");
-  return r;
-}
-
-void check_header_fields(const uint8_t* in, const FileHeader& h) {
-  if (!all_zero(in + 12, 4)) fail(errc::reserved_nonzero, "header flags (bytes 12..15) not zero");
-  if (!all_zero(in + 54, 2)) fail(errc::reserved_nonzero, "header bytes 54..55 not zero");
-  if (!all_zero(in + 88, 32)) fail(errc::reserved_nonzero, "header bytes 88..119 not zero");
-  const std::size_t name_len = h.scheme_name.size();
-  if (!all_zero(in + 56 + name_len, format::kSchemeNameBytes - name_len))
-    fail(errc::reserved_nonzero, "scheme_name: bytes after its first zero byte are not zero");
-  for (char c : h.scheme_name)
-    if (c < 0x20 || c > 0x7e) fail(errc::bad_header_field, "scheme_name holds a byte that is not printable ASCII");
-  const uint32_t b = h.block_bytes;
-  if (b < format::kMinBlockBytes || b > format::kMaxBlockBytes || b % 8 != 0)
-    fail(errc::bad_header_field, "block_bytes " + std::to_string(b) + " is not a multiple of 8 in [32, 1048576]");
-  if (h.max_distance > 64) fail(errc::bad_header_field, "max_distance " + std::to_string(h.max_distance) + " > 64");
-  if (h.id_layout != format::IdLayout::offsets && h.id_layout != format::IdLayout::single)
-    fail(errc::bad_header_field, "id_layout " + std::to_string(static_cast<unsigned>(h.id_layout)) + " is neither 0 nor 1");
-  if (h.id_count < h.fingerprint_count)
-    fail(errc::bad_header_field, "id_count " + std::to_string(h.id_count) + " < fingerprint_count " + std::to_string(h.fingerprint_count));
-  if (h.fingerprint_count == 0 && h.id_count != 0) fail(errc::bad_header_field, "ids without fingerprints");
-  if (h.id_layout == format::IdLayout::single && h.id_count != h.fingerprint_count)
-    fail(errc::bad_header_field, "id_layout 1 (one id each) but id_count != fingerprint_count");
-}
-
-}  // namespace
 
 uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from) const {
   uint64_t left = std::min(from, block_count()), right = block_count();  // the answer lies in [left, right]
@@ -86,84 +44,30 @@ uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from) const {
 }
 
 IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
+  format::HeaderRegion region = format::HeaderRegion::decode_from(data, size);
   IndexFile f;
   f.data_ = data;
   f.size_ = size;
-  if (size < FileHeader::kEncodedBytes)
-    fail(errc::file_too_small, std::to_string(size) + " bytes, less than the 128-byte header");
-  FileHeader& h = f.header_ = FileHeader::decode_from(data);
-  if (h.file_bytes != size)
-    fail(errc::file_size_mismatch, "the header says " + std::to_string(h.file_bytes) + " bytes, the file has " +
-                                       std::to_string(size) + " (truncated or appended to)");
-  if (h.table_count == 0 || h.table_count > format::kMaxTables)
-    fail(errc::bad_header_field, "table_count " + std::to_string(h.table_count) + " is not in [1, 4096]");
-  if (h.section_count != format::section_count_for(h.table_count))
-    fail(errc::bad_header_field, "section_count " + std::to_string(h.section_count) + " is not 3 * table_count + 2");
-  const uint64_t region = format::header_region_bytes(h.table_count);
-  if (region > size) fail(errc::file_too_small, "the header region needs " + std::to_string(region) + " bytes");
-  if (format::header_region_checksum(data, region) != h.header_checksum)
-    fail(errc::header_checksum, "header checksum mismatch");
-  check_header_fields(data, h);
-  const uint64_t n = h.fingerprint_count;
-
-  const uint8_t* p = data + FileHeader::kEncodedBytes;
-  f.tables_.resize(h.table_count);
-  for (uint32_t t = 0; t < h.table_count; ++t, p += format::TableDescriptor::kEncodedBytes) {
+  f.header_ = region.header;
+  f.sections_ = std::move(region.sections);
+  f.tables_.resize(region.tables.size());
+  for (uint32_t t = 0; t < f.tables_.size(); ++t) {
     TableView& view = f.tables_[t];
     view.index = t;
-    view.descriptor = format::TableDescriptor::decode_from(p, t);
-    const std::string name = "table " + std::to_string(t) + ": ";
-    if (auto why = format::Permutation::check(view.descriptor.source_bit); !why.empty())
-      fail(errc::bad_permutation, name + why);
+    view.descriptor = region.tables[t];
     view.permutation = format::Permutation(view.descriptor.source_bit);
-    if (auto why = format::check_code_lengths(view.descriptor.code_length, n); !why.empty())
-      fail(errc::bad_code_lengths, name + why);
     view.decode_table = format::DecodeTable(view.descriptor.code_length);
-    const uint64_t blocks = view.descriptor.block_count;
-    if ((n == 0 && blocks != 0) || (n > 0 && (blocks == 0 || blocks > n)))
-      fail(errc::bad_header_field, name + "block_count " + std::to_string(blocks) + " for " + std::to_string(n) + " entries");
   }
-
-  uint64_t expected_offset = region;
-  f.sections_.resize(h.section_count);
-  for (uint32_t i = 0; i < h.section_count; ++i, p += format::SectionEntry::kEncodedBytes) {
-    auto& s = f.sections_[i] = format::SectionEntry::decode_from(p);
-    const SectionKind kind = format::expected_section_kind(i, h.table_count);
-    const uint32_t table = format::expected_section_table(i, h.table_count);
-    const std::string name = "section " + std::to_string(i) + " (" + format::section_kind_name(kind) +
-                             (table == format::kNoTable ? "" : " of table " + std::to_string(table)) + "): ";
-    if (s.kind != kind || s.table != table)
-      fail(errc::section_layout, name + "kind " + std::to_string(static_cast<uint32_t>(s.kind)) + " table " +
-                                     std::to_string(s.table) + " out of order");
-    uint64_t want = 0;
-    switch (kind) {
-      case SectionKind::blocks: want = checked_mul(f.tables_[table].block_count(), h.block_bytes, name + "size"); break;
-      case SectionKind::block_keys:
-      case SectionKind::block_ranks: want = checked_mul(f.tables_[table].block_count(), 8, name + "size"); break;
-      case SectionKind::id_offsets:
-        if (h.id_layout == format::IdLayout::single) break;
-        if (n == UINT64_MAX) fail(errc::section_layout, name + "size overflows 64 bits");
-        want = checked_mul(n + 1, 8, name + "size");
-        break;
-      case SectionKind::ids: want = checked_mul(h.id_count, 8, name + "size"); break;
-    }
-    if (s.offset != expected_offset)
-      fail(errc::section_layout, name + "starts at " + std::to_string(s.offset) + ", expected " + std::to_string(expected_offset));
-    if (s.bytes != want)
-      fail(errc::section_layout, name + std::to_string(s.bytes) + " bytes, expected " + std::to_string(want));
-    if (s.bytes > size - s.offset) fail(errc::section_layout, name + "runs past the end of the file");
-    expected_offset = s.offset + s.bytes;
+  for (const format::SectionEntry& s : f.sections_) {
     const uint8_t* at = data + s.offset;
-    switch (kind) {
-      case SectionKind::blocks: f.tables_[table].blocks = at; break;
-      case SectionKind::block_keys: f.tables_[table].keys = at; break;
-      case SectionKind::block_ranks: f.tables_[table].ranks = at; break;
-      case SectionKind::id_offsets: f.id_offsets_ = at; break;
-      case SectionKind::ids: f.ids_ = at; break;
+    switch (s.kind) {
+      case format::SectionKind::blocks: f.tables_[s.table].blocks = at; break;
+      case format::SectionKind::block_keys: f.tables_[s.table].keys = at; break;
+      case format::SectionKind::block_ranks: f.tables_[s.table].ranks = at; break;
+      case format::SectionKind::id_offsets: f.id_offsets_ = at; break;
+      case format::SectionKind::ids: f.ids_ = at; break;
     }
   }
-  if (expected_offset != size)
-    fail(errc::section_layout, "the sections end at " + std::to_string(expected_offset) + ", the file at " + std::to_string(size));
   return f;
 }
 
@@ -174,6 +78,16 @@ std::string IndexFile::where(const TableView& t, uint64_t j) const {
 
 void IndexFile::throw_block_error(const TableView& t, uint64_t j, const format::BlockResult& r) const {
   throw Error(errc::bad_block, where(t, j) + ": " + format::block_status_text(r.status));
+}
+
+unsigned IndexFile::search_distance(int64_t k) const {
+  const unsigned max = header_.max_distance;
+  if (k < 0) return max;
+  if (k > max)
+    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds the index's k = " + std::to_string(max) +
+                                 " (its tables find nothing farther; build the index with k = " + std::to_string(k) +
+                                 " to search that far)");
+  return static_cast<unsigned>(k);
 }
 
 IdList IndexFile::ids_at_rank(uint64_t rank) const {

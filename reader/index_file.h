@@ -1,5 +1,6 @@
 // A validated view of an index file's bytes: header, tables and sections, checked by parse() against
-// every rule that costs O(table count) (spec/FORMAT.md, "Reader rules", the rules marked "open").
+// every rule that costs O(table count) (spec/FORMAT.md §10, the rules marked "open"; see
+// format::HeaderRegion::decode_from).
 // Holds pointers into the caller's bytes; owns nothing of the file.
 #pragma once
 
@@ -60,6 +61,10 @@ class IndexFile {
   }
   [[noreturn]] void throw_block_error(const TableView& t, uint64_t j, const format::BlockResult& r) const;
   std::string where(const TableView& t, uint64_t j) const;
+
+  // The k a search uses: the header's max_distance when k < 0, else k; Error(usage) when k is above
+  // max_distance, since the tables find nothing farther. The one place this rule lives.
+  unsigned search_distance(int64_t k) const;
 
   // The ids of the fingerprint at `rank` in table 0; throws Error(bad_ids) when its offsets are
   // out of range.

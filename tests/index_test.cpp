@@ -164,10 +164,40 @@ TEST_CASE("k above the index's k is refused; a new build replaces the file atomi
   const Index old_index = Index::open(dir.file("i.sdx"));
   CHECK(old_index.max_distance() == 2);
   CHECK_THROWS_WITH_AS(old_index.query(1, 3), doctest::Contains("usage"), Error);
+  CHECK(old_index.search_distance(-1) == 2);
+  CHECK(old_index.search_distance(1) == 1);
+  CHECK_THROWS_WITH_AS(old_index.search_distance(3), doctest::Contains("exceeds the index's k = 2"), Error);
   build(dir.file("i.sdx"), random_pairs(rng, 300), o);
   CHECK(old_index.fingerprint_count() == 100);  // the old mapping is untouched
   CHECK(old_index.verify().ok());
   CHECK(Index::open(dir.file("i.sdx")).fingerprint_count() == 300);
   for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir.file("i.sdx")).parent_path()))
     CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+}
+
+TEST_CASE("the writer refuses what the reader would reject: block size, table count, scheme name") {
+  TempDir dir;
+  std::mt19937_64 rng(17);
+  const Pairs pairs = random_pairs(rng, 50);
+  auto refused = [&](BuildOptions o) {
+    try {
+      build(dir.file("r.sdx"), pairs, o);
+    } catch (const Error& e) {
+      return e.code() == errc::usage;
+    }
+    return false;
+  };
+  BuildOptions o;
+  o.block_bytes = 1028;
+  CHECK(refused(o));
+  o = {};
+  o.scheme = Scheme::named("paper-4", 3, 0);
+  o.scheme->name = "tab\tin name";  // not printable ASCII: a reader rejects it (bad_header_field)
+  CHECK(refused(o));
+  o.scheme->name = std::string(33, 'x');
+  CHECK(refused(o));
+  o.scheme->name = "paper-4";
+  o.scheme->tables.clear();
+  CHECK(refused(o));
+  CHECK(!std::filesystem::exists(dir.file("r.sdx")));
 }

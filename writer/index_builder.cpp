@@ -101,7 +101,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
 
   const uint64_t n = fingerprints.size();
   const Scheme scheme = options_.scheme ? *options_.scheme : Scheme::automatic(n, options_.k);
-  if (scheme.tables.empty()) throw Error(errc::usage, "a scheme needs 1 to 4096 tables");
+  writer::check_writable(scheme, options_);
   // The ids section is in the order of table 0's entries: when table 0 permutes (never for the
   // built-in schemes), sort (permuted fingerprint, id) again.
   const format::Permutation first(scheme.tables[0].source_bit);

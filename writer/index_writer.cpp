@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <future>
-#include <thread>
 
 #include "format/checksum.h"
 #include "format/endian.h"
-#include "format/layout.h"
+#include "format/header_region.h"
 #include "format/permutation.h"
+#include "format/thread_count.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 #include "writer/external_sorter.h"
@@ -104,131 +104,159 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
 // the radix sort's scratch (16 bytes per entry) plus the blocks (at most 75 bits per entry, < 10 bytes).
 uint64_t in_memory_table_bytes(uint64_t n) { return 26 * n + (1 << 20); }
 
-void check_block_bytes(uint32_t b) {
-  if (b < format::kMinBlockBytes || b > format::kMaxBlockBytes || b % 8 != 0)
-    throw Error(errc::usage, "block size " + std::to_string(b) + " bytes: must be a multiple of 8 between " +
-                                 std::to_string(format::kMinBlockBytes) + " and " + std::to_string(format::kMaxBlockBytes));
-}
+// One index file being written, step by step (write_index lists the steps): the sections in the
+// order of spec §5, then the header region that describes them, filled in as the sections go.
+class FileWriter {
+ public:
+  FileWriter(const std::string& path, const IndexContents& contents, const Scheme& scheme, const BuildOptions& options)
+      : contents_(contents), scheme_(scheme), options_(options), file_(path), sections_(file_) {
+    region_.tables.resize(scheme.tables.size());
+  }
 
-}  // namespace
+  // Zeros where the header region goes: it describes the sections, so it is written last.
+  void reserve_header_region() {
+    const std::vector<uint8_t> zeros(region_.encoded_bytes(), 0);
+    file_.write(zeros.data(), zeros.size());
+  }
 
-BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,
-                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes) {
-  check_block_bytes(options.block_bytes);
-  const auto table_count = static_cast<uint32_t>(scheme.tables.size());
-  if (table_count == 0 || table_count > format::kMaxTables)
-    throw Error(errc::usage, "a scheme needs 1 to " + std::to_string(format::kMaxTables) + " tables");
-  if (scheme.name.size() > format::kSchemeNameBytes)
-    throw Error(errc::usage, "scheme name longer than 32 bytes: " + scheme.name);
-  const uint64_t n = contents.fingerprints.size();
-  auto progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
-    if (options.progress) options.progress(stage, done, total);
-  };
+  // BLOCKS, BLOCK_KEYS and BLOCK_RANKS of every table, in table order.
+  void write_tables(ScratchSpace& scratch, uint64_t memory_bytes) {
+    const uint64_t fit = memory_bytes / in_memory_table_bytes(contents_.fingerprints.size());
+    if (fit >= 1) write_tables_in_memory(scratch, memory_bytes, fit);
+    else write_tables_one_at_a_time(scratch, memory_bytes);
+  }
 
-  AtomicFile file(path);
-  const uint64_t region_bytes = format::header_region_bytes(table_count);
-  std::vector<uint8_t> region(region_bytes, 0);
-  file.write(region.data(), region.size());  // placeholder; the real header is written last
-  SectionWriter sections(file);
-  std::vector<SectionEntry> entries;
-  std::vector<format::TableDescriptor> descriptors(table_count);
+  // ID_OFFSETS (empty when every fingerprint has one id) and IDS, already in the order of table 0's
+  // entries (the rank a probe of table 0 finds).
+  void write_ids() {
+    auto copy = [&](const U64Store& store) {
+      store.for_each_chunk([&](const uint64_t* p, std::size_t count) { sections_.write_u64s(p, count); });
+    };
+    sections_.begin(SectionKind::id_offsets, format::kNoTable);
+    if (!one_id_each()) copy(contents_.id_offsets);
+    end_section();
+    sections_.begin(SectionKind::ids, format::kNoTable);
+    copy(contents_.ids);
+    end_section();
+  }
 
-  auto write_keys_and_ranks = [&](uint32_t t, const TableResult& table) {
-    descriptors[t].source_bit = scheme.tables[t].source_bit;
-    descriptors[t].code_length = table.code_length;
-    descriptors[t].block_count = table.keys.size();
-    descriptors[t].prefix_bits = static_cast<uint8_t>(scheme.tables[t].prefix_bits);
-    sections.begin(SectionKind::block_keys, t);
-    sections.write_u64s(table.keys.data(), table.keys.size());
-    entries.push_back(sections.end());
-    sections.begin(SectionKind::block_ranks, t);
-    sections.write_u64s(table.ranks.data(), table.ranks.size());
-    entries.push_back(sections.end());
-    progress("tables", t + 1, table_count);
-  };
-  const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  const uint64_t fit = memory_bytes / in_memory_table_bytes(n);
-  if (fit >= 1) {
-    // Tables are encoded in memory on up to `threads` workers and written strictly in table order,
-    // so the file does not depend on the thread count.
-    const auto workers = static_cast<uint32_t>(std::min<uint64_t>({threads, table_count, fit}));
+  // The header region, now that every section is known, over the zeros reserved for it.
+  void write_header_region() {
+    format::FileHeader& h = region_.header;
+    h.file_bytes = file_.position();
+    h.fingerprint_count = contents_.fingerprints.size();
+    h.id_count = contents_.ids.size();
+    h.block_bytes = options_.block_bytes;
+    h.max_distance = static_cast<uint8_t>(scheme_.max_distance);
+    h.id_layout = one_id_each() ? format::IdLayout::single : format::IdLayout::offsets;
+    h.scheme_name = scheme_.name;
+    std::vector<uint8_t> bytes(region_.encoded_bytes());
+    region_.encode_to(bytes.data());
+    file_.write_at(0, bytes.data(), bytes.size());
+  }
+
+  void publish() { file_.publish(); }
+
+  BuildSummary summary() const {
+    BuildSummary summary;
+    summary.fingerprint_count = region_.header.fingerprint_count;
+    summary.id_count = region_.header.id_count;
+    summary.file_bytes = region_.header.file_bytes;
+    summary.scheme_name = scheme_.name;
+    summary.table_count = static_cast<uint32_t>(scheme_.tables.size());
+    return summary;
+  }
+
+ private:
+  uint32_t table_count() const { return static_cast<uint32_t>(scheme_.tables.size()); }
+  bool one_id_each() const { return contents_.ids.size() == contents_.fingerprints.size(); }
+  void end_section() { region_.sections.push_back(sections_.end()); }
+
+  // Tables are encoded in memory on up to `threads` workers (at most `fit` at once) and written
+  // strictly in table order, so the file does not depend on the thread count.
+  void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
+    const auto workers = static_cast<uint32_t>(
+        std::min<uint64_t>({format::thread_count(options_.threads), table_count(), fit}));
     const uint64_t per_worker = memory_bytes / workers;
-    std::vector<std::future<TableResult>> pending(table_count);
+    std::vector<std::future<TableResult>> pending(table_count());
     uint32_t launched = 0;
     auto launch_until = [&](uint32_t limit) {
-      for (; launched < std::min(limit, table_count); ++launched)
+      for (; launched < std::min(limit, table_count()); ++launched)
         pending[launched] = std::async(std::launch::async, [&, t = launched] {
           std::vector<uint8_t> blocks;
-          TableResult r = build_table(contents.fingerprints, scheme.tables[t], options.block_bytes, scratch, per_worker,
+          TableResult r = build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch,
+                                      per_worker,
                                       [&](const uint8_t* b, std::size_t size) { blocks.insert(blocks.end(), b, b + size); });
           r.blocks = std::move(blocks);
           return r;
         });
     };
-    for (uint32_t t = 0; t < table_count; ++t) {
+    for (uint32_t t = 0; t < table_count(); ++t) {
       launch_until(t + workers);
       const TableResult table = pending[t].get();
-      sections.begin(SectionKind::blocks, t);
-      sections.write(table.blocks.data(), table.blocks.size());
-      entries.push_back(sections.end());
-      write_keys_and_ranks(t, table);
-    }
-  } else {
-    // One table at a time, with the whole bound for its sort; blocks go straight to the file.
-    for (uint32_t t = 0; t < table_count; ++t) {
-      sections.begin(SectionKind::blocks, t);
-      const TableResult table = build_table(contents.fingerprints, scheme.tables[t], options.block_bytes, scratch, memory_bytes,
-                                            [&](const uint8_t* b, std::size_t size) { sections.write(b, size); });
-      entries.push_back(sections.end());
+      sections_.begin(SectionKind::blocks, t);
+      sections_.write(table.blocks.data(), table.blocks.size());
+      end_section();
       write_keys_and_ranks(t, table);
     }
   }
 
-  // Ids, already in the order of table 0's entries (the rank a probe of table 0 finds).
-  const uint64_t id_count = contents.ids.size();
-  const bool single = id_count == n;
-  auto copy = [&](const U64Store& store) {
-    store.for_each_chunk([&](const uint64_t* p, std::size_t count) { sections.write_u64s(p, count); });
-  };
-  sections.begin(SectionKind::id_offsets, format::kNoTable);
-  if (!single) copy(contents.id_offsets);
-  entries.push_back(sections.end());
-  sections.begin(SectionKind::ids, format::kNoTable);
-  copy(contents.ids);
-  entries.push_back(sections.end());
-
-  format::FileHeader header;
-  header.file_bytes = file.position();
-  header.fingerprint_count = n;
-  header.id_count = id_count;
-  header.table_count = table_count;
-  header.section_count = format::section_count_for(table_count);
-  header.block_bytes = options.block_bytes;
-  header.max_distance = static_cast<uint8_t>(scheme.max_distance);
-  header.id_layout = single ? format::IdLayout::single : format::IdLayout::offsets;
-  header.scheme_name = scheme.name;
-  uint8_t* p = region.data() + format::FileHeader::kEncodedBytes;
-  for (const auto& d : descriptors) {
-    d.encode_to(p);
-    p += format::TableDescriptor::kEncodedBytes;
+  // One table at a time, with the whole bound for its sort; blocks go straight to the file.
+  void write_tables_one_at_a_time(ScratchSpace& scratch, uint64_t memory_bytes) {
+    for (uint32_t t = 0; t < table_count(); ++t) {
+      sections_.begin(SectionKind::blocks, t);
+      const TableResult table = build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch,
+                                            memory_bytes,
+                                            [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
+      end_section();
+      write_keys_and_ranks(t, table);
+    }
   }
-  for (const auto& e : entries) {
-    e.encode_to(p);
-    p += format::SectionEntry::kEncodedBytes;
-  }
-  header.encode_to(region.data());
-  header.header_checksum = format::header_region_checksum(region.data(), region_bytes);
-  header.encode_to(region.data());
-  file.write_at(0, region.data(), region.size());
-  file.publish();
 
-  BuildSummary summary;
-  summary.fingerprint_count = n;
-  summary.id_count = id_count;
-  summary.file_bytes = header.file_bytes;
-  summary.scheme_name = scheme.name;
-  summary.table_count = table_count;
-  return summary;
+  // Table t's descriptor, BLOCK_KEYS and BLOCK_RANKS, after its BLOCKS.
+  void write_keys_and_ranks(uint32_t t, const TableResult& table) {
+    format::TableDescriptor& d = region_.tables[t];
+    d.source_bit = scheme_.tables[t].source_bit;
+    d.code_length = table.code_length;
+    d.block_count = table.keys.size();
+    d.prefix_bits = static_cast<uint8_t>(scheme_.tables[t].prefix_bits);
+    sections_.begin(SectionKind::block_keys, t);
+    sections_.write_u64s(table.keys.data(), table.keys.size());
+    end_section();
+    sections_.begin(SectionKind::block_ranks, t);
+    sections_.write_u64s(table.ranks.data(), table.ranks.size());
+    end_section();
+    if (options_.progress) options_.progress("tables", t + 1, table_count());
+  }
+
+  const IndexContents& contents_;
+  const Scheme& scheme_;
+  const BuildOptions& options_;
+  AtomicFile file_;
+  SectionWriter sections_;
+  format::HeaderRegion region_;
+};
+
+}  // namespace
+
+void check_writable(const Scheme& scheme, const BuildOptions& options) {
+  for (const std::string& why : {format::check_block_bytes(options.block_bytes),
+                                 format::check_table_count(static_cast<uint32_t>(
+                                     std::min<std::size_t>(scheme.tables.size(), UINT32_MAX))),
+                                 format::check_scheme_name(scheme.name)})
+    if (!why.empty()) throw Error(errc::usage, why);
+}
+
+BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,
+                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes) {
+  check_writable(scheme, options);
+  FileWriter writer(path, contents, scheme, options);
+  writer.reserve_header_region();
+  writer.write_tables(scratch, memory_bytes);
+  writer.write_ids();
+  writer.write_header_region();
+  writer.publish();
+  return writer.summary();
 }
 
 }  // namespace simdex::writer

@@ -19,6 +19,9 @@ struct IndexContents {
   const U64Store& ids;           // per fingerprint ascending, fingerprints in table 0's rank order
 };
 
+// Error(usage) unless the block size, the table count and the scheme's name keep spec §3's rules.
+void check_writable(const Scheme& scheme, const BuildOptions& options);
+
 // memory_bytes: what the tables may use (the caller's own data is already subtracted).
 BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,
                          const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes);

@@ -35,8 +35,8 @@ const std::vector<std::string>& english_stopwords();
 // allocates nothing per token. Not thread-safe; use one Fingerprinter per thread.
 class Fingerprinter {
  public:
-  // Throws std::invalid_argument for options out of range, std::runtime_error when ICU's
-  // normalization data cannot be loaded.
+  // Throws simdex::Error: errc::usage for options out of range, errc::io when ICU's normalization
+  // data cannot be loaded.
   explicit Fingerprinter(FingerprintOptions options = {});
   ~Fingerprinter();
   Fingerprinter(Fingerprinter&&) noexcept;

@@ -107,6 +107,10 @@ class Index {
 
   uint64_t fingerprint_count() const;
   unsigned max_distance() const;  // queries may ask for any k up to this
+  // The k a search uses: max_distance() when `k` is negative, else `k`. Throws Error(usage) when
+  // k > max_distance(), since the tables find nothing farther; query() and the batch jobs of
+  // simdex/batch.h apply this same rule.
+  unsigned search_distance(int k) const;
   std::size_t table_count() const;
 
   // Every stored fingerprint within Hamming distance k of `fingerprint`, each once, sorted by
