@@ -19,8 +19,8 @@ std::string corpus_dir(const std::string& dir) {
 Corpus load_corpus(const std::string& dir) {
   Corpus c;
   io::InputStream in(dir + "/docs.jsonl.gz");
-  fp::DocumentReader reader(in.stream(), in.name(), fp::DocumentFormat::jsonl);
-  fp::Document doc;
+  text::DocumentReader reader(in.stream(), in.name(), text::DocumentFormat::jsonl);
+  text::Document doc;
   while (reader.next(doc)) {
     if (doc.id != c.texts.size())
       throw Error(errc::input, in.name() + ":" + std::to_string(doc.line) + ": ids must be 0, 1, 2, ...");

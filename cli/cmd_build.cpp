@@ -98,6 +98,14 @@ void run_build(const BuildArgs& a) {
     std::cerr << "\n";
   }
 }
+// The schemes `--scheme` accepts, one a line, from the library's catalogue.
+std::string schemes_help() {
+  std::string out;
+  for (const auto& [name, what] : scheme_catalogue())
+    out += "  " + name + std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') + what + "\n";
+  return out;
+}
+
 }  // namespace
 
 void add_build_command(CLI::App& app) {
@@ -108,13 +116,9 @@ void add_build_command(CLI::App& app) {
       "decimal or 0x-hex (up to 16 digits), ID decimal; without ids a line's id is its 0-based line\n"
       "number. Blank lines are skipped. .gz and .zst inputs are read transparently. A malformed line\n"
       "stops the build with its line number, and nothing is written at the output path.\n\n"
-      "Schemes (choose the tables; more tables: longer probe prefixes, faster queries, bigger file):\n"
-      "  auto      fewest tables leaving ~256 candidates per probe for the input size (default)\n"
-      "  paper-20  k=3, 6 blocks, 3 lead: 20 tables, p=31..33   (the paper's choice for 8B pages)\n"
-      "  paper-16  k=3, two levels 4x4: 16 tables, p=28\n"
-      "  paper-10  k=3, 5 blocks, 2 lead: 10 tables, p=25..26\n"
-      "  paper-4   k=3, 4 blocks, 1 leads: 4 tables, p=16\n"
-      "  --blocks M  any k < M: M blocks, M-k lead, C(M,k) tables\n\n"
+      "Schemes (choose the tables; more tables: longer probe prefixes, faster queries, bigger file):\n" +
+      schemes_help() +
+      "  (--blocks M is blocks-M)\n\n"
       "Output is written to a temporary file beside INDEX, fsynced and renamed over it: readers of an\n"
       "old INDEX are unaffected. The same pairs always give the same bytes.\n\n"
       "With --text, INPUT holds documents (JSON Lines, one text a line, or a directory) and simdex\n"
@@ -123,7 +127,7 @@ void add_build_command(CLI::App& app) {
       "          simdex build -o corpus.sdx -k 6 --text data/corpus/docs.jsonl.gz");
   cmd->add_option("-o,--output", args->output, "Index file to write")->required();
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
-  auto* scheme = cmd->add_option("--scheme", args->scheme, "Table scheme: auto, paper-20, paper-16, paper-10, paper-4, blocks-M")
+  auto* scheme = cmd->add_option("--scheme", args->scheme, "Table scheme (see the list below)")
                      ->capture_default_str();
   cmd->add_option("--blocks", args->blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
   cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")->capture_default_str()->check(CLI::Range(0, 32));

@@ -139,10 +139,10 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o, c
   if (is_dir) throw Error(errc::usage, "'" + input + "' is a directory: use --input-format dir (or auto)");
   if (format != "jsonl" && format != "lines") throw Error(errc::usage, "unknown --input-format '" + format + "'");
   io::InputStream in(input);
-  fp::DocumentReader reader(in.stream(), in.name(),
-                            format == "jsonl" ? fp::DocumentFormat::jsonl : fp::DocumentFormat::lines,
+  text::DocumentReader reader(in.stream(), in.name(),
+                            format == "jsonl" ? text::DocumentFormat::jsonl : text::DocumentFormat::lines,
                             o.id_field, o.text_field);
-  fp::Document doc;
+  text::Document doc;
   while (reader.next(doc)) fn(doc.id, fingerprinter.fingerprint(doc.text));
 }
 

@@ -5,7 +5,7 @@
 #include "fingerprint/utf8.h"
 #include "simdex/error.h"
 
-namespace simdex::fp {
+namespace simdex::text {
 
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
                                std::string id_field, std::string text_field)
@@ -62,4 +62,4 @@ bool DocumentReader::next(Document& doc) {
   }
 }
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

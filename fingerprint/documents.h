@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace simdex::fp {
+namespace simdex::text {
 
 enum class DocumentFormat { jsonl, lines };
 
@@ -39,4 +39,4 @@ class DocumentReader {
   std::uint64_t line_no_ = 0;
 };
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

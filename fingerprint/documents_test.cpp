@@ -7,9 +7,9 @@
 #include "fingerprint/documents.h"
 #include "simdex/error.h"
 
-using simdex::fp::Document;
-using simdex::fp::DocumentFormat;
-using simdex::fp::DocumentReader;
+using simdex::text::Document;
+using simdex::text::DocumentFormat;
+using simdex::text::DocumentReader;
 
 namespace {
 struct Doc {

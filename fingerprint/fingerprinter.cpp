@@ -52,7 +52,7 @@ void count_ones(const std::vector<std::uint64_t>& hashes, std::uint64_t (&ones)[
 
 struct Fingerprinter::Impl {
   FingerprintOptions options;
-  fp::Normalizer normalizer;
+  text::Normalizer normalizer;
   StopSet stopwords;
 
   std::string repaired;                 // step 1 output, only for ill-formed input
@@ -65,14 +65,14 @@ struct Fingerprinter::Impl {
   // Steps 1-4: leaves the kept tokens in `tokens` / `token_ends`.
   void tokenize(std::string_view text) {
     std::string_view valid = text;
-    if (!fp::is_valid_utf8(text)) {
-      fp::repair_utf8(text, repaired);
+    if (!text::is_valid_utf8(text)) {
+      text::repair_utf8(text, repaired);
       valid = repaired;
     }
     normalizer.normalize(valid, normalized);
     tokens.clear();
     token_ends.clear();
-    fp::for_each_token(normalized, offsets, [this](std::string_view token) {
+    text::for_each_token(normalized, offsets, [this](std::string_view token) {
       if (!stopwords.empty() && stopwords.find(token) != stopwords.end()) return;
       if (!tokens.empty()) tokens.push_back(' ');
       tokens.append(token);
@@ -126,8 +126,8 @@ Fingerprinter::Fingerprinter(FingerprintOptions options) : impl_(std::make_uniqu
   std::string repaired, normalized;
   for (const std::string& word : options.stopwords) {
     std::string_view valid = word;
-    if (!fp::is_valid_utf8(word)) {
-      fp::repair_utf8(word, repaired);
+    if (!text::is_valid_utf8(word)) {
+      text::repair_utf8(word, repaired);
       valid = repaired;
     }
     impl_->normalizer.normalize(valid, normalized);

@@ -11,7 +11,7 @@
 
 #include "simdex/error.h"
 
-namespace simdex::fp {
+namespace simdex::text {
 
 namespace {
 
@@ -87,4 +87,4 @@ void Normalizer::normalize_with_icu(std::string_view in, std::string& out, std::
   }
 }
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

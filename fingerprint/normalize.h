@@ -11,7 +11,7 @@ U_NAMESPACE_BEGIN
 class Normalizer2;
 U_NAMESPACE_END
 
-namespace simdex::fp {
+namespace simdex::text {
 
 class Normalizer {
  public:
@@ -35,4 +35,4 @@ class Normalizer {
   const icu::Normalizer2* nfkc_cf_;
 };
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

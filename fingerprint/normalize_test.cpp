@@ -7,7 +7,7 @@
 
 namespace {
 std::string nf(std::string_view s) {
-  static const simdex::fp::Normalizer n;
+  static const simdex::text::Normalizer n;
   std::string out;
   n.normalize(s, out);
   return out;
@@ -28,7 +28,7 @@ TEST_CASE("NFKC_Casefold examples") {
 }
 
 TEST_CASE("the ASCII shortcut agrees with ICU") {
-  const simdex::fp::Normalizer n;
+  const simdex::text::Normalizer n;
   std::mt19937_64 rng(7);
   std::string s, fast, icu;
   for (int round = 0; round < 500; ++round) {
@@ -41,7 +41,7 @@ TEST_CASE("the ASCII shortcut agrees with ICU") {
 }
 
 TEST_CASE("normalizing in chunks gives the same result") {
-  const simdex::fp::Normalizer n;
+  const simdex::text::Normalizer n;
   // Mixed text with combining sequences that must not be split from their base.
   std::string text;
   for (int i = 0; i < 50; ++i)

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <array>
 
-namespace simdex::fp {
+namespace simdex::text {
 
 namespace {
 
@@ -55,4 +55,4 @@ CharClass classify(char32_t c) {
   return in_bigram_range(c) ? CharClass::bigram : CharClass::word;
 }
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

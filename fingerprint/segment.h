@@ -11,7 +11,7 @@
 
 #include "fingerprint/utf8.h"
 
-namespace simdex::fp {
+namespace simdex::text {
 
 enum class CharClass : std::uint8_t {
   separator,  // everything else: spaces, punctuation, symbols, controls, unassigned
@@ -82,4 +82,4 @@ void for_each_token(std::string_view text, std::vector<std::size_t>& offsets, Em
   }
 }
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

@@ -5,14 +5,14 @@
 
 #include "fingerprint/segment.h"
 
-using simdex::fp::CharClass;
-using simdex::fp::classify;
+using simdex::text::CharClass;
+using simdex::text::classify;
 
 namespace {
 std::vector<std::string> tokens(std::string_view text) {
   std::vector<std::size_t> scratch;
   std::vector<std::string> out;
-  simdex::fp::for_each_token(text, scratch, [&](std::string_view t) { out.emplace_back(t); });
+  simdex::text::for_each_token(text, scratch, [&](std::string_view t) { out.emplace_back(t); });
   return out;
 }
 using V = std::vector<std::string>;
@@ -43,13 +43,13 @@ TEST_CASE("character classes") {
 }
 
 TEST_CASE("bigram ranges have fixed edges") {
-  CHECK_FALSE(simdex::fp::in_bigram_range(0x0DFF));
-  CHECK(simdex::fp::in_bigram_range(0x0E00));
-  CHECK(simdex::fp::in_bigram_range(0x9FFF));
-  CHECK_FALSE(simdex::fp::in_bigram_range(0xA000));
-  CHECK(simdex::fp::in_bigram_range(0x3FFFF));
-  CHECK_FALSE(simdex::fp::in_bigram_range(0x40000));
-  CHECK_FALSE(simdex::fp::in_bigram_range(0x3008));
+  CHECK_FALSE(simdex::text::in_bigram_range(0x0DFF));
+  CHECK(simdex::text::in_bigram_range(0x0E00));
+  CHECK(simdex::text::in_bigram_range(0x9FFF));
+  CHECK_FALSE(simdex::text::in_bigram_range(0xA000));
+  CHECK(simdex::text::in_bigram_range(0x3FFFF));
+  CHECK_FALSE(simdex::text::in_bigram_range(0x40000));
+  CHECK_FALSE(simdex::text::in_bigram_range(0x3008));
 }
 
 TEST_CASE("words are runs of letters, marks and numbers") {

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace simdex::fp {
+namespace simdex::text {
 
 namespace {
 
@@ -81,4 +81,4 @@ void repair_utf8(std::string_view s, std::string& out) {
   }
 }
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

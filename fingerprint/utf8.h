@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace simdex::fp {
+namespace simdex::text {
 
 inline constexpr char32_t replacement_character = 0xFFFD;
 
@@ -38,4 +38,4 @@ inline char32_t next_code_point(std::string_view s, std::size_t& i) {
   return c;
 }
 
-}  // namespace simdex::fp
+}  // namespace simdex::text

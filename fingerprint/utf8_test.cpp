@@ -5,8 +5,8 @@
 
 #include "fingerprint/utf8.h"
 
-using simdex::fp::is_valid_utf8;
-using simdex::fp::repair_utf8;
+using simdex::text::is_valid_utf8;
+using simdex::text::repair_utf8;
 
 namespace {
 std::string repaired(std::string_view s) {
@@ -64,9 +64,9 @@ TEST_CASE("repair always yields valid UTF-8 and is idempotent") {
 TEST_CASE("decoding well-formed UTF-8") {
   const std::string s = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80";
   std::size_t i = 0;
-  CHECK(simdex::fp::next_code_point(s, i) == U'a');
-  CHECK(simdex::fp::next_code_point(s, i) == U'\u00E9');
-  CHECK(simdex::fp::next_code_point(s, i) == U'\u4E2D');
-  CHECK(simdex::fp::next_code_point(s, i) == U'\U0001F600');
+  CHECK(simdex::text::next_code_point(s, i) == U'a');
+  CHECK(simdex::text::next_code_point(s, i) == U'\u00E9');
+  CHECK(simdex::text::next_code_point(s, i) == U'\u4E2D');
+  CHECK(simdex::text::next_code_point(s, i) == U'\U0001F600');
   CHECK(i == s.size());
 }

@@ -1,4 +1,4 @@
-// Checksums of the format: XXH3-64 with seed 0 everywhere (spec/FORMAT.md, "Checksums").
+// Checksums of the format: XXH3-64 with seed 0 everywhere (spec/FORMAT.md §1, "XXH3-64").
 #pragma once
 
 #include <cstddef>

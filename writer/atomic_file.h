@@ -1,4 +1,4 @@
-// Publishes a file atomically (spec/FORMAT.md, "Publishing"): everything is written to a temporary
+// Publishes a file atomically (spec/FORMAT.md §11, "Atomic publishing"): everything is written to a temporary
 // file beside the target, fsynced, renamed over the target, and the directory is fsynced. Readers
 // of the old file keep their mapping; nobody ever sees a partial file at the target path.
 #pragma once

@@ -27,19 +27,4 @@ void TableEncoder::finish() {
   if (open_) close_block();
 }
 
-EncodedTable encode_table(std::span<const uint64_t> sorted_entries, uint32_t block_bytes) {
-  EncodedTable out;
-  HHistogram histogram;
-  for (uint64_t e : sorted_entries) histogram.add(e);
-  out.code_length = histogram.code_lengths();
-  TableEncoder encoder(out.code_length, block_bytes, [&](const uint8_t* block, std::size_t bytes) {
-    out.blocks.insert(out.blocks.end(), block, block + bytes);
-  });
-  for (uint64_t e : sorted_entries) encoder.add(e);
-  encoder.finish();
-  out.keys = encoder.keys();
-  out.ranks = encoder.ranks();
-  return out;
-}
-
 }  // namespace simdex::writer

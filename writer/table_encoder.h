@@ -5,7 +5,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <vector>
 
 #include "format/block.h"
@@ -44,14 +43,5 @@ class TableEncoder {
   uint64_t entries_ = 0;
   bool open_ = false;
 };
-
-struct EncodedTable {
-  format::CodeLengths code_length{};
-  std::vector<uint8_t> blocks;
-  std::vector<uint64_t> keys, ranks;
-};
-
-// Both passes over an in-memory sorted table.
-EncodedTable encode_table(std::span<const uint64_t> sorted_entries, uint32_t block_bytes);
 
 }  // namespace simdex::writer

@@ -1,6 +1,8 @@
 // Table schemes (Manku et al. 2007, section 3): which bits each table moves to the top and how many
 // leading bits a probe must share. A file stores every table's permutation and prefix length, so a
-// reader needs none of this; the writer uses it to choose the tables.
+// reader needs none of this; the writer uses it to choose the tables. The types and the coverage
+// check are format/scheme.cpp; the schemes one can build (one_level ... scheme_catalogue) are the
+// writer's policy, writer/scheme_policy.cpp.
 #pragma once
 
 #include <array>

@@ -63,3 +63,13 @@ TEST_CASE("automatic schemes grow with n") {
   CHECK(Scheme::automatic(1000, 3).tables.size() == 4);
   CHECK(Scheme::automatic(uint64_t{1} << 30, 3).tables.size() > 4);
 }
+
+TEST_CASE("every scheme of the catalogue (what build --help prints) is a name Scheme::named accepts") {
+  for (const auto& [name, what] : simdex::scheme_catalogue()) {
+    CAPTURE(name);
+    const std::string concrete = name == "blocks-M" ? "blocks-6" : name;
+    CHECK_NOTHROW(Scheme::named(concrete, 3, 1000));
+  }
+  CHECK_THROWS_WITH_AS(Scheme::named("nonsense", 3, 0), doctest::Contains("known: paper-20, paper-16"),
+                       simdex::Error);
+}
