@@ -4,8 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fingerprint/documents.h"
-#include "io/input_stream.h"
+#include "simdex/documents.h"
 #include "simdex/error.h"
 
 namespace simdex::bench {
@@ -18,12 +17,12 @@ std::string corpus_dir(const std::string& dir) {
 
 Corpus load_corpus(const std::string& dir) {
   Corpus c;
-  io::InputStream in(dir + "/docs.jsonl.gz");
-  text::DocumentReader reader(in.stream(), in.name(), text::DocumentFormat::jsonl);
-  text::Document doc;
-  while (reader.next(doc)) {
+  const std::string docs_path = dir + "/docs.jsonl.gz";
+  DocumentSource docs(docs_path, {.format = DocumentFormat::jsonl});
+  Document doc;
+  while (docs.next(doc)) {
     if (doc.id != c.texts.size())
-      throw Error(errc::input, in.name() + ":" + std::to_string(doc.line) + ": ids must be 0, 1, 2, ...");
+      throw Error(errc::input, docs_path + ":" + std::to_string(doc.line) + ": ids must be 0, 1, 2, ...");
     c.texts.emplace_back(doc.text);
   }
   c.langs.resize(c.texts.size());

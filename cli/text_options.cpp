@@ -1,21 +1,12 @@
 #include "cli/text_options.h"
 
-#include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "fingerprint/documents.h"
-#include "io/input_stream.h"
+#include "simdex/documents.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
-
-namespace fs = std::filesystem;
 
 void add_text_options(CLI::App& cmd, TextOptions& o) {
   const std::string g = "Text";
@@ -66,84 +57,42 @@ FingerprintOptions fingerprint_options(const TextOptions& o) {
   if (o.stopwords == "english") f.stopwords = english_stopwords();
   else if (o.stopwords != "none") throw Error(errc::usage, "--stopwords must be none or english");
   if (!o.stopwords_file.empty()) {
-    std::ifstream in(o.stopwords_file);
-    if (!in) throw Error(errc::io, "cannot open stopwords file '" + o.stopwords_file + "': " + std::strerror(errno));
-    std::string word;
-    while (std::getline(in, word)) {
-      if (!word.empty() && word.back() == '\r') word.pop_back();
-      if (!word.empty()) f.stopwords.push_back(word);
-    }
-    if (in.bad()) throw Error(errc::io, "read error on stopwords file '" + o.stopwords_file + "'");
+    const std::vector<std::string> more = read_stopwords_file(o.stopwords_file);
+    f.stopwords.insert(f.stopwords.end(), more.begin(), more.end());
   }
   return f;
 }
 
 namespace {
 
-Fingerprinter make_fingerprinter(const TextOptions& o) {
-  try {
-    return Fingerprinter(fingerprint_options(o));
-  } catch (const std::invalid_argument& e) {
-    throw Error(errc::usage, e.what());
-  }
-}
-
-// The regular files under `dir`, as '/'-separated relative paths in byte order: stable across
-// platforms and locales, unlike the directory iteration order.
-std::vector<std::string> list_files(const fs::path& dir) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
-  for (; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec) && !ec) files.push_back(it->path().lexically_relative(dir).generic_string());
-  if (ec) throw Error(errc::io, "cannot list directory '" + dir.string() + "': " + ec.message());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-void fingerprint_directory(const fs::path& dir, const TextOptions& o, const std::string& listing_beside,
-                           Fingerprinter& fp, const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
-  std::string listing = o.paths_file;
-  if (listing.empty() && !listing_beside.empty()) listing = listing_beside + ".paths.tsv";
-  if (listing.empty())
-    throw Error(errc::usage, "a directory input needs --paths FILE for its ID<TAB>PATH listing when the "
-                             "output goes to stdout");
-  const std::vector<std::string> files = list_files(dir);
-  std::ofstream paths(listing, std::ios::binary | std::ios::trunc);
-  if (!paths) throw Error(errc::io, "cannot write '" + listing + "': " + std::strerror(errno));
-  std::string text;
-  for (std::uint64_t id = 0; id < files.size(); ++id) {
-    paths << id << '\t' << files[id] << '\n';
-    io::InputStream in((dir / files[id]).string());
-    text.assign(std::istreambuf_iterator<char>(in.stream()), std::istreambuf_iterator<char>());
-    fn(id, fp.fingerprint(text));
-  }
-  paths.flush();
-  if (!paths) throw Error(errc::io, "write error on '" + listing + "'");
+DocumentOptions document_options(const TextOptions& o) {
+  DocumentOptions d;
+  if (o.input_format == "auto") d.format = DocumentFormat::automatic;
+  else if (o.input_format == "jsonl") d.format = DocumentFormat::jsonl;
+  else if (o.input_format == "lines") d.format = DocumentFormat::lines;
+  else if (o.input_format == "dir") d.format = DocumentFormat::directory;
+  else throw Error(errc::usage, "unknown --input-format '" + o.input_format + "'");
+  d.id_field = o.id_field;
+  d.text_field = o.text_field;
+  return d;
 }
 
 }  // namespace
 
 void for_each_text_fingerprint(const std::string& input, const TextOptions& o, const std::string& listing_beside,
                                const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
-  Fingerprinter fingerprinter = make_fingerprinter(o);
-  std::error_code ec;
-  const bool is_dir = input != "-" && fs::is_directory(input, ec);
-  std::string format = o.input_format;
-  if (format == "auto") format = is_dir ? "dir" : "jsonl";
-  if (format == "dir") {
-    if (!is_dir) throw Error(errc::usage, "--input-format dir needs a directory, not '" + input + "'");
-    fingerprint_directory(input, o, listing_beside, fingerprinter, fn);
-    return;
+  Fingerprinter fingerprinter(fingerprint_options(o));
+  DocumentSource documents(input, document_options(o));
+  if (documents.format() == DocumentFormat::directory) {
+    std::string listing = o.paths_file;
+    if (listing.empty() && !listing_beside.empty()) listing = listing_beside + ".paths.tsv";
+    if (listing.empty())
+      throw Error(errc::usage, "a directory input needs --paths FILE for its ID<TAB>PATH listing when the "
+                               "output goes to stdout");
+    documents.write_paths(listing);
   }
-  if (is_dir) throw Error(errc::usage, "'" + input + "' is a directory: use --input-format dir (or auto)");
-  if (format != "jsonl" && format != "lines") throw Error(errc::usage, "unknown --input-format '" + format + "'");
-  io::InputStream in(input);
-  text::DocumentReader reader(in.stream(), in.name(),
-                            format == "jsonl" ? text::DocumentFormat::jsonl : text::DocumentFormat::lines,
-                            o.id_field, o.text_field);
-  text::Document doc;
-  while (reader.next(doc)) fn(doc.id, fingerprinter.fingerprint(doc.text));
+  Document doc;
+  while (documents.next(doc)) fn(doc.id, fingerprinter.fingerprint(doc.text));
 }
 
 }  // namespace simdex::cli

@@ -30,13 +30,11 @@ void add_text_options(CLI::App& cmd, TextOptions& options);
 // stopwords file cannot be read).
 FingerprintOptions fingerprint_options(const TextOptions& options);
 
-// Fingerprints every document of `input` (a file, "-" for stdin, or a directory) and calls
-// fn(id, fingerprint) for each, in input order. Files may be gzip or zstd compressed.
-// A directory's documents are its regular files, recursively, in byte order of their relative paths
-// ('/'-separated); id = position in that order. Their ID<TAB>PATH listing is written to
-// options.paths_file, or when that is empty to `<listing_beside>.paths.tsv`; with neither, a directory
-// input is a usage error. Throws simdex::Error: errc::input naming the file and line of a malformed
-// document, errc::io, errc::usage.
+// Fingerprints every document of `input` (a file, "-" for stdin, or a directory), read by
+// simdex::DocumentSource (its ids), and calls fn(id, fingerprint) for each, in input order. A
+// directory's ID<TAB>PATH listing is written to options.paths_file, or when that is empty to
+// `<listing_beside>.paths.tsv`; with neither, a directory input is a usage error. Throws
+// simdex::Error: errc::input naming the file and line of a malformed document, errc::io, errc::usage.
 void for_each_text_fingerprint(const std::string& input, const TextOptions& options,
                                const std::string& listing_beside,
                                const std::function<void(std::uint64_t id, std::uint64_t fingerprint)>& fn);

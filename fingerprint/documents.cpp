@@ -2,10 +2,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
 #include "fingerprint/utf8.h"
+#include "io/input_stream.h"
 #include "simdex/error.h"
 
-namespace simdex::text {
+namespace simdex {
+
+namespace fs = std::filesystem;
+
+namespace text {
 
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
                                std::string id_field, std::string text_field)
@@ -62,4 +75,93 @@ bool DocumentReader::next(Document& doc) {
   }
 }
 
-}  // namespace simdex::text
+}  // namespace text
+
+namespace {
+
+// The regular files under `dir`, as '/'-separated relative paths in byte order: stable across
+// platforms and locales, unlike the directory iteration order.
+std::vector<std::string> list_files(const fs::path& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec) && !ec) files.push_back(it->path().lexically_relative(dir).generic_string());
+  if (ec) throw Error(errc::io, "cannot list directory '" + dir.string() + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+struct DocumentSource::Impl {
+  DocumentFormat format;
+  // A file or stdin: its stream and reader.
+  std::optional<io::InputStream> in;
+  std::optional<text::DocumentReader> reader;
+  // A directory: its files, and the id of the next one.
+  fs::path dir;
+  std::vector<std::string> paths;
+  std::uint64_t next_id = 0;
+  std::string text;
+};
+
+DocumentSource::DocumentSource(const std::string& input, DocumentOptions options) : impl_(std::make_unique<Impl>()) {
+  std::error_code ec;
+  const bool is_dir = input != "-" && fs::is_directory(input, ec);
+  DocumentFormat format = options.format;
+  if (format == DocumentFormat::automatic) format = is_dir ? DocumentFormat::directory : DocumentFormat::jsonl;
+  impl_->format = format;
+  if (format == DocumentFormat::directory) {
+    if (!is_dir) throw Error(errc::usage, "directory input needs a directory, not '" + input + "'");
+    impl_->dir = input;
+    impl_->paths = list_files(impl_->dir);
+    return;
+  }
+  if (is_dir) throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
+  impl_->in.emplace(input);
+  impl_->reader.emplace(impl_->in->stream(), impl_->in->name(), format, std::move(options.id_field),
+                        std::move(options.text_field));
+}
+
+DocumentSource::~DocumentSource() = default;
+DocumentSource::DocumentSource(DocumentSource&&) noexcept = default;
+DocumentSource& DocumentSource::operator=(DocumentSource&&) noexcept = default;
+
+DocumentFormat DocumentSource::format() const { return impl_->format; }
+
+bool DocumentSource::next(Document& doc) {
+  if (impl_->reader) return impl_->reader->next(doc);
+  if (impl_->next_id >= impl_->paths.size()) return false;
+  doc.id = impl_->next_id++;
+  io::InputStream in((impl_->dir / impl_->paths[doc.id]).string());
+  impl_->text.assign(std::istreambuf_iterator<char>(in.stream()), std::istreambuf_iterator<char>());
+  doc.text = impl_->text;
+  doc.line = 0;
+  return true;
+}
+
+const std::vector<std::string>& DocumentSource::paths() const { return impl_->paths; }
+
+void DocumentSource::write_paths(const std::string& file) const {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(errc::io, "cannot write '" + file + "': " + std::strerror(errno));
+  for (std::uint64_t id = 0; id < impl_->paths.size(); ++id) out << id << '\t' << impl_->paths[id] << '\n';
+  out.flush();
+  if (!out) throw Error(errc::io, "write error on '" + file + "'");
+}
+
+std::vector<std::string> read_stopwords_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(errc::io, "cannot open stopwords file '" + path + "': " + std::strerror(errno));
+  std::vector<std::string> words;
+  std::string word;
+  while (std::getline(in, word)) {
+    if (!word.empty() && word.back() == '\r') word.pop_back();
+    if (!word.empty()) words.push_back(word);
+  }
+  if (in.bad()) throw Error(errc::io, "read error on stopwords file '" + path + "'");
+  return words;
+}
+
+}  // namespace simdex

@@ -1,25 +1,19 @@
-// Reads text documents from a stream: JSON Lines ({"id": <u64>, "text": "..."}, field names
-// configurable) or plain text, one document a line with id = 0-based line number.
+// The stream readers behind simdex::DocumentSource (include/simdex/documents.h): JSON Lines
+// ({"id": <u64>, "text": "..."}, field names configurable) or plain text, one document a line with
+// id = 0-based line number.
 #pragma once
 
 #include <cstdint>
 #include <istream>
 #include <string>
-#include <string_view>
+
+#include "simdex/documents.h"
 
 namespace simdex::text {
 
-enum class DocumentFormat { jsonl, lines };
-
-struct Document {
-  std::uint64_t id = 0;
-  std::string_view text;   // valid until the next call of next()
-  std::uint64_t line = 0;  // 1-based line number, for messages
-};
-
 class DocumentReader {
  public:
-  // `name` names the input in error messages ("<stdin>", a path).
+  // `name` names the input in error messages ("<stdin>", a path). `format` is jsonl or lines.
   DocumentReader(std::istream& in, std::string name, DocumentFormat format,
                  std::string id_field = "id", std::string text_field = "text");
 

@@ -7,8 +7,8 @@
 #include "fingerprint/documents.h"
 #include "simdex/error.h"
 
-using simdex::text::Document;
-using simdex::text::DocumentFormat;
+using simdex::Document;
+using simdex::DocumentFormat;
 using simdex::text::DocumentReader;
 
 namespace {

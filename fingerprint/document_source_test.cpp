@@ -1,0 +1,115 @@
+// simdex::DocumentSource: the ids a program linking simdex gets, the same as the CLI's (the CLI's
+// own flags and listing file are tested in tests/cli_test.sh).
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "simdex/documents.h"
+#include "simdex/error.h"
+
+namespace fs = std::filesystem;
+using simdex::Document;
+using simdex::DocumentFormat;
+using simdex::DocumentSource;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("simdex-docs-test-" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& content) const {
+    const fs::path p = path / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+using Docs = std::vector<std::pair<std::uint64_t, std::string>>;
+
+Docs read_all(DocumentSource& source) {
+  Docs out;
+  Document d;
+  while (source.next(d)) out.emplace_back(d.id, std::string(d.text));
+  return out;
+}
+
+// "code message" of the simdex::Error that opening and reading `input` throws, or "ok".
+std::string error_of(const std::string& input, simdex::DocumentOptions options = {}) {
+  try {
+    DocumentSource source(input, options);
+    read_all(source);
+  } catch (const simdex::Error& e) {
+    return std::string(simdex::errc_name(e.code())) + " " + e.what();
+  }
+  return "ok";
+}
+
+}  // namespace
+
+TEST_CASE("a file is JSON Lines unless told otherwise; plain lines get their line number as id") {
+  TempDir t;
+  const auto jsonl = t.write("docs.jsonl", "{\"id\": 42, \"text\": \"Hello, World!\"}\n\n{\"id\": 7, \"text\": \"\"}\n");
+  DocumentSource a(jsonl);
+  CHECK(a.format() == DocumentFormat::jsonl);
+  CHECK(read_all(a) == Docs{{42, "Hello, World!"}, {7, ""}});
+  CHECK(a.paths().empty());
+
+  const auto txt = t.write("docs.txt", "the cat sat\r\n\nsecond line");
+  DocumentSource b(txt, {.format = DocumentFormat::lines});
+  CHECK(read_all(b) == Docs{{0, "the cat sat"}, {1, ""}, {2, "second line"}});
+}
+
+TEST_CASE("a directory: its files in byte order of their relative paths, id = position; the listing") {
+  TempDir t;
+  t.write("in/b.txt", "beta text");
+  t.write("in/a.txt", "alpha text");
+  t.write("in/sub/c.txt", "gamma");
+  t.write("in/B.txt", "upper case sorts first");
+  DocumentSource d((t.path / "in").string());
+  CHECK(d.format() == DocumentFormat::directory);
+  CHECK(d.paths() == std::vector<std::string>{"B.txt", "a.txt", "b.txt", "sub/c.txt"});
+  CHECK(read_all(d) == Docs{{0, "upper case sorts first"}, {1, "alpha text"}, {2, "beta text"}, {3, "gamma"}});
+  const auto listing = (t.path / "paths.tsv").string();
+  d.write_paths(listing);
+  CHECK(slurp(listing) == "0\tB.txt\n1\ta.txt\n2\tb.txt\n3\tsub/c.txt\n");
+}
+
+TEST_CASE("errors carry their kind") {
+  TempDir t;
+  const auto bad = t.write("bad.jsonl", "{\"id\": 1, \"text\": \"a\"}\n\n{\"id\": 2}\n");
+  CHECK(error_of(bad).find("input") == 0);
+  CHECK(error_of(bad).find("bad.jsonl:3: no field \"text\"") != std::string::npos);
+  CHECK(error_of((t.path / "missing").string()).find("io") == 0);
+  t.write("d/x.txt", "x");
+  CHECK(error_of((t.path / "d").string(), {.format = DocumentFormat::jsonl}).find("usage") == 0);
+  CHECK(error_of(bad, {.format = DocumentFormat::directory}).find("usage") == 0);
+  CHECK(error_of((t.path / "d").string()) == "ok");
+}
+
+TEST_CASE("a stopwords file: one a line, CR LF and blank lines allowed") {
+  TempDir t;
+  CHECK(simdex::read_stopwords_file(t.write("stop.txt", "the\r\n\nand\nof")) ==
+        std::vector<std::string>{"the", "and", "of"});
+  CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path / "none.txt").string()), doctest::Contains("io: cannot open"),
+                       simdex::Error);
+}

@@ -1,0 +1,73 @@
+// Text documents for simdex::Fingerprinter, read exactly as `simdex fingerprint`, `simdex build
+// --text` and `simdex query --text` read them, so a program linking simdex gets the same ids as the
+// CLI:
+//
+//   simdex::DocumentSource docs("corpus.jsonl.gz");  // a file, "-" for stdin, or a directory
+//   simdex::Fingerprinter fingerprinter;
+//   simdex::Document doc;
+//   while (docs.next(doc)) use(doc.id, fingerprinter.fingerprint(doc.text));
+//
+// Every function throws simdex::Error: errc::input for a malformed document (naming the file and
+// line), errc::io when something cannot be read or written, errc::usage when the format does not
+// fit the input.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simdex {
+
+// How an input holds its documents, and so which id each document gets.
+enum class DocumentFormat {
+  automatic,  // a directory is read as `directory`, anything else as `jsonl`
+  jsonl,      // JSON Lines: one object a line with an integer id (0..2^64-1) and a text string;
+              // blank lines are skipped, ill-formed UTF-8 is repaired (spec/FINGERPRINT.md step 1)
+  lines,      // plain text: every line is a document, empty or not; id = its 0-based line number
+  directory,  // every regular file below the directory, recursively, is a document; id = its
+              // position in the byte order of the '/'-separated relative paths (see paths())
+};
+
+struct DocumentOptions {
+  DocumentFormat format = DocumentFormat::automatic;
+  std::string id_field = "id";      // jsonl: the field holding the id
+  std::string text_field = "text";  // jsonl: the field holding the text
+};
+
+struct Document {
+  std::uint64_t id = 0;
+  std::string_view text;   // valid until the next call of next()
+  std::uint64_t line = 0;  // jsonl and lines: the 1-based line the document is on; directory: 0
+};
+
+class DocumentSource {
+ public:
+  // Opens `input`: a file (gzip and zstd files are read transparently), "-" for standard input, or
+  // a directory, which is listed at once (its files are read one by one by next()).
+  explicit DocumentSource(const std::string& input, DocumentOptions options = {});
+  ~DocumentSource();
+  DocumentSource(DocumentSource&&) noexcept;
+  DocumentSource& operator=(DocumentSource&&) noexcept;
+
+  // The format in use: options.format, or for `automatic` the one the input called for.
+  DocumentFormat format() const;
+  // Reads the next document; false at the end of the input.
+  bool next(Document& doc);
+  // Directory input: the files' '/'-separated paths relative to the directory, paths()[id] being
+  // the file of document id. Empty for other inputs.
+  const std::vector<std::string>& paths() const;
+  // Writes paths() as ID<TAB>PATH lines to `file` (the listing `simdex fingerprint` writes).
+  void write_paths(const std::string& file) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Stopwords from a file, one a line (UTF-8; CR LF line ends and blank lines are allowed), to add to
+// FingerprintOptions::stopwords.
+std::vector<std::string> read_stopwords_file(const std::string& path);
+
+}  // namespace simdex
