@@ -47,4 +47,10 @@ unsigned Permutation::compile(const std::array<uint8_t, 64>& source_bit, Runs& r
 
 bool Permutation::is_identity() const { return forward_runs_ == 1 && forward_[0].from == 0; }
 
+uint64_t prefix_mask(const std::array<uint8_t, 64>& source_bit, unsigned prefix_bits) {
+  uint64_t m = 0;
+  for (unsigned i = 0; i < prefix_bits && i < 64; ++i) m |= uint64_t{1} << source_bit[63 - i];
+  return m;
+}
+
 }  // namespace simdex::format

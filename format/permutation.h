@@ -41,4 +41,8 @@ class Permutation {
   unsigned forward_runs_ = 0, inverse_runs_ = 0;
 };
 
+// The original bits that become the top `prefix_bits` bits of the permuted value (source_bit[63],
+// source_bit[62], ...): two fingerprints share a table's prefix iff their XOR has none of them.
+uint64_t prefix_mask(const std::array<uint8_t, 64>& source_bit, unsigned prefix_bits);
+
 }  // namespace simdex::format

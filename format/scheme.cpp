@@ -2,15 +2,12 @@
 // writer's policy, which tables to choose, is writer/scheme_policy.cpp).
 #include <algorithm>
 
+#include "format/permutation.h"
 #include "simdex/scheme.h"
 
 namespace simdex {
 
-uint64_t TableLayout::prefix_mask() const {
-  uint64_t m = 0;
-  for (unsigned i = 0; i < prefix_bits; ++i) m |= uint64_t{1} << source_bit[63 - i];
-  return m;
-}
+uint64_t TableLayout::prefix_mask() const { return format::prefix_mask(source_bit, prefix_bits); }
 
 std::optional<uint64_t> Scheme::uncovered_difference(unsigned k) const {
   // A difference set is missed iff it hits every table's prefix (a hitting set of size <= k).
