@@ -83,7 +83,7 @@ case "$mode" in
     (cd "$build" && cpack -G DEB -B "$work/packages" >"$work/cpack.log" 2>&1) ||
       { tail -40 "$work/cpack.log" >&2; echo "consumer: cpack failed" >&2; exit 1; }
     for package in libsimdex simdex; do
-      deb=$(ls "$work/packages/${package}_"*.deb 2>/dev/null | head -1)
+      deb=$(ls "$work/packages/${package}_"*.deb 2>/dev/null | head -1 || true)
       [ -n "$deb" ] || { echo "consumer: no $package package" >&2; ls "$work/packages" >&2; exit 1; }
       echo "== $(basename "$deb")"; dpkg-deb --field "$deb" Package Version Depends
       dpkg -x "$deb" "$work/root"
