@@ -2,6 +2,7 @@
 # Builds and runs the consumer program (main.cpp) the ways a project adopts simdex, out of tree:
 #   run.sh install BUILD_DIR PREFIX     cmake --install BUILD_DIR into the scratch PREFIX (ctest fixture)
 #   run.sh cmake PREFIX WORK            find_package(simdex 0.1 REQUIRED) against PREFIX: shared, then static
+#                                       (also linked into a shared object: module.cpp)
 #   run.sh pkgconfig PREFIX WORK        g++ $(pkg-config --cflags --libs simdex) against PREFIX
 #   run.sh subdir SOURCE_DIR WORK       add_subdirectory(SOURCE_DIR) with doctest, Google Benchmark,
 #                                       CLI11 and fmt made unfindable: the library needs none of them
@@ -53,6 +54,7 @@ case "$mode" in
       echo "consumer: the static build loads libsimdex.so" >&2; exit 1
     fi
     check "$work/static/simdex_consumer" "$work/static.sdx"
+    [ -f "$work/static/libsimdex_consumer_module.so" ] || { echo "consumer: no module linked" >&2; exit 1; }
     ;;
   pkgconfig)
     prefix=$2 work=$3
