@@ -3,9 +3,11 @@
 // 2 usage error (unknown option, bad value, k above the index's k).
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
 #include "simdex/error.h"
+#include "simdex/version.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -17,7 +19,11 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success, 1 failure (bad input, corrupt index, verify problems), 2 usage error.",
       "simdex"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "simdex 0.1.0 (format 1.0)");
+  // The library's version, and the format versions it writes and reads.
+  app.set_version_flag("--version", std::string("simdex ") + simdex::version() + "\nindex format: writes " +
+                                        std::to_string(SIMDEX_FORMAT_VERSION_MAJOR) + "." +
+                                        std::to_string(SIMDEX_FORMAT_VERSION_MINOR) + ", reads " +
+                                        std::to_string(SIMDEX_FORMAT_READS_MAJOR) + ".x");
   simdex::cli::add_build_command(app);
   simdex::cli::add_query_command(app);
   simdex::cli::add_verify_command(app);

@@ -19,6 +19,7 @@
 #include <span>
 #include <vector>
 
+#include "simdex/export.h"
 #include "simdex/index.h"
 
 namespace simdex {
@@ -67,12 +68,12 @@ struct BatchStats {
 };
 
 // Every pair of distinct stored fingerprints within k bits, each once.
-BatchStats find_pairs(const Index& index, const BatchOptions& options,
+SIMDEX_EXPORT BatchStats find_pairs(const Index& index, const BatchOptions& options,
                       const std::function<void(std::span<const NearPair>)>& on_pairs);
 
 // Every (query, stored fingerprint) pair within k bits, each once per query. Duplicate queries are
 // answered separately.
-BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
+SIMDEX_EXPORT BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
                 const std::function<void(std::span<const JoinHit>)>& on_hits);
 
 struct ClusterMember {
@@ -88,7 +89,7 @@ struct ClusterOptions {
 // Connected components of the "within k" graph over the stored fingerprints. Called from the calling
 // thread, one component at a time, in the order of their first member in table 0; members in table-0
 // order (for files written by simdex: ascending fingerprints).
-BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
+SIMDEX_EXPORT BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
                          const std::function<void(std::span<const ClusterMember>)>& on_cluster);
 
 }  // namespace simdex

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/export.h"
 #include "simdex/scheme.h"
 
 namespace simdex {
@@ -40,7 +41,7 @@ struct BuildOptions {
 };
 
 // A quarter of physical memory (sysconf), at least 64 MiB.
-uint64_t default_memory_bytes();
+SIMDEX_EXPORT uint64_t default_memory_bytes();
 
 struct BuildSummary {
   uint64_t fingerprint_count = 0;  // distinct
@@ -52,7 +53,7 @@ struct BuildSummary {
   uint64_t temp_peak_bytes = 0;    // most temporary disk space in use at once
 };
 
-class IndexBuilder {
+class SIMDEX_EXPORT IndexBuilder {
  public:
   explicit IndexBuilder(BuildOptions options = {});
   ~IndexBuilder();

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/export.h"
+
 namespace simdex {
 
 // How an input holds its documents, and so which id each document gets.
@@ -42,7 +44,7 @@ struct Document {
   std::uint64_t line = 0;  // jsonl and lines: the 1-based line the document is on; directory: 0
 };
 
-class DocumentSource {
+class SIMDEX_EXPORT DocumentSource {
  public:
   // Opens `input`: a file (gzip and zstd files are read transparently), "-" for standard input, or
   // a directory, which is listed at once (its files are read one by one by next()).
@@ -68,6 +70,6 @@ class DocumentSource {
 
 // Stopwords from a file, one a line (UTF-8; CR LF line ends and blank lines are allowed), to add to
 // FingerprintOptions::stopwords.
-std::vector<std::string> read_stopwords_file(const std::string& path);
+SIMDEX_EXPORT std::vector<std::string> read_stopwords_file(const std::string& path);
 
 }  // namespace simdex

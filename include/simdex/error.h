@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "simdex/export.h"
+
 namespace simdex {
 
 enum class errc {
@@ -35,9 +37,9 @@ enum class errc {
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".
-std::string_view errc_name(errc code);
+SIMDEX_EXPORT std::string_view errc_name(errc code);
 
-class Error : public std::runtime_error {
+class SIMDEX_EXPORT Error : public std::runtime_error {
  public:
   Error(errc code, const std::string& detail)
       : std::runtime_error(message(code, detail)), code_(code), detail_(detail) {}

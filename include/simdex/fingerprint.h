@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/export.h"
+
 namespace simdex {
 
 // How much a feature counts in the per-bit tally (spec step 6).
@@ -29,11 +31,11 @@ struct FingerprintOptions {
 };
 
 // The built-in English stopword list that spec/FINGERPRINT.md names "english".
-const std::vector<std::string>& english_stopwords();
+SIMDEX_EXPORT const std::vector<std::string>& english_stopwords();
 
 // Computes fingerprints with reusable scratch buffers: after the first few documents, fingerprinting
 // allocates nothing per token. Not thread-safe; use one Fingerprinter per thread.
-class Fingerprinter {
+class SIMDEX_EXPORT Fingerprinter {
  public:
   // Throws simdex::Error: errc::usage for options out of range, errc::io when ICU's normalization
   // data cannot be loaded.
@@ -58,6 +60,6 @@ class Fingerprinter {
 };
 
 // One-off convenience; prefer a Fingerprinter for many texts.
-std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options = {});
+SIMDEX_EXPORT std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options = {});
 
 }  // namespace simdex

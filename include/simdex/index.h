@@ -16,13 +16,14 @@
 #include <vector>
 
 #include "simdex/error.h"
+#include "simdex/export.h"
 
 namespace simdex {
 
 // The ids of one fingerprint, read in place from the mapping (little-endian u64, ascending).
-class IdList {
+class SIMDEX_EXPORT IdList {
  public:
-  class iterator {
+  class SIMDEX_EXPORT iterator {
    public:
     using iterator_category = std::random_access_iterator_tag;
     using value_type = uint64_t;
@@ -94,7 +95,7 @@ struct VerifyReport {
   bool ok() const { return problems.empty(); }
 };
 
-class Index {
+class SIMDEX_EXPORT Index {
  public:
   // Maps `path` read-only and checks the header, table descriptors and section table.
   static Index open(const std::string& path);

@@ -12,15 +12,17 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/export.h"
+
 namespace simdex {
 
-struct TableLayout {
+struct SIMDEX_EXPORT TableLayout {
   std::array<uint8_t, 64> source_bit{};  // permuted bit j = original bit source_bit[j] (bit 0 = LSB)
   unsigned prefix_bits = 0;              // the probe reads entries sharing this many top bits
   uint64_t prefix_mask() const;          // original bits that form the prefix
 };
 
-struct Scheme {
+struct SIMDEX_EXPORT Scheme {
   std::string name;           // informational, stored in the file (at most 32 ASCII bytes)
   unsigned max_distance = 0;  // k: every fingerprint within k bits is found
   std::vector<TableLayout> tables;
@@ -44,6 +46,6 @@ struct Scheme {
 };
 
 // The names Scheme::named accepts, with a one-line description each, for --help.
-std::vector<std::pair<std::string, std::string>> scheme_catalogue();
+SIMDEX_EXPORT std::vector<std::pair<std::string, std::string>> scheme_catalogue();
 
 }  // namespace simdex

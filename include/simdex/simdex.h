@@ -5,3 +5,4 @@
 #include "simdex/error.h"
 #include "simdex/index.h"
 #include "simdex/scheme.h"
+#include "simdex/version.h"
