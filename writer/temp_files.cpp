@@ -11,6 +11,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -58,6 +61,17 @@ bool names_fd(const std::string& path, int fd) {
          by_path.st_ino == by_fd.st_ino;
 }
 
+// This process's own temporary files (device, inode): cleanup never opens them. Where flock is
+// emulated by POSIX locks (NFS), a second lock from the same process would succeed, and closing any
+// descriptor of the file would drop the lock its build holds.
+std::mutex own_mutex;
+std::set<std::pair<dev_t, ino_t>> own_files;
+
+bool is_own(const struct stat& st) {
+  std::lock_guard lock(own_mutex);
+  return own_files.count({st.st_dev, st.st_ino}) != 0;
+}
+
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
   throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno));
 }
@@ -88,6 +102,12 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
     fd_ = -1;
     if (attempt >= kAttempts) throw Error(errc::io, "cannot create temporary file '" + path_ + "': removed by another build's cleanup");
   }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0) {
+    id_ = {st.st_dev, st.st_ino};
+    std::lock_guard lock(own_mutex);
+    own_files.insert(id_);
+  }
   slot_ = register_path(path_);
 }
 
@@ -95,6 +115,8 @@ OwnedTemp::~OwnedTemp() {
   if (!renamed_) ::unlink(path_.c_str());  // before unregistering: a signal in between finds it gone
   unregister(slot_);
   if (fd_ >= 0) ::close(fd_);
+  std::lock_guard lock(own_mutex);
+  own_files.erase(id_);
 }
 
 bool OwnedTemp::rename_to(const std::string& target) {
@@ -117,9 +139,10 @@ void remove_unlocked(const std::string& dir, const std::string& prefix) {
   while (const dirent* e = ::readdir(d)) {
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
     const std::string path = dir + "/" + e->d_name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || is_own(st)) continue;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) continue;
-    struct stat st {};
     if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_fd(path, fd))
       ::unlink(path.c_str());
     ::close(fd);

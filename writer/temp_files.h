@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace simdex::writer {
 
@@ -34,6 +35,7 @@ class OwnedTemp {
   std::string path_;
   int fd_ = -1;
   int slot_ = -1;  // in the signal registry; -1: not registered
+  std::pair<dev_t, ino_t> id_{};  // in the set of this process's own files
   bool renamed_ = false;
 };
 
