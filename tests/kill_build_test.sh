@@ -40,7 +40,7 @@ if ls -a "$dir" | grep -q '\.tmp-'; then bad "temporary files left: $(ls -a "$di
 for sig in INT TERM; do
   signalled=0
   set -m  # own process group: a background job of a script would otherwise start with SIGINT ignored
-  for round in $(seq 1 $(( (rounds + 1) / 2 ))); do
+  for round in $(seq 1 $(( (rounds + 2) / 3 ))); do
     cp "$dir/old.ref" "$dir/target.sdx"
     "$simdex" build -q --scheme paper-20 --memory 1M -o "$dir/target.sdx" "$dir/new.tsv" &
     pid=$!
