@@ -1,6 +1,5 @@
 #include "writer/atomic_file.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
