@@ -1,4 +1,6 @@
 // simdex build: (fingerprint, id) lines in, an index file out.
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cctype>
 #include <cmath>
@@ -40,6 +42,17 @@ uint64_t parse_size(const std::string& text) {
   return static_cast<uint64_t>(bytes);
 }
 
+// `build -o X X` would replace its own input: refused before anything is read (device and inode
+// compared, so another path to the same file is caught too; "-" compares stdin).
+void refuse_input_as_output(const std::string& input, const std::string& output) {
+  struct stat out {}, in {};
+  if (::stat(output.c_str(), &out) != 0) return;
+  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
+  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+    throw Error(errc::usage, "output " + output + " is the same file as the input " + (input == "-" ? "<stdin>" : input) +
+                                 ": the build would replace its own input; write to another path");
+}
+
 struct BuildArgs {
   std::string output;
   std::string input = "-";
@@ -57,6 +70,8 @@ struct BuildArgs {
 
 void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
+  refuse_input_as_output(a.input, a.output);
+  remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
   Progress progress(a.progress || (!a.quiet && Progress::stderr_is_terminal()));
   BuildOptions options;
   options.k = a.k;
@@ -120,7 +135,8 @@ void add_build_command(CLI::App& app) {
       schemes_help() +
       "  (--blocks M is blocks-M)\n\n"
       "Output is written to a temporary file beside INDEX, fsynced and renamed over it: readers of an\n"
-      "old INDEX are unaffected. The same pairs always give the same bytes.\n\n"
+      "old INDEX are unaffected. The same pairs always give the same bytes. INDEX must be absent or a\n"
+      "regular file (a symbolic link is refused, not followed) and not the input.\n\n"
       "With --text, INPUT holds documents (JSON Lines, one text a line, or a directory) and simdex\n"
       "fingerprints them as spec/FINGERPRINT.md says (the flags of the Text group apply).\n\n"
       "Examples: simdex build -o docs.sdx --scheme paper-10 fingerprints.tsv.gz\n"

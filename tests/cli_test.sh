@@ -70,6 +70,23 @@ check missing-out-dir 1 bash -c "yes 0x1234 | head -1000 | '$simdex' build -o '$
 expect_grep missing-out-dir-msg "nodir' does not exist" "$dir/err"
 check missing-tmp-dir 1 "$simdex" build -o "$dir/x.sdx" --tmp-dir "$dir/notmp" "$dir/in.tsv"
 expect_grep missing-tmp-dir-msg "notmp' does not exist" "$dir/err"
+# Targets: one that is not a regular file is refused and left as it was (a symbolic link too: not
+# followed); an output that is the build's own input (another path to it, or stdin) is refused.
+mkfifo "$dir/fifo.sdx"
+check target-fifo 1 "$simdex" build -q -o "$dir/fifo.sdx" "$dir/in.tsv"
+expect_grep target-fifo-msg "not a regular file (a FIFO)" "$dir/err"
+[ -p "$dir/fifo.sdx" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: fifo.sdx replaced"; }
+cp "$dir/a.sdx" "$dir/pointed.sdx"; ln -s pointed.sdx "$dir/link.sdx"
+check target-symlink 1 "$simdex" build -q -o "$dir/link.sdx" "$dir/plain.txt"
+expect_grep target-symlink-msg "is a symbolic link" "$dir/err"
+[ -L "$dir/link.sdx" ] && cmp -s "$dir/a.sdx" "$dir/pointed.sdx" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: link.sdx replaced"; }
+cp "$dir/in.tsv" "$dir/self.tsv"
+check target-is-input 2 "$simdex" build -q -o "$dir/self.tsv" "$dir/self.tsv"
+expect_grep target-is-input-msg "same file as the input" "$dir/err"
+check target-is-input-other-path 2 "$simdex" build -q -o "$dir/./self.tsv" "$dir/../$(basename "$dir")/self.tsv"
+check target-is-stdin 2 bash -c "'$simdex' build -q -o '$dir/self.tsv' < '$dir/self.tsv'"
+cmp -s "$dir/in.tsv" "$dir/self.tsv" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: self.tsv replaced"; }
+ls -a "$dir" | grep -q '\.tmp-' && { fail=$((fail+1)); echo "FAIL: temp file left by a refused target"; } || pass=$((pass+1))
 check no-command 2 "$simdex"
 check help 0 "$simdex" build --help
 expect_grep help-text "paper-20" "$dir/out"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SIGKILL `simdex build` at random moments while it replaces an index: afterwards the target must hold
 # the old complete file or the new complete file, never a partial one; a later successful build must
-# leave no temporary file behind. usage: kill_build_test.sh SIMDEX [ROUNDS]
+# leave no temporary file behind. SIGINT and SIGTERM at random moments of a build that spills sorted
+# runs: the build dies by that signal, the target is intact and no temporary file is left at once.
+# usage: kill_build_test.sh SIMDEX [ROUNDS]
 set -uo pipefail
 simdex=$1; rounds=${2:-12}
 dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
@@ -35,6 +37,28 @@ done
 "$simdex" build -q --scheme paper-20 -o "$dir/target.sdx" "$dir/old.tsv" && ok || bad "final build"
 cmp -s "$dir/target.sdx" "$dir/old.ref" && ok || bad "final target differs"
 if ls -a "$dir" | grep -q '\.tmp-'; then bad "temporary files left: $(ls -a "$dir" | grep '\.tmp-')"; else ok; fi
+for sig in INT TERM; do
+  signalled=0
+  set -m  # own process group: a background job of a script would otherwise start with SIGINT ignored
+  for round in $(seq 1 $(( (rounds + 2) / 3 ))); do
+    cp "$dir/old.ref" "$dir/target.sdx"
+    "$simdex" build -q --scheme paper-20 --memory 1M -o "$dir/target.sdx" "$dir/new.tsv" &
+    pid=$!
+    sleep "$(awk -v r="$RANDOM" -v t="$took" 'BEGIN { printf "%.3f", (r / 32767) * t * 1.1 / 1000 }')"
+    kill -s "$sig" "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null; rc=$?
+    if [ "$rc" = $((128 + $(kill -l "$sig"))) ]; then signalled=$((signalled+1)); ok
+    elif [ "$rc" = 0 ]; then ok
+    else bad "SIG$sig round $round: exit status $rc"; fi
+    if cmp -s "$dir/target.sdx" "$dir/old.ref" || cmp -s "$dir/target.sdx" "$dir/new.ref"; then ok; else bad "SIG$sig round $round: target is neither the old nor the new file"; fi
+    left=$(ls -a "$dir" | grep -E '\.tmp-|\.simdex-sort-')
+    [ -z "$left" ] && ok || bad "SIG$sig round $round: temporary files left: $left"
+    rm -f "$dir"/.*.tmp-* "$dir"/.simdex-sort-*
+  done
+  set +m
+  [ "$signalled" -gt 0 ] && ok || bad "no build ended by SIG$sig (timing too short)"
+  echo "SIG$sig ended $signalled builds"
+done
 echo "killed $killed of $rounds builds (build takes ${took} ms)"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -1,12 +1,15 @@
 // Replays every conformance file and every fuzz regression through the in-process reader (in the
 // ASan+UBSan build as well): good files open and verify, bad files are rejected at open or by verify,
-// and nothing crashes or reads out of bounds.
+// and nothing crashes or reads out of bounds. Regressions also go through the batch commands, re-sealed
+// as the batch fuzz targets re-seal their inputs.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "reseal.h"
+#include "simdex/batch.h"
 #include "test_util.h"
 
 using namespace simdex;
@@ -70,5 +73,30 @@ TEST_CASE("fuzz regressions never crash the reader") {
     if (f.extension() == ".md") continue;
     CAPTURE(f.string());
     (void)rejected(test::read_bytes(f.string()));
+  }
+}
+
+TEST_CASE("fuzz regressions, re-sealed, never crash the batch commands") {
+  for (const auto& f : files_in(source_dir() / "tests/fuzz/regressions", "")) {
+    if (f.extension() == ".md") continue;
+    CAPTURE(f.string());
+    auto bytes = test::read_bytes(f.string());
+    test::reseal(bytes.data(), bytes.size());
+    BatchOptions options;
+    options.threads = 2;
+    options.with_ids = true;
+    const std::vector<Query> queries = {{0, 0}, {~uint64_t{0}, 1}, {0xff, 2}};
+    auto quietly = [](auto&& run) {
+      try {
+        run();
+      } catch (const Error&) {
+      }
+    };
+    quietly([&] {
+      const Index index = Index::from_buffer(bytes.data(), bytes.size());
+      quietly([&] { find_pairs(index, options, [](std::span<const NearPair>) {}); });
+      quietly([&] { join(index, queries, options, [](std::span<const JoinHit>) {}); });
+      quietly([&] { find_clusters(index, options, ClusterOptions{}, [](std::span<const ClusterMember>) {}); });
+    });
   }
 }

@@ -1,8 +1,6 @@
 #include "writer/atomic_file.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,7 +27,24 @@ std::string base_of(const std::string& path) {
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
   throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno));
 }
-bool process_alive(long pid) { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+// A target that exists must be a regular file: rename(2) would replace a device node, FIFO or
+// socket with the index, or the symbolic link itself rather than the file it names.
+const std::string& checked_target(const std::string& target) {
+  if (target.empty() || target.back() == '/') throw Error(errc::usage, "output path '" + target + "' names no file");
+  struct stat st {};
+  if (::lstat(target.c_str(), &st) != 0) {
+    if (errno == ENOENT) return target;
+    fail("cannot check output", target);
+  }
+  if (S_ISLNK(st.st_mode))
+    throw Error(errc::io, "output '" + target +
+                              "' is a symbolic link: simdex replaces only regular files (name the file it points to, or remove the link)");
+  if (!S_ISREG(st.st_mode))
+    throw Error(errc::io, "output '" + target + "' exists and is not a regular file (" +
+                              (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device") +
+                              "): simdex replaces only regular files");
+  return target;
+}
 }  // namespace
 
 std::string temp_prefix(const std::string& target) {
@@ -37,18 +52,13 @@ std::string temp_prefix(const std::string& target) {
   return (target.find('/') == std::string::npos ? "" : dir + "/") + "." + base_of(target) + ".tmp-";
 }
 
-AtomicFile::AtomicFile(std::string target) : target_(std::move(target)) {
-  static std::atomic<unsigned> counter{0};
-  if (target_.empty() || target_.back() == '/') throw Error(errc::usage, "output path '" + target_ + "' names no file");
-  temp_ = temp_prefix(target_) + std::to_string(getpid()) + "-" + std::to_string(counter++);
-  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd_ < 0) fail("cannot create temporary file", temp_);
+AtomicFile::AtomicFile(std::string target)
+    : target_(std::move(target)),
+      temp_([prefix = temp_prefix(checked_target(target_)) + std::to_string(getpid()) + "-"] {
+        static std::atomic<unsigned> counter{0};
+        return prefix + std::to_string(counter++);
+      }, O_WRONLY, 0644) {
   buffer_.reserve(kBufferBytes);
-}
-
-AtomicFile::~AtomicFile() {
-  if (fd_ >= 0) ::close(fd_);
-  if (!published_) ::unlink(temp_.c_str());
 }
 
 void AtomicFile::write(const void* data, std::size_t size) {
@@ -78,10 +88,10 @@ void AtomicFile::write_at(uint64_t offset, const void* data, std::size_t size) {
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
-    const ssize_t n = ::pwrite(fd_, p, size, static_cast<off_t>(offset));
+    const ssize_t n = ::pwrite(temp_.fd(), p, size, static_cast<off_t>(offset));
     if (n < 0) {
       if (errno == EINTR) continue;
-      fail("cannot write", temp_);
+      fail("cannot write", temp_.path());
     }
     p += n;
     size -= static_cast<std::size_t>(n);
@@ -91,31 +101,20 @@ void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size)
 
 void AtomicFile::publish() {
   flush();
-  if (::fsync(fd_) != 0) fail("cannot fsync", temp_);
-  if (::close(fd_) != 0) {
-    fd_ = -1;
-    fail("cannot close", temp_);
-  }
-  fd_ = -1;
-  if (::rename(temp_.c_str(), target_.c_str()) != 0) fail("cannot rename temporary file over", target_);
-  published_ = true;
+  if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
+  checked_target(target_);  // it may have changed during the build
+  if (!temp_.rename_to(target_)) fail("cannot rename temporary file over", target_);
+  // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
+  // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
+  temp_.close();
   const std::string dir = directory_of(target_);
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) fail("cannot open directory", dir);
   const int rc = ::fsync(dfd);
   ::close(dfd);
   if (rc != 0) fail("cannot fsync directory", dir);
-  // Leftovers of killed builds of this target: ".NAME.tmp-PID-N" whose PID no longer runs.
-  const std::string prefix = "." + base_of(target_) + ".tmp-";
-  if (DIR* d = ::opendir(dir.c_str())) {
-    while (const dirent* e = ::readdir(d)) {
-      const std::string name = e->d_name;
-      if (name.compare(0, prefix.size(), prefix) != 0) continue;
-      const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-      if (!process_alive(pid)) ::unlink((dir + "/" + name).c_str());
-    }
-    ::closedir(d);
-  }
+  // Leftovers of killed builds of this target: ".NAME.tmp-*" that no live process holds locked.
+  remove_unlocked(dir, "." + base_of(target_) + ".tmp-");
 }
 
 }  // namespace simdex::writer

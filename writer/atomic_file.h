@@ -7,33 +7,36 @@
 #include <string>
 #include <vector>
 
+#include "writer/temp_files.h"
+
 namespace simdex::writer {
 
 class AtomicFile {
  public:
-  explicit AtomicFile(std::string target);  // creates the temporary file; throws Error(io)
-  ~AtomicFile();                             // unpublished: the temporary file is removed
+  // Creates the temporary file; throws Error(io), also when the target exists and is not a regular
+  // file (a device, FIFO, directory, socket or symbolic link: renaming over it would replace it).
+  explicit AtomicFile(std::string target);
+  ~AtomicFile() = default;  // unpublished: the temporary file is removed (by temp_)
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
   void write(const void* data, std::size_t size);  // sequential, buffered
   void write_at(uint64_t offset, const void* data, std::size_t size);  // for the header, at the end
   uint64_t position() const { return position_; }
-  // Flush, fsync, rename over the target, fsync the directory. Then removes temporary files that
-  // builds of the same target killed earlier left behind (their process is gone).
+  // Flush, fsync, rename over the target (checked again: still absent or a regular file), fsync the
+  // directory. Then removes temporary files of the same target that no live build holds locked.
   void publish();
 
-  const std::string& temp_path() const { return temp_; }
+  const std::string& temp_path() const { return temp_.path(); }
 
  private:
   void flush();
   void pwrite_all(uint64_t offset, const void* data, std::size_t size);
-  std::string target_, temp_;
-  int fd_ = -1;
+  std::string target_;
+  OwnedTemp temp_;  // locked by this process until it is renamed and closed
   std::vector<uint8_t> buffer_;
   uint64_t position_ = 0;  // == flushed_ + buffer_.size()
   uint64_t flushed_ = 0;
-  bool published_ = false;
 };
 
 // The prefix of temporary files for `target`: ".NAME.tmp-" in the target's directory.

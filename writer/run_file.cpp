@@ -1,11 +1,9 @@
 #include "writer/run_file.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -25,21 +23,11 @@ ScratchSpace::ScratchSpace(std::string dir) : dir_(std::move(dir)) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir_, ec))
     throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory");
+  remove_unlocked(dir_, kPrefix);  // leftovers of killed builds
 }
 
 std::string ScratchSpace::next_path() {
   std::lock_guard lock(mutex_);
-  if (counter_ == 0) {
-    // Leftovers of killed builds: ".simdex-sort-PID-N" whose PID no longer runs.
-    const std::string prefix = kPrefix;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(dir_, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.compare(0, prefix.size(), prefix) != 0) continue;
-      const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-      if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) ::unlink(entry.path().c_str());
-    }
-  }
   return dir_ + "/" + kPrefix + std::to_string(::getpid()) + "-" + std::to_string(counter_++);
 }
 
@@ -62,23 +50,17 @@ void ScratchSpace::account(int64_t delta) {
   peak_ = std::max(peak_, in_use_);
 }
 
-TempFile::TempFile(ScratchSpace& space) : space_(space), path_(space.next_path()) {
-  fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw Error(errc::io, os_error("cannot create temporary file", path_));
-}
+TempFile::TempFile(ScratchSpace& space)
+    : space_(space), file_([&space] { return space.next_path(); }, O_RDWR, 0600) {}
 
-TempFile::~TempFile() {
-  ::close(fd_);
-  ::unlink(path_.c_str());
-  space_.account(-static_cast<int64_t>(size_));
-}
+TempFile::~TempFile() { space_.account(-static_cast<int64_t>(size_)); }  // file_ removes the file
 
 void TempFile::append(const void* data, std::size_t bytes) {
   const auto* p = static_cast<const uint8_t*>(data);
   while (bytes > 0) {
-    const ssize_t w = ::pwrite(fd_, p, bytes, static_cast<off_t>(size_));
+    const ssize_t w = ::pwrite(file_.fd(), p, bytes, static_cast<off_t>(size_));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw Error(errc::io, os_error("cannot write temporary file", path_));
+    if (w <= 0) throw Error(errc::io, os_error("cannot write temporary file", path()));
     p += w;
     bytes -= static_cast<std::size_t>(w);
     size_ += static_cast<uint64_t>(w);
@@ -90,9 +72,9 @@ std::size_t TempFile::read_at(uint64_t offset, void* data, std::size_t bytes) co
   auto* p = static_cast<uint8_t*>(data);
   std::size_t done = 0;
   while (done < bytes) {
-    const ssize_t r = ::pread(fd_, p + done, bytes - done, static_cast<off_t>(offset + done));
+    const ssize_t r = ::pread(file_.fd(), p + done, bytes - done, static_cast<off_t>(offset + done));
     if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw Error(errc::io, os_error("cannot read temporary file", path_));
+    if (r < 0) throw Error(errc::io, os_error("cannot read temporary file", path()));
     if (r == 0) break;
     done += static_cast<std::size_t>(r);
   }

@@ -1,8 +1,8 @@
 // Temporary files of an external sort: sorted runs of fixed-size records, written and read
-// sequentially through a buffer. Files are named ".simdex-sort-PID-N" in the chosen directory, so a
-// killed build leaves recognisable files; the next build that spills to the same directory removes
-// those whose process is gone. Each file is removed by its owner's destructor, on success and on
-// failure.
+// sequentially through a buffer. Files are named ".simdex-sort-PID-N" in the chosen directory and
+// held locked by their build (writer/temp_files.h), so a killed build leaves recognisable files;
+// the next build with the same directory removes those nobody holds, whether it spills or not. Each
+// file is removed by its owner's destructor, on success and on failure.
 #pragma once
 
 #include <algorithm>
@@ -14,14 +14,17 @@
 #include <type_traits>
 #include <vector>
 
+#include "writer/temp_files.h"
+
 namespace simdex::writer {
 
 // Where temporary files go and how they are named; counts the bytes they hold. Thread-safe.
 class ScratchSpace {
  public:
-  // dir empty: the system's temporary directory. Nothing is created until a file is.
+  // dir empty: the system's temporary directory. Removes the files that killed builds left in dir;
+  // nothing is created until a file is.
   explicit ScratchSpace(std::string dir);
-  std::string next_path();  // the first call removes files that killed builds left in dir
+  std::string next_path();
   uint64_t bytes_in_use() const;
   uint64_t peak_bytes() const;
   uint64_t files_created() const;
@@ -45,12 +48,11 @@ class TempFile {
   // Reads up to `bytes` at `offset`; returns how many were read (less only at the end of the file).
   std::size_t read_at(uint64_t offset, void* data, std::size_t bytes) const;
   uint64_t size() const { return size_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return file_.path(); }
 
  private:
   ScratchSpace& space_;
-  std::string path_;
-  int fd_ = -1;
+  OwnedTemp file_;
   uint64_t size_ = 0;
 };
 

@@ -43,6 +43,11 @@ struct BuildOptions {
 // A quarter of physical memory (sysconf), at least 64 MiB.
 SIMDEX_EXPORT uint64_t default_memory_bytes();
 
+// Installs handlers for SIGINT, SIGTERM and SIGHUP (those whose action is the default) that remove
+// the temporary files of the builds in progress, then end the process by the same signal. The CLI
+// calls it; without it a signal leaves the files to the next build's cleanup (spec/FORMAT.md §11).
+SIMDEX_EXPORT void remove_temporary_files_on_signals();
+
 struct BuildSummary {
   uint64_t fingerprint_count = 0;  // distinct
   uint64_t id_count = 0;           // distinct (fingerprint, id) pairs

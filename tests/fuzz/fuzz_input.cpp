@@ -1,0 +1,62 @@
+// libFuzzer target over the input parsers of `simdex build`: the fuzz bytes are an input file (plain,
+// or gzip / zstd, recognised by their magic bytes as io::InputStream does), read as `build` reads it
+// (FINGERPRINT[<TAB>ID] lines through PairReader) and as `build --text` does (JSON Lines, then plain
+// text lines: documents fingerprinted). A target passes when every input is read or rejected with
+// simdex::Error.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "cli/lines.h"
+#include "cli/text_options.h"
+#include "io/input_stream.h"
+#include "simdex/error.h"
+
+namespace {
+
+// The input as a file: an in-memory one, opened by path as `build` opens its INPUT.
+class MemoryFile {
+ public:
+  MemoryFile(const uint8_t* data, std::size_t size) : fd_(::memfd_create("fuzz-input", MFD_CLOEXEC)) {
+    for (std::size_t done = 0; fd_ >= 0 && done < size;) {
+      const ssize_t n = ::write(fd_, data + done, size - done);
+      if (n <= 0) std::abort();
+      done += static_cast<std::size_t>(n);
+    }
+    if (fd_ < 0) std::abort();
+  }
+  ~MemoryFile() { ::close(fd_); }
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  const MemoryFile file(data, size);
+  uint64_t seen = 0;
+  try {  // build: pair lines
+    simdex::io::InputStream in(file.path());
+    simdex::cli::PairReader reader(in.name());
+    std::string line;
+    while (std::getline(in.stream(), line))
+      if (auto pair = reader.parse(line)) seen += pair->first ^ pair->second;
+  } catch (const simdex::Error&) {
+  }
+  for (const char* format : {"jsonl", "lines"}) {
+    try {  // build --text: documents
+      simdex::cli::TextOptions options;
+      options.input_format = format;
+      simdex::cli::for_each_text_fingerprint(file.path(), options, "", [&](uint64_t id, uint64_t fp) { seen += id ^ fp; });
+    } catch (const simdex::Error&) {
+    }
+  }
+  (void)seen;
+  return 0;
+}

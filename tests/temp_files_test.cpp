@@ -1,0 +1,158 @@
+// Targets and temporary files of a build: a target that is not a regular file is refused (never
+// renamed over), and cleanup removes exactly the temporary files no live process holds locked,
+// whatever process id their names carry (spec/FORMAT.md §11).
+#include <doctest/doctest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "test_util.h"
+#include "writer/atomic_file.h"
+#include "writer/run_file.h"
+
+using namespace simdex;
+using namespace simdex::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string dir_of(const TempDir& t) { return fs::path(t.file("x")).parent_path().string(); }
+
+// Another process that holds an exclusive flock on `path` until destroyed: a live build as seen
+// from another PID namespace or host, where the process id in the file's name means nothing.
+class LockHolder {
+ public:
+  explicit LockHolder(const std::string& path) {
+    int ready[2], release[2];
+    REQUIRE(::pipe(ready) == 0);
+    REQUIRE(::pipe(release) == 0);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      const int fd = ::open(path.c_str(), O_RDONLY);
+      const char ok = fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 ? '1' : '0';
+      (void)!::write(ready[1], &ok, 1);
+      char c;
+      ::close(release[1]);
+      (void)!::read(release[0], &c, 1);  // returns when the parent closes its end
+      ::_exit(0);
+    }
+    ::close(ready[1]);
+    ::close(release[0]);
+    release_ = release[1];
+    char ok = '0';
+    REQUIRE(::read(ready[0], &ok, 1) == 1);
+    ::close(ready[0]);
+    REQUIRE(ok == '1');
+  }
+  ~LockHolder() {
+    ::close(release_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int release_ = -1;
+};
+
+void touch(const std::string& path) { std::ofstream(path) << "left by a build"; }
+
+BuildOptions small_build(const TempDir& dir, bool spill) {
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-4", 3, 0);
+  o.temp_dir = dir_of(dir);
+  if (spill) o.memory_bytes = 64 << 10;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("cleanup spares temporary files a live process holds and removes the others, spilling or not") {
+  for (const bool spill : {false, true}) {
+    CAPTURE(spill);
+    TempDir dir;
+    // 2147483646 is no process here: the old rule (remove when the PID is gone) removed both.
+    const std::string live_run = dir.file(".simdex-sort-2147483646-0"), stale_run = dir.file(".simdex-sort-2147483646-1");
+    const std::string live_tmp = dir.file(".x.sdx.tmp-2147483646-0"), stale_tmp = dir.file(".x.sdx.tmp-2147483646-1");
+    for (const auto& p : {live_run, stale_run, live_tmp, stale_tmp}) touch(p);
+    std::mt19937_64 rng(31);
+    {
+      LockHolder run_holder(live_run), tmp_holder(live_tmp);
+      const BuildSummary s = build(dir.file("x.sdx"), random_pairs(rng, 20000), small_build(dir, spill));
+      CHECK((s.temp_files > 0) == spill);
+      CHECK(fs::exists(live_run));
+      CHECK(fs::exists(live_tmp));
+      CHECK(!fs::exists(stale_run));
+      CHECK(!fs::exists(stale_tmp));
+    }
+    // Their holder is gone: the next build removes them.
+    build(dir.file("x.sdx"), random_pairs(rng, 100), small_build(dir, false));
+    CHECK(!fs::exists(live_run));
+    CHECK(!fs::exists(live_tmp));
+  }
+}
+
+TEST_CASE("a build's own temporary files are locked while it runs") {
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  writer::TempFile run(space);
+  writer::AtomicFile out(dir.file("y.sdx"));
+  for (const auto& path : {run.path(), out.temp_path()}) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    CHECK(::flock(fd, LOCK_EX | LOCK_NB) != 0);
+    ::close(fd);
+  }
+  // Other builds' cleanups: a build that sorts in the same directory, one that publishes y.sdx.
+  writer::ScratchSpace other(dir_of(dir));
+  {
+    writer::AtomicFile other_out(dir.file("y.sdx"));
+    other_out.publish();
+  }
+  CHECK(fs::exists(run.path()));
+  CHECK(fs::exists(out.temp_path()));
+}
+
+TEST_CASE("a target that is not a regular file is refused, and left as it was") {
+  TempDir dir;
+  std::mt19937_64 rng(32);
+  const Pairs pairs = random_pairs(rng, 500);
+  const BuildOptions o = small_build(dir, false);
+  auto no_temp_left = [&] {
+    for (const auto& e : fs::directory_iterator(dir_of(dir))) CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+  };
+
+  const std::string fifo = dir.file("fifo.sdx");
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  CHECK_THROWS_WITH_AS(build(fifo, pairs, o), doctest::Contains("not a regular file (a FIFO)"), Error);
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+
+  fs::create_directory(dir.file("dir.sdx"));
+  CHECK_THROWS_WITH_AS(build(dir.file("dir.sdx"), pairs, o), doctest::Contains("a directory"), Error);
+  CHECK(fs::is_directory(dir.file("dir.sdx")));
+
+  // A symbolic link is refused, not followed: the link and the file it names stay as they were.
+  build(dir.file("real.sdx"), pairs, o);
+  const auto real_bytes = read_bytes(dir.file("real.sdx"));
+  fs::create_symlink("real.sdx", dir.file("link.sdx"));
+  CHECK_THROWS_WITH_AS(build(dir.file("link.sdx"), random_pairs(rng, 50), o), doctest::Contains("symbolic link"), Error);
+  CHECK(fs::is_symlink(fs::symlink_status(dir.file("link.sdx"))));
+  CHECK(read_bytes(dir.file("real.sdx")) == real_bytes);
+  no_temp_left();
+
+  // A target that turns into a FIFO during the build is checked again before the rename.
+  {
+    writer::AtomicFile out(dir.file("late.sdx"));
+    out.write("data", 4);
+    REQUIRE(::mkfifo(dir.file("late.sdx").c_str(), 0644) == 0);
+    CHECK_THROWS_WITH_AS(out.publish(), doctest::Contains("not a regular file"), Error);
+  }
+  CHECK(fs::is_fifo(fs::symlink_status(dir.file("late.sdx"))));
+  no_temp_left();
+}

@@ -1,0 +1,180 @@
+#include "writer/temp_files.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "simdex/builder.h"
+#include "simdex/error.h"
+
+namespace simdex::writer {
+
+namespace {
+
+// The signal registry: fixed slots, so a handler reads it without allocating or locking. A slot is
+// free, being filled, live (its path may be removed), or being removed by a handler.
+enum SlotState : int { kFree, kFilling, kLive, kRemoving };
+struct Slot {
+  std::atomic<int> state{kFree};
+  char path[PATH_MAX];
+};
+static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only use lock-free atomics");
+constexpr int kSlots = 256;  // more temporary files at once than a build makes (fan-in 64 + a few)
+Slot slots[kSlots];
+
+// Returns the slot, or -1 when every slot is taken or the path is too long: that file is then only
+// removed by its owner or a later build's cleanup.
+int register_path(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (!slots[i].state.compare_exchange_strong(expected, kFilling)) continue;
+    std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
+    slots[i].state.store(kLive);
+    return i;
+  }
+  return -1;
+}
+
+void unregister(int slot) {
+  if (slot < 0) return;
+  int expected = kLive;
+  // Fails only while a handler removes the file: the handler frees the slot itself.
+  slots[slot].state.compare_exchange_strong(expected, kFree);
+}
+
+// Whether `path` still names the file open on `fd` (a cleanup may have removed it in between).
+bool names_fd(const std::string& path, int fd) {
+  struct stat by_path {}, by_fd {};
+  return ::stat(path.c_str(), &by_path) == 0 && ::fstat(fd, &by_fd) == 0 && by_path.st_dev == by_fd.st_dev &&
+         by_path.st_ino == by_fd.st_ino;
+}
+
+// This process's own temporary files (device, inode): cleanup never opens them. Where flock is
+// emulated by POSIX locks (NFS), a second lock from the same process would succeed, and closing any
+// descriptor of the file would drop the lock its build holds.
+std::mutex own_mutex;
+std::set<std::pair<dev_t, ino_t>> own_files;
+
+bool is_own(const struct stat& st) {
+  std::lock_guard lock(own_mutex);
+  return own_files.count({st.st_dev, st.st_ino}) != 0;
+}
+
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno));
+}
+
+void remove_temps_and_die(int sig) {
+  remove_registered_temps();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);  // blocked until this handler returns; then the default action ends the process
+}
+
+}  // namespace
+
+OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, mode_t mode) {
+  constexpr int kAttempts = 100;
+  for (int attempt = 1;; ++attempt) {
+    path_ = next_name();
+    fd_ = ::open(path_.c_str(), O_CREAT | O_EXCL | O_CLOEXEC | flags, mode);
+    if (fd_ < 0) {
+      // A taken name: the same process id in another PID namespace, or a leftover.
+      if (errno == EEXIST && attempt < kAttempts) continue;
+      fail("cannot create temporary file", path_);
+    }
+    // EWOULDBLOCK: another build's cleanup holds the fresh file and removes it. Other errors mean
+    // the file system has no locks; cleanup cannot lock there either, so it removes nothing.
+    const bool locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    if ((locked || errno != EWOULDBLOCK) && names_fd(path_, fd_)) break;
+    ::close(fd_);
+    fd_ = -1;
+    if (attempt >= kAttempts) throw Error(errc::io, "cannot create temporary file '" + path_ + "': removed by another build's cleanup");
+  }
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0) {
+    id_ = {st.st_dev, st.st_ino};
+    std::lock_guard lock(own_mutex);
+    own_files.insert(id_);
+  }
+  slot_ = register_path(path_);
+}
+
+OwnedTemp::~OwnedTemp() {
+  if (!renamed_) ::unlink(path_.c_str());  // before unregistering: a signal in between finds it gone
+  unregister(slot_);
+  if (fd_ >= 0) ::close(fd_);
+  std::lock_guard lock(own_mutex);
+  own_files.erase(id_);
+}
+
+bool OwnedTemp::rename_to(const std::string& target) {
+  if (::rename(path_.c_str(), target.c_str()) != 0) return false;
+  renamed_ = true;
+  unregister(slot_);
+  slot_ = -1;
+  return true;
+}
+
+int OwnedTemp::close() {
+  const int rc = ::close(fd_);
+  fd_ = -1;
+  return rc;
+}
+
+void remove_unlocked(const std::string& dir, const std::string& prefix) {
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (const dirent* e = ::readdir(d)) {
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
+    const std::string path = dir + "/" + e->d_name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || is_own(st)) continue;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) continue;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_fd(path, fd))
+      ::unlink(path.c_str());
+    ::close(fd);
+  }
+  ::closedir(d);
+}
+
+void remove_registered_temps() noexcept {
+  const int saved = errno;
+  for (auto& slot : slots) {
+    int expected = kLive;
+    if (!slot.state.compare_exchange_strong(expected, kRemoving)) continue;
+    ::unlink(slot.path);
+    slot.state.store(kFree);
+  }
+  errno = saved;
+}
+
+}  // namespace simdex::writer
+
+namespace simdex {
+
+void remove_temporary_files_on_signals() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    // An ignored or handled signal stays as it is (a build started with nohup or `&` ignores SIGINT).
+    if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+    struct sigaction action {};
+    action.sa_handler = writer::remove_temps_and_die;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(sig, &action, nullptr);
+  }
+}
+
+}  // namespace simdex

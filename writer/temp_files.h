@@ -1,0 +1,49 @@
+// Temporary files that belong to a live build (spec/FORMAT.md §11): each is created under a fresh
+// name, held under an exclusive flock by its creator until it is published or removed, and listed
+// in a registry that a signal handler can empty. A file whose lock nobody holds was left by a
+// process that is gone (killed, crashed, on another host or in another PID namespace alike), so
+// cleanup removes exactly the files it can lock; a process id says nothing across namespaces.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+
+namespace simdex::writer {
+
+// A new file, created with open(O_CREAT | O_EXCL | flags, mode) at the first name from `next_name`
+// that is free, locked (flock LOCK_EX) and registered for removal on a signal. The lock lasts as
+// long as the descriptor stays open. Throws Error(io) naming the path.
+class OwnedTemp {
+ public:
+  OwnedTemp(const std::function<std::string()>& next_name, int flags, mode_t mode);
+  ~OwnedTemp();  // closes the descriptor; removes the file unless renamed away
+  OwnedTemp(const OwnedTemp&) = delete;
+  OwnedTemp& operator=(const OwnedTemp&) = delete;
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  // Renames the file to `target` (holding the lock until the descriptor is closed), after which it
+  // is no longer a temporary file. Returns false with errno set when rename fails.
+  bool rename_to(const std::string& target);
+  // Closes the descriptor (releasing the lock); returns close's result.
+  int close();
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  int slot_ = -1;  // in the signal registry; -1: not registered
+  std::pair<dev_t, ino_t> id_{};  // in the set of this process's own files
+  bool renamed_ = false;
+};
+
+// Removes the files in `dir` whose names start with `prefix` and whose lock nobody holds.
+void remove_unlocked(const std::string& dir, const std::string& prefix);
+
+// Async-signal-safe: removes every registered temporary file of this process. After it, the
+// process must end (the builds that owned the files fail).
+void remove_registered_temps() noexcept;
+
+}  // namespace simdex::writer
