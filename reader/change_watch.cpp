@@ -27,7 +27,9 @@ int lease_signal() { return SIGRTMIN + 6; }
 struct ChangeWatch::Slot {
   std::atomic<bool> in_use{false};
   std::atomic<int> fd{-1};
-  std::atomic<bool> leased{false};
+  // none, taking (F_SETLEASE under way: a break already counts), held.
+  enum Lease { none, taking, held };
+  std::atomic<int> lease{none};
   std::atomic<uintptr_t> begin{0}, size{0};
   std::atomic<bool> changed{false};
   Slot* next = nullptr;  // set before the slot is published, then constant
@@ -55,7 +57,8 @@ ChangeWatch::Slot* acquire_slot() {
 
 void mark_changed(ChangeWatch::Slot& s) {
   s.changed.store(true, std::memory_order_release);
-  if (s.leased.exchange(false)) fcntl(s.fd.load(), F_SETLEASE, F_UNLCK);  // let the writer go on
+  // Let the writer go on (a lease being taken is given up by the constructor).
+  if (s.lease.exchange(ChangeWatch::Slot::none) == ChangeWatch::Slot::held) fcntl(s.fd.load(), F_SETLEASE, F_UNLCK);
 }
 
 // What the handler that was there before would have done with the signal.
@@ -96,12 +99,13 @@ void on_lease_break(int sig, siginfo_t* info, void* context) {
   bool ours = false;
   if (info->si_code == POLL_MSG)
     for (auto* s = slots.load(); s; s = s->next) {
-      if (!s->in_use.load() || !s->leased.load()) continue;
-      // Signals of several breaks may merge: every lease that is being broken is handled.
+      const int lease = s->lease.load();
+      if (!s->in_use.load() || lease == ChangeWatch::Slot::none) continue;
+      // Signals of several breaks may merge: every held lease that is being broken is handled.
       const int fd = s->fd.load();
       const bool this_one = fd == info->si_fd;
       ours = ours || this_one;
-      if (this_one || fcntl(fd, F_GETLEASE) != F_RDLCK) mark_changed(*s);
+      if (this_one || (lease == ChangeWatch::Slot::held && fcntl(fd, F_GETLEASE) != F_RDLCK)) mark_changed(*s);
     }
   // Never the default action (it would end the process): a late signal of a closed index is dropped.
   if (!ours) chain(previous_lease, sig, info, context, false);
@@ -137,8 +141,10 @@ ChangeWatch::ChangeWatch(int fd) : slot_(acquire_slot()), fd_(fd) {
   // The lease first, then fstat: a change after fstat is either seen by it or breaks the lease.
   if constexpr (kLeases) {
     if (fcntl(fd, F_SETSIG, lease_signal()) == 0) {
-      slot_->leased = true;  // before the lease exists, so that a break at once finds it
-      if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) slot_->leased = false;
+      slot_->lease = Slot::taking;  // before the lease exists, so that a break at once finds it
+      int taking = Slot::taking;
+      if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) slot_->lease = Slot::none;
+      else if (!slot_->lease.compare_exchange_strong(taking, Slot::held)) fcntl(fd, F_SETLEASE, F_UNLCK);  // broken already
     }
   }
   fstat(fd, &at_open_);
@@ -152,14 +158,14 @@ void ChangeWatch::watch_mapping(const uint8_t* data, std::size_t size) {
 
 ChangeWatch::~ChangeWatch() {
   slot_->size = 0;
-  if (slot_->leased.exchange(false)) fcntl(fd_, F_SETLEASE, F_UNLCK);
+  if (slot_->lease.exchange(Slot::none) == Slot::held) fcntl(fd_, F_SETLEASE, F_UNLCK);
   slot_->fd = -1;
   slot_->in_use = false;
 }
 
 const std::atomic<bool>& ChangeWatch::changed_flag() const { return slot_->changed; }
 
-bool ChangeWatch::leased() const { return slot_->leased.load(); }
+bool ChangeWatch::leased() const { return slot_->lease.load() == Slot::held; }
 
 bool ChangeWatch::changed_now() const {
   if (changed(slot_->changed)) return true;
