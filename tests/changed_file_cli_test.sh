@@ -56,5 +56,15 @@ for hold in 0 1; do
   live "cp larger (writer held: $hold)" 1 $hold retry cp "$dir/c.sdx" "$dir/live.sdx"
   live "rename (writer held: $hold)" 0 $hold replace
 done
+# A SIGBUS sent by kill is no fault in a mapping: the default action still ends the process.
+rm -f "$dir/fifo"; mkfifo "$dir/fifo"
+"$simdex" query "$dir/a.sdx" -k 3 < "$dir/fifo" > /dev/null 2>&1 &
+pid=$!
+exec 4> "$dir/fifo"
+echo 1 >&4; sleep 0.5
+kill -BUS "$pid"; wait "$pid"; rc=$?
+exec 4>&-
+# 135: killed by SIGBUS; under ASan its handler (the one before simdex's) reports and exits 1.
+if [ "$rc" = 135 ] || [ "$rc" = 1 ]; then ok; else bad "kill -BUS: rc=$rc, want 135 (or ASan's 1)"; fi
 echo "changed_file_cli: $pass passed, $fail failed"
 [ "$fail" = 0 ]
