@@ -50,6 +50,7 @@ void run_query(const QueryArgs& a) {
   auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {
     index.query(q, k, hits);
     for (const Hit& h : hits) print_hit(out, query_id, q, h, a.json);
+    index.check_unchanged();  // the ids were read from the mapping just now
   };
   if (a.text) {
     if (a.fingerprints.size() > 1) throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");

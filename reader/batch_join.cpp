@@ -156,7 +156,7 @@ class Joiner {
 
 }  // namespace
 
-BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
+static BatchStats join_unchecked(const Index& index, std::span<const Query> queries, const BatchOptions& options,
                 const std::function<void(std::span<const JoinHit>)>& on_hits) {
   const reader::IndexFile& file = index_impl(index).file;
   const unsigned k = reader::batch_k(file, options);
@@ -203,6 +203,11 @@ BatchStats join(const Index& index, std::span<const Query> queries, const BatchO
   for (auto& s : sinks) s->flush();
   stats.results = count.load();
   return stats;
+}
+
+BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
+                const std::function<void(std::span<const JoinHit>)>& on_hits) {
+  return read_checked(index_impl(index), true, [&] { return join_unchecked(index, queries, options, on_hits); });
 }
 
 }  // namespace simdex

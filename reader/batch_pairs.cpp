@@ -6,7 +6,7 @@
 
 namespace simdex {
 
-BatchStats find_pairs(const Index& index, const BatchOptions& options,
+static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& options,
                       const std::function<void(std::span<const NearPair>)>& on_pairs) {
   const SequentialScan sequential(index_impl(index));
   const reader::IndexFile& file = index_impl(index).file;
@@ -37,6 +37,11 @@ BatchStats find_pairs(const Index& index, const BatchOptions& options,
   for (auto& s : sinks) s->flush();
   stats.results = count.load();
   return stats;
+}
+
+BatchStats find_pairs(const Index& index, const BatchOptions& options,
+                      const std::function<void(std::span<const NearPair>)>& on_pairs) {
+  return read_checked(index_impl(index), true, [&] { return find_pairs_unchecked(index, options, on_pairs); });
 }
 
 }  // namespace simdex

@@ -9,7 +9,7 @@
 
 namespace simdex {
 
-BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
+static BatchStats find_clusters_unchecked(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
                          const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
   const SequentialScan sequential(index_impl(index));
   const reader::IndexFile& file = index_impl(index).file;
@@ -52,6 +52,12 @@ BatchStats find_clusters(const Index& index, const BatchOptions& options, const 
     ++stats.results;
   }
   return stats;
+}
+
+BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
+                         const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
+  return read_checked(index_impl(index), true,
+                      [&] { return find_clusters_unchecked(index, options, cluster_options, on_cluster); });
 }
 
 }  // namespace simdex

@@ -15,16 +15,26 @@ Index::Index(Index&&) noexcept = default;
 Index& Index::operator=(Index&&) noexcept = default;
 Index::~Index() = default;
 
-Index Index::open(const std::string& path) {
+Index Index::open(const std::string& path, const OpenOptions& options) {
   auto impl = std::make_unique<Impl>();
-  impl->mapping = std::make_unique<reader::MappedFile>(path);
+  impl->mapping = std::make_unique<reader::MappedFile>(path, options.detect_changes);
+  if (const auto* watch = impl->mapping->watch()) impl->changed = &watch->changed_flag();
   try {
-    impl->file = reader::IndexFile::parse(impl->mapping->data(), impl->mapping->size());
+    impl->file = read_checked(*impl, true, [&] { return reader::IndexFile::parse(impl->mapping->data(), impl->mapping->size()); });
   } catch (const Error& e) {
+    if (e.code() == errc::file_changed) throw;
     throw Error(e.code(), "'" + path + "': " + e.detail());
   }
   return Index(std::move(impl));
 }
+
+void throw_file_changed(const Index::Impl& impl) {
+  throw Error(errc::file_changed, "'" + impl.mapping->path() +
+                                      "' changed while open (truncated or written in place); open it again. "
+                                      "Publish index files by rename (README: Deploying index files)");
+}
+
+void Index::check_unchanged() const { throw_if_changed(*impl_, true); }
 
 Index Index::from_buffer(const uint8_t* data, std::size_t size) {
   auto impl = std::make_unique<Impl>();
@@ -51,8 +61,8 @@ struct Candidate {
 };
 }  // namespace
 
-void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const {
-  const reader::IndexFile& file = impl_->file;
+namespace {
+void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsigned k, std::vector<Hit>& out) {
   file.search_distance(k);
   out.clear();
   // Per-thread scratch: after the first queries no allocation happens at all.
@@ -87,11 +97,18 @@ void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const
     out.push_back(Hit{c.fingerprint, c.distance, file.ids_at_rank(c.rank)});
   }
 }
+}  // namespace
+
+void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const {
+  read_checked(*impl_, false, [&] { query_unchecked(impl_->file, fingerprint, k, out); });
+}
 
 IdList Index::ids_of(uint64_t fingerprint) const {
   if (impl_->file.header().fingerprint_count == 0) return {};
-  const uint64_t rank = impl_->file.rank_of(fingerprint);
-  return rank == UINT64_MAX ? IdList() : impl_->file.ids_at_rank(rank);
+  return read_checked(*impl_, false, [&] {
+    const uint64_t rank = impl_->file.rank_of(fingerprint);
+    return rank == UINT64_MAX ? IdList() : impl_->file.ids_at_rank(rank);
+  });
 }
 
 namespace {
@@ -130,6 +147,7 @@ IndexInfo Index::info() const {
   }
   info.ids_bytes = sections[sections.size() - 2].bytes + sections.back().bytes;
   info.floor_bits_per_entry = floor_bits_per_entry(h.fingerprint_count);
+  throw_if_changed(*impl_, true);
   return info;
 }
 

@@ -1,48 +1,55 @@
 #include "reader/mapped_file.h"
 
-#include <boost/interprocess/file_mapping.hpp>
-#include <boost/interprocess/mapped_region.hpp>
-#include <filesystem>
-#include <system_error>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "simdex/error.h"
 
 namespace simdex::reader {
 
-namespace bip = boost::interprocess;
-
-struct MappedFile::Impl {
-  bip::file_mapping file;
-  bip::mapped_region region;
-};
-
-MappedFile::MappedFile(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status))
-    throw Error(errc::io, "cannot open index '" + path + "': no such file");
-  if (!std::filesystem::is_regular_file(status)) throw Error(errc::io, "index '" + path + "' is not a regular file");
-  const auto bytes = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(errc::io, "cannot stat index '" + path + "': " + ec.message());
-  if (bytes == 0) return;  // nothing to map; the parser reports the file as too small
-  try {
-    impl_ = std::make_unique<Impl>();
-    impl_->file = bip::file_mapping(path.c_str(), bip::read_only);
-    impl_->region = bip::mapped_region(impl_->file, bip::read_only);
-  } catch (const bip::interprocess_exception& e) {
-    throw Error(errc::io, "cannot map index '" + path + "': " + e.what());
+MappedFile::MappedFile(const std::string& path, bool watch_changes) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
+  if (fd_ < 0) {
+    const int e = errno;
+    throw Error(errc::io, "cannot open index '" + path + "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
   }
-  data_ = static_cast<const uint8_t*>(impl_->region.get_address());
-  size_ = impl_->region.get_size();
+  try {
+    struct stat st {};
+    if (fstat(fd_, &st) != 0) throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(errc::io, "index '" + path + "' is not a regular file");
+    // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
+    if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);
+    if (fstat(fd_, &st) != 0) throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
+    if (st.st_size == 0) return;  // nothing to map; the parser reports the file as too small
+    const auto bytes = static_cast<std::size_t>(st.st_size);
+    void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) throw Error(errc::io, "cannot map index '" + path + "': " + std::strerror(errno));
+    data_ = static_cast<const uint8_t*>(p);
+    size_ = bytes;
+    if (watch_) watch_->watch_mapping(data_, size_);
+  } catch (...) {
+    watch_.reset();
+    ::close(fd_);
+    throw;
+  }
   advise(Access::random);
 }
 
 void MappedFile::advise(Access access) const {
   // Advice only: a kernel that declines it changes the speed, never the answers.
-  if (impl_)
-    impl_->region.advise(access == Access::random ? bip::mapped_region::advice_random : bip::mapped_region::advice_sequential);
+  if (data_)
+    madvise(const_cast<uint8_t*>(data_), size_, access == Access::random ? MADV_RANDOM : MADV_SEQUENTIAL);
 }
 
-MappedFile::~MappedFile() = default;
+MappedFile::~MappedFile() {
+  watch_.reset();  // first: no handler may touch the range once it is unmapped
+  if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+  ::close(fd_);
+}
 
 }  // namespace simdex::reader

@@ -1,21 +1,28 @@
-// A whole file mapped read-only through Boost.Interprocess. Processes mapping the same file share
-// its pages in the page cache; nothing is copied into the process's heap.
+// A whole file mapped read-only. Processes mapping the same file share its pages in the page cache;
+// nothing is copied into the process's heap.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+
+#include "reader/change_watch.h"
 
 namespace simdex::reader {
 
 class MappedFile {
  public:
-  explicit MappedFile(const std::string& path);  // throws Error(io)
+  // Throws Error(io). With `watch_changes`, a ChangeWatch guards the mapping (reader/change_watch.h).
+  MappedFile(const std::string& path, bool watch_changes);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   const uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  // Null without a watch.
+  const ChangeWatch* watch() const { return watch_.get(); }
 
   // How the pages will be read, told to the kernel (madvise). A new mapping is `random`: a probe
   // reads a block here and a block there, and the default read-around would load some 32 pages
@@ -25,8 +32,9 @@ class MappedFile {
   void advise(Access access) const;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::string path_;
+  int fd_ = -1;
+  std::unique_ptr<ChangeWatch> watch_;
   const uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
 };

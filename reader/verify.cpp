@@ -120,9 +120,10 @@ class Checker {
 
 }  // namespace
 
-VerifyReport Index::verify() const {
-  const SequentialScan sequential(*impl_);
-  const reader::IndexFile& file = impl_->file;
+namespace {
+VerifyReport verify_unchecked(const Index::Impl& impl) {
+  const SequentialScan sequential(impl);
+  const reader::IndexFile& file = impl.file;
   VerifyReport report;
   Checker check(file, report);
   check.sections();
@@ -137,5 +138,8 @@ VerifyReport Index::verify() const {
   check.ids();
   return report;
 }
+}  // namespace
+
+VerifyReport Index::verify() const { return read_checked(*impl_, true, [&] { return verify_unchecked(*impl_); }); }
 
 }  // namespace simdex

@@ -34,6 +34,8 @@ enum class errc {
   block_ranks,
   bad_ids,
   table_mismatch,
+  // Outside the file format: the file was truncated or overwritten in place while mapped.
+  file_changed,
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".

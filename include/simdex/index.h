@@ -6,6 +6,8 @@
 //
 // An Index is immutable: share one among threads freely. Many processes mapping the same file share
 // its pages in the page cache. Every method throws simdex::Error on a malformed file, never crashes.
+// A file changed under an open Index (truncated or overwritten in place instead of replaced by
+// rename) makes the calls that read it throw Error(errc::file_changed): see OpenOptions.
 #pragma once
 
 #include <array>
@@ -95,10 +97,20 @@ struct VerifyReport {
   bool ok() const { return problems.empty(); }
 };
 
+struct OpenOptions {
+  // Detect a file changed under the reader (spec/FORMAT.md, "Readers and changed files"). simdex then
+  // installs, once per process, handlers for SIGBUS and for the signal SIGRTMIN + 6 (the break of
+  // the read lease it takes on the file where it may); both pass every signal that is not about one
+  // of its mappings on to the handler installed before them. false: no handler and no lease; a
+  // truncated file then ends the process with SIGBUS (for programs that own these signals).
+  bool detect_changes = true;
+};
+
 class SIMDEX_EXPORT Index {
  public:
   // Maps `path` read-only and checks the header, table descriptors and section table.
-  static Index open(const std::string& path);
+  static Index open(const std::string& path, const OpenOptions& options);
+  static Index open(const std::string& path) { return open(path, OpenOptions{}); }
   // The same over bytes the caller keeps alive (tests, fuzzing, files read some other way).
   static Index from_buffer(const uint8_t* data, std::size_t size);
 
@@ -125,6 +137,12 @@ class SIMDEX_EXPORT Index {
   IndexInfo info() const;
   // Reads every byte: all checksums and every structural rule of spec/FORMAT.md.
   VerifyReport verify() const;
+
+  // Throws Error(file_changed) when the file is known to have changed since open. Every method that
+  // reads the file does this check on its way out; call it after reading IdLists that you keep. Where
+  // simdex holds no lease on the file (see spec/FORMAT.md) it compares fstat with open's: one
+  // system call.
+  void check_unchanged() const;
 
   struct Impl;  // internal: reader/
 
