@@ -3,22 +3,27 @@
 #include <nlohmann/json.hpp>
 
 #include "fingerprint/utf8.h"
+#include "io/input_stream.h"
 #include "simdex/error.h"
 
 namespace simdex::fp {
 
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
-                               std::string id_field, std::string text_field)
+                               std::string id_field, std::string text_field, std::size_t max_line_bytes)
     : in_(in), name_(std::move(name)), format_(format), id_field_(std::move(id_field)),
-      text_field_(std::move(text_field)) {}
+      text_field_(std::move(text_field)), max_line_bytes_(max_line_bytes) {}
 
 bool DocumentReader::next(Document& doc) {
   for (;;) {
-    if (!std::getline(in_, line_)) {
+    const io::LineResult read = io::read_line(in_, line_, max_line_bytes_);
+    if (read == io::LineResult::end) {
       if (in_.bad()) throw Error(errc::io, "read error on " + name_);
       return false;
     }
     ++line_no_;
+    if (read == io::LineResult::too_long)
+      throw Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": line longer than " +
+                                   std::to_string(max_line_bytes_) + " bytes");
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();  // CRLF files
     doc.line = line_no_;
     if (format_ == DocumentFormat::lines) {
