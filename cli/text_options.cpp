@@ -141,7 +141,7 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o, c
   io::InputStream in(input);
   fp::DocumentReader reader(in.stream(), in.name(),
                             format == "jsonl" ? fp::DocumentFormat::jsonl : fp::DocumentFormat::lines,
-                            o.id_field, o.text_field);
+                            o.id_field, o.text_field, o.max_line_bytes);
   fp::Document doc;
   while (reader.next(doc)) fn(doc.id, fingerprinter.fingerprint(doc.text));
 }
