@@ -113,6 +113,10 @@ expect_grep "query: bad line named" "<stdin>:3:" "$dir/err"
 check "join: bad line" 1 "$simdex" join --memory 1M "$dir/a.sdx" "$dir/j-bad.txt" -k 0
 expect_grep "join: bad line named" "j-bad.txt:20001:" "$dir/err"
 [ "$(wc -l < "$dir/out")" -ge 16384 ] && ok || bad "join: $(wc -l < "$dir/out") answers written before the bad line"
+printf '{"id": 1, "text": "one"}\n{"id": 2, "text": "two"}\n{"id": 3\n' > "$dir/docs-bad.jsonl"
+check "fingerprint: bad line" 1 "$simdex" fingerprint "$dir/docs-bad.jsonl"
+expect_grep "fingerprint: bad line named" "docs-bad.jsonl:3:" "$dir/err"
+[ "$(cut -f2 "$dir/out" | tr '\n' ' ')" = "1 2 " ] && ok || { bad "fingerprint: documents before the bad line:"; cat "$dir/out"; }
 
 # --- 13. Hostile bytes: escaped in messages, and every JSON output parses.
 printf '1\n\033[31mred\0337\n' > "$dir/esc.tsv"
