@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <sstream>
+#include <string>
 
 #include "cli/commands.h"
 #include "cli/output.h"
@@ -34,7 +36,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    rc = app.exit(e) == 0 ? 0 : 2;
+    std::ostringstream err;  // CLI11's message quotes the arguments: made printable line by line
+    rc = app.exit(e, std::cout, err) == 0 ? 0 : 2;
+    std::istringstream lines(err.str());
+    for (std::string line; std::getline(lines, line);) std::cerr << simdex::cli::printable(line) << "\n";
   } catch (const simdex::Error& e) {
     std::cerr << "simdex: " << simdex::cli::printable(e.what()) << "\n";
     rc = e.code() == simdex::errc::usage ? 2 : 1;
