@@ -1,9 +1,8 @@
 // simdex build: (fingerprint, id) lines in, an index file out.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cctype>
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -19,29 +18,6 @@
 namespace simdex::cli {
 
 namespace {
-// "512M", "2G", "1500000" (bytes), with K/M/G/T suffixes (powers of 1024, an optional trailing B or iB).
-uint64_t parse_size(const std::string& text) {
-  std::size_t end = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  std::string unit = text.substr(end);
-  for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (unit.size() > 1 && unit.back() == 'B') unit.pop_back();
-  if (unit.size() > 1 && unit.back() == 'I') unit.pop_back();
-  const std::string units = "KMGT";
-  double scale = 1;
-  if (unit.size() == 1 && units.find(unit[0]) != std::string::npos) scale = std::pow(1024.0, static_cast<double>(units.find(unit[0]) + 1));
-  else if (!unit.empty() && unit != "B") end = 0;
-  const double bytes = value * scale;
-  if (end == 0 || !(bytes >= 1 << 20) || bytes > 1e18)
-    throw Error(errc::usage, "--memory " + text + ": expected a size of at least 1M, such as 512M or 2G");
-  return static_cast<uint64_t>(bytes);
-}
-
 // `build -o X X` would replace its own input: refused before anything is read (device and inode
 // compared, so another path to the same file is caught too; "-" compares stdin).
 void refuse_input_as_output(const std::string& input, const std::string& output) {
@@ -77,7 +53,7 @@ void run_build(const BuildArgs& a) {
   options.k = a.k;
   options.block_bytes = a.block_bytes;
   options.threads = a.threads;
-  if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory);
+  if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
   const std::string out_dir = std::filesystem::path(a.output).parent_path().string();
   std::error_code ec;
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir, ec))
@@ -93,12 +69,15 @@ void run_build(const BuildArgs& a) {
     if ((builder.pairs_added() & 0xfffff) == 0) progress.update("reading", builder.pairs_added(), 0);
   };
   if (a.text) {
-    for_each_text_fingerprint(a.input, a.text_options, a.output, [&](uint64_t id, uint64_t fp) { add(fp, id); });
+    TextOptions text = a.text_options;  // a document line is held whole (and parsed): keep it in the bound
+    const uint64_t memory = options.memory_bytes ? options.memory_bytes : default_memory_bytes();
+    text.max_line_bytes = std::min<uint64_t>(text.max_line_bytes, memory / 4);
+    for_each_text_fingerprint(a.input, text, a.output, [&](uint64_t id, uint64_t fp) { add(fp, id); });
   } else {
     io::InputStream in(a.input);
     PairReader reader(in.name());
     std::string line;
-    while (std::getline(in.stream(), line))
+    while (in.next_line(line))
       if (auto pair = reader.parse(line)) add(pair->first, pair->second);
   }
   const BuildSummary s = builder.write(a.output);

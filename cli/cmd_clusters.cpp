@@ -31,6 +31,7 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Clust
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) b.append(std::string_view(sep));
     fmt::format_to(std::back_inserter(b), "{}", values[i]);
+    out.maybe_flush();
   }
   out.print("{}\n", a.format == "seomoz" ? "]" : a.format == "json" ? "]}" : "");
 }
@@ -64,6 +65,7 @@ void run_clusters(const ClustersArgs& a) {
   progress.finish();
   std::sort(all.begin(), all.end());
   for (const auto& v : all) print_cluster(out, v, a);
+  out.close();
 }
 }  // namespace
 

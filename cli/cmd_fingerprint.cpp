@@ -1,12 +1,9 @@
 // simdex fingerprint: documents in, `FINGERPRINT<TAB>ID` lines out (what `simdex build` reads).
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
-#include <utility>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/text_options.h"
 #include "simdex/error.h"
 
@@ -20,49 +17,10 @@ struct FingerprintArgs {
   TextOptions text;
 };
 
-// Buffered lines to a file or stdout; write errors (a full disk, a closed pipe) become errc::io.
-class LineWriter {
- public:
-  explicit LineWriter(const std::string& path) : name_(path.empty() ? "<stdout>" : path) {
-    file_ = path.empty() ? stdout : std::fopen(path.c_str(), "wb");
-    if (file_ == nullptr) throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
-    buffer_.reserve(1 << 16);
-  }
-  ~LineWriter() {
-    if (file_ != nullptr && file_ != stdout) std::fclose(file_);
-  }
-  void write(std::uint64_t fingerprint, std::uint64_t id) {
-    char line[48];
-    const int n = std::snprintf(line, sizeof line, "0x%016llx\t%llu\n", static_cast<unsigned long long>(fingerprint),
-                                static_cast<unsigned long long>(id));
-    buffer_.append(line, static_cast<std::size_t>(n));
-    if (buffer_.size() >= (1 << 16)) flush();
-  }
-  void close() {
-    flush();
-    if (std::fflush(file_) != 0) fail();
-    if (file_ != stdout) {
-      FILE* f = std::exchange(file_, nullptr);
-      if (std::fclose(f) != 0) fail();
-    }
-  }
-
- private:
-  void flush() {
-    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) fail();
-    buffer_.clear();
-  }
-  [[noreturn]] void fail() { throw Error(errc::io, "write error on " + name_ + ": " + std::strerror(errno)); }
-
-  std::string name_;
-  std::FILE* file_;
-  std::string buffer_;
-};
-
 void run_fingerprint(const FingerprintArgs& a) {
-  LineWriter out(a.output);
+  Output out(a.output);
   for_each_text_fingerprint(a.input, a.text, a.output,
-                            [&out](std::uint64_t id, std::uint64_t fp) { out.write(fp, id); });
+                            [&out](std::uint64_t id, std::uint64_t fp) { out.print("0x{:016x}\t{}\n", fp, id); });
   out.close();
 }
 

@@ -1,5 +1,6 @@
 // simdex join: a set of queries (fingerprint lines or --text documents) against an index, all at once.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -13,15 +14,21 @@
 #include "cli/text_options.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
+#include "simdex/builder.h"
 
 namespace simdex::cli {
 
 namespace {
 struct JoinArgs : SearchArgs {
   std::string queries = "-";
+  std::string memory;  // "": default_memory_bytes()
   bool json = false, sort = false, stats = false, text = false;
   TextOptions text_options;
 };
+
+// What join() holds per query (the query, its permuted copy and sort order per table, with slack):
+// a chunk of queries fits in --memory.
+constexpr uint64_t bytes_per_query = 64;
 
 void print_hit(Output& out, const JoinHit& h, bool json) {
   auto& b = out.buffer();
@@ -30,60 +37,97 @@ void print_hit(Output& out, const JoinHit& h, bool json) {
                    h.query_id, h.query_fingerprint, h.fingerprint, h.distance);
   else
     fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t{}\t", h.query_id, h.query_fingerprint, h.fingerprint, h.distance);
-  bool first = true;
-  for (uint64_t id : h.ids) {
-    if (!first) b.push_back(',');
-    fmt::format_to(std::back_inserter(b), "{}", id);
-    first = false;
-  }
+  out.append_list(h.ids);
   out.print("{}\n", json ? "]}" : "");
 }
 
-std::vector<Query> read_queries(const JoinArgs& a) {
-  std::vector<Query> queries;
+// Calls fn(query) for each query of the input, in input order.
+void for_each_query(const JoinArgs& a, const std::function<void(const Query&)>& fn) {
   if (a.text) {
-    for_each_text_fingerprint(a.queries, a.text_options, "", [&](uint64_t id, uint64_t fp) { queries.push_back({fp, id}); });
-    return queries;
+    for_each_text_fingerprint(a.queries, a.text_options, "", [&](uint64_t id, uint64_t fp) { fn({fp, id}); });
+    return;
   }
   io::InputStream in(a.queries);
   PairReader reader(in.name());
   std::string line;
-  while (std::getline(in.stream(), line))
-    if (auto pair = reader.parse(line)) queries.push_back({pair->first, pair->second});
-  return queries;
+  while (in.next_line(line))
+    if (auto pair = reader.parse(line)) fn({pair->first, pair->second});
 }
+
+// Joins the queries chunk by chunk, each chunk as large as --memory allows; the output is that of one
+// join over all of them (with --sort too: chunks follow the input order, and each is sorted).
+class ChunkedJoin {
+ public:
+  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out) : index_(index), a_(a), out_(out) {
+    const uint64_t memory = a.memory.empty() ? default_memory_bytes() : parse_size(a.memory, "--memory");
+    chunk_ = std::max<uint64_t>(1024, memory / bytes_per_query);
+    options_.k = a.k;
+    options_.threads = a.threads;
+    options_.with_ids = true;
+    options_.progress = [this](uint64_t done, uint64_t total) { progress_.update("join: queries x tables", done, total); };
+  }
+  void add(const Query& q) {
+    if (queries_.size() == chunk_) run();
+    queries_.push_back(q);
+  }
+  void finish() {
+    if (!queries_.empty() || query_count_ == 0) run();
+    progress_.finish();
+  }
+  const BatchStats& stats() const { return stats_; }
+  uint64_t query_count() const { return query_count_; }
+
+ private:
+  void run() {
+    std::vector<JoinHit> sorted;  // --sort only
+    const BatchStats s = join(index_, queries_, options_, [&](std::span<const JoinHit> batch) {
+      if (a_.sort) sorted.insert(sorted.end(), batch.begin(), batch.end());
+      else
+        for (const JoinHit& h : batch) print_hit(out_, h, a_.json);
+    });
+    // The order of `simdex query`: queries in input order, each one's hits by (distance, fingerprint).
+    std::sort(sorted.begin(), sorted.end(), [](const JoinHit& x, const JoinHit& y) {
+      return std::tie(x.query, x.distance, x.fingerprint) < std::tie(y.query, y.distance, y.fingerprint);
+    });
+    for (const JoinHit& h : sorted) print_hit(out_, h, a_.json);
+    add_stats(s);
+    query_count_ += queries_.size();
+    queries_.clear();
+  }
+  void add_stats(const BatchStats& s) {
+    if (stats_.tables.empty()) stats_.tables.resize(s.tables.size());
+    for (std::size_t t = 0; t < s.tables.size(); ++t) {
+      stats_.tables[t].blocks = s.tables[t].blocks;
+      stats_.tables[t].blocks_decoded += s.tables[t].blocks_decoded;
+      stats_.tables[t].results += s.tables[t].results;
+    }
+    stats_.results += s.results;
+  }
+
+  const Index& index_;
+  const JoinArgs& a_;
+  Output& out_;
+  Progress progress_{Progress::stderr_is_terminal()};
+  BatchOptions options_;
+  uint64_t chunk_ = 0, query_count_ = 0;
+  std::vector<Query> queries_;
+  BatchStats stats_;
+};
 
 void run_join(const JoinArgs& a) {
   const Index index = Index::open(a.index);
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
-  const std::vector<Query> queries = read_queries(a);
-  Progress progress(Progress::stderr_is_terminal());
-  BatchOptions o;
-  o.k = a.k;
-  o.threads = a.threads;
-  o.with_ids = true;
-  o.progress = [&](uint64_t done, uint64_t total) { progress.update("join: queries x tables", done, total); };
   Output out;
-  std::vector<JoinHit> all;  // --sort only
-  const BatchStats stats = join(index, queries, o, [&](std::span<const JoinHit> batch) {
-    if (a.sort) {
-      all.insert(all.end(), batch.begin(), batch.end());
-    } else {
-      for (const JoinHit& h : batch) print_hit(out, h, a.json);
-    }
-  });
-  progress.finish();
-  // The order of `simdex query`: queries in input order, each one's hits by (distance, fingerprint).
-  std::sort(all.begin(), all.end(), [](const JoinHit& x, const JoinHit& y) {
-    return std::tie(x.query, x.distance, x.fingerprint) < std::tie(y.query, y.distance, y.fingerprint);
-  });
-  for (const JoinHit& h : all) print_hit(out, h, a.json);
-  out.flush();
+  ChunkedJoin joiner(index, a, out);
+  for_each_query(a, [&](const Query& q) { joiner.add(q); });
+  joiner.finish();
+  out.close();
   if (a.stats) {
+    const BatchStats& stats = joiner.stats();
     for (std::size_t t = 0; t < stats.tables.size(); ++t)
       fmt::print(stderr, "table {}: {} of {} blocks decoded, {} hits first found here\n", t,
                  stats.tables[t].blocks_decoded, stats.tables[t].blocks, stats.tables[t].results);
-    fmt::print(stderr, "{} queries, {} hits\n", queries.size(), stats.results);
+    fmt::print(stderr, "{} queries, {} hits\n", joiner.query_count(), stats.results);
   }
 }
 }  // namespace
@@ -99,8 +143,11 @@ void add_join_command(CLI::App& app) {
       "or with --json: {\"query_id\":I,\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
       "Hits stream out in an order that depends on the thread count (the set does not); --sort\n"
       "prints them as `simdex query` would (queries in input order, then distance, fingerprint) but\n"
-      "holds them all in memory first. A query with no hit prints nothing; a repeated query is\n"
-      "answered each time.\n"
+      "holds the hits of one chunk of queries in memory first. A query with no hit prints nothing; a\n"
+      "repeated query is answered each time.\n"
+      "Queries are joined in chunks of --memory / 64 bytes (at least 1024 queries; default memory: a\n"
+      "quarter of physical memory), so any number of queries streams through; each chunk decodes the\n"
+      "index's blocks again.\n"
       "Per table the queries are permuted, sorted and merged with the table, so each block of the\n"
       "index is decoded at most once per table (--stats shows how many were).\n\n"
       "Examples:\n"
@@ -109,7 +156,9 @@ void add_join_command(CLI::App& app) {
   add_search_options(*cmd, *args, true);
   cmd->add_option("queries", args->queries, "Query input (default: stdin)");
   cmd->add_flag("--json", args->json, "JSON Lines output");
-  cmd->add_flag("--sort", args->sort, "Sort the output (holds every hit in memory)");
+  cmd->add_flag("--sort", args->sort, "Sort the output (holds a chunk's hits in memory)");
+  cmd->add_option("--memory", args->memory,
+                  "Memory bound for the queries held at once, e.g. 64M or 2G (default: a quarter of physical memory)");
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and hits per table on stderr");
   cmd->add_flag("--text", args->text, "Queries are documents instead of fingerprints");
   add_text_options(*cmd, args->text_options);

@@ -18,15 +18,6 @@ struct PairsArgs : SearchArgs {
   std::string format = "tsv";
 };
 
-void print_ids(fmt::memory_buffer& b, const IdList& ids) {
-  bool first = true;
-  for (uint64_t id : ids) {
-    if (!first) b.push_back(',');
-    fmt::format_to(std::back_inserter(b), "{}", id);
-    first = false;
-  }
-}
-
 void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
   auto& b = out.buffer();
   if (a.format == "seomoz") {
@@ -39,9 +30,9 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
     fmt::format_to(std::back_inserter(b), R"({{"a":{},"b":{},"distance":{})", p.a, p.b, p.distance);
     if (a.ids) {
       b.append(std::string_view(R"(,"ids_a":[)"));
-      print_ids(b, p.ids_a);
+      out.append_list(p.ids_a);
       b.append(std::string_view(R"(],"ids_b":[)"));
-      print_ids(b, p.ids_b);
+      out.append_list(p.ids_b);
       b.push_back(']');
     }
     out.print("}}\n");
@@ -50,9 +41,9 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
   fmt::format_to(std::back_inserter(b), "{}\t{}\t{}", p.a, p.b, p.distance);
   if (a.ids) {
     b.push_back('\t');
-    print_ids(b, p.ids_a);
+    out.append_list(p.ids_a);
     b.push_back('\t');
-    print_ids(b, p.ids_b);
+    out.append_list(p.ids_b);
   }
   out.print("\n");
 }
@@ -79,7 +70,7 @@ void run_pairs(const PairsArgs& a) {
   progress.finish();
   std::sort(all.begin(), all.end(), [](const NearPair& x, const NearPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
   for (const NearPair& p : all) print_pair(out, p, a);
-  out.flush();
+  out.close();
   if (a.stats) {
     for (std::size_t t = 0; t < stats.tables.size(); ++t)
       fmt::print(stderr, "table {}: {} of {} blocks decoded, {} pairs first found here\n", t,

@@ -1,5 +1,4 @@
 // simdex query: fingerprints in (arguments or stdin lines), hits out.
-#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,6 +8,7 @@
 #include "cli/output.h"
 #include "cli/search_options.h"
 #include "cli/text_options.h"
+#include "io/input_stream.h"
 #include "simdex/index.h"
 
 namespace simdex::cli {
@@ -33,12 +33,7 @@ void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, co
     if (query_id) fmt::format_to(std::back_inserter(b), "{}\t", *query_id);
     fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t", query, hit.fingerprint, hit.distance);
   }
-  bool first = true;
-  for (uint64_t id : hit.ids) {
-    if (!first) b.push_back(',');
-    fmt::format_to(std::back_inserter(b), "{}", id);
-    first = false;
-  }
+  out.append_list(hit.ids);
   out.print("{}\n", json ? "]}" : "");
 }
 
@@ -56,7 +51,7 @@ void run_query(const QueryArgs& a) {
     if (a.fingerprints.size() > 1) throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
     for_each_text_fingerprint(input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); });
-    return;
+    return out.close();
   }
   auto parse = [](std::string_view text, const std::string& where) {
     const auto fp = parse_fingerprint(text);
@@ -66,14 +61,16 @@ void run_query(const QueryArgs& a) {
   if (!a.fingerprints.empty()) {
     for (std::size_t i = 0; i < a.fingerprints.size(); ++i)
       run_one(parse(a.fingerprints[i], "argument " + std::to_string(i + 1)));
-    return;
+    return out.close();
   }
+  io::InputStream in("-");
   std::string line;
-  for (uint64_t n = 1; std::getline(std::cin, line); ++n) {
+  while (in.next_line(line)) {
     const std::string_view text = chomp(line);
     if (is_blank(text)) continue;
-    run_one(parse(text, "<stdin>:" + std::to_string(n)));
+    run_one(parse(text, in.name() + ":" + std::to_string(in.line_number())));
   }
+  out.close();
 }
 }  // namespace
 

@@ -1,29 +1,30 @@
 // simdex verify: reads every byte of an index and checks it against the spec.
-#include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "simdex/index.h"
 
 namespace simdex::cli {
 
 namespace {
 void run_verify(const std::string& path) {
+  Output out;
   VerifyReport report;
   try {
     report = Index::open(path).verify();
   } catch (const Error& e) {
     if (e.code() == errc::io) throw;
-    std::cout << path << ": BAD\n  " << e.what() << "\n";
+    out.print("{}: BAD\n  {}\n", printable(path), printable(e.what()));
+    out.close();
     throw Error(e.code(), "'" + path + "' failed verification");
   }
   if (report.ok()) {
-    std::cout << path << ": OK (" << report.bytes_checked << " bytes, " << report.blocks_checked
-              << " blocks checked)\n";
-    return;
+    out.print("{}: OK ({} bytes, {} blocks checked)\n", printable(path), report.bytes_checked, report.blocks_checked);
+    return out.close();
   }
-  std::cout << path << ": BAD, " << report.problems.size() << (report.problems.size() >= 100 ? "+" : "")
-            << " problem(s)\n";
-  for (const auto& p : report.problems) std::cout << "  " << errc_name(p.code) << " at " << p.where << ": " << p.what << "\n";
+  out.print("{}: BAD, {}{} problem(s)\n", printable(path), report.problems.size(), report.problems.size() >= 100 ? "+" : "");
+  for (const auto& p : report.problems) out.print("  {} at {}: {}\n", errc_name(p.code), p.where, printable(p.what));
+  out.close();
   throw Error(report.problems.front().code, "'" + path + "' failed verification");
 }
 }  // namespace

@@ -12,6 +12,10 @@ namespace simdex::cli {
 std::optional<uint64_t> parse_fingerprint(std::string_view s);
 std::optional<uint64_t> parse_id(std::string_view s);  // decimal only
 
+// A memory size such as "512M", "2G" or "1500000" (bytes), K/M/G/T meaning powers of 1024 (an optional
+// trailing B or iB); at least 1M. Throws Error(usage) naming `option`.
+uint64_t parse_size(const std::string& text, const std::string& option);
+
 // Drops one trailing '\r' (files written on Windows).
 inline std::string_view chomp(std::string_view line) {
   return !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;

@@ -1,11 +1,15 @@
 // simdex: near-duplicate detection over 64-bit simhash fingerprints.
 // Exit codes: 0 success; 1 failure (bad input, unreadable or corrupt index, verify found problems);
 // 2 usage error (unknown option, bad value, k above the index's k).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "simdex/error.h"
 #include "simdex/version.h"
 
@@ -32,19 +36,31 @@ int main(int argc, char** argv) {
   simdex::cli::add_join_command(app);
   simdex::cli::add_pairs_command(app);
   simdex::cli::add_clusters_command(app);
+  // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
+  int rc = 0;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;
+    std::ostringstream err;  // CLI11's message quotes the arguments: made printable line by line
+    rc = app.exit(e, std::cout, err) == 0 ? 0 : 2;
+    std::istringstream lines(err.str());
+    for (std::string line; std::getline(lines, line);) std::cerr << simdex::cli::printable(line) << "\n";
   } catch (const simdex::Error& e) {
-    std::fflush(stdout);
-    std::cerr << "simdex: " << e.what() << "\n";
-    return e.code() == simdex::errc::usage ? 2 : 1;
+    std::cerr << "simdex: " << simdex::cli::printable(e.what()) << "\n";
+    rc = e.code() == simdex::errc::usage ? 2 : 1;
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::cerr << "simdex: " << e.what() << "\n";
-    return 1;
+    std::cerr << "simdex: " << simdex::cli::printable(e.what()) << "\n";
+    rc = 1;
   }
-  return 0;
+  // A write error met while an error was on its way out (the results before it could not be kept).
+  if (const std::string deferred = simdex::cli::take_deferred_error(); !deferred.empty()) {
+    std::cerr << "simdex: " << simdex::cli::printable(deferred) << "\n";
+    rc = 1;
+  }
+  // What went through stdio (--help, --version): its errors count too.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "simdex: writing standard output: " << std::strerror(errno) << "\n";
+    rc = 1;
+  }
+  return rc;
 }

@@ -1,29 +1,68 @@
-// Buffered writing to stdout through fmt; one syscall per 64 KiB, not per line.
+// The one way the CLI writes its results: buffered (one write per 64 KiB, not per line), to
+// standard output or a file, with every write and the final close checked. A write error (a full
+// disk, a closed descriptor) is an Error(errc::io) such as "writing standard output: No space left
+// on device". A reader that goes away (`| head`) ends the process by SIGPIPE, quietly, as coreutils
+// do; a process started with SIGPIPE ignored gets EPIPE, reported as any other write error.
+// Also the CLI's text helpers: JSON strings, and bytes from input made safe for a terminal.
 #pragma once
 
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace simdex::cli {
 
 class Output {
  public:
-  ~Output() { flush(); }
+  Output();                                  // standard output
+  explicit Output(const std::string& path);  // this file, created or truncated; "" is standard output
+  // Writes what is still buffered, so a command that stops on an error keeps what it computed.
+  // A write error here (when close() was not reached) is remembered for take_deferred_error().
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+
   template <typename... Args>
   void print(fmt::format_string<Args...> f, Args&&... args) {
     fmt::format_to(std::back_inserter(buffer_), f, std::forward<Args>(args)...);
-    if (buffer_.size() > (1 << 16)) flush();
+    maybe_flush();
+  }
+  // For code that appends to buffer() directly: writes once 64 KiB are held.
+  void maybe_flush() {
+    if (buffer_.size() >= (1 << 16)) flush();
   }
   fmt::memory_buffer& buffer() { return buffer_; }
-  void flush() {
-    std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
-    std::fflush(stdout);
-    buffer_.clear();
+  // `values` comma-separated, decimal, written out as they come: a list of 10M ids is not held.
+  void append_list(const auto& values) {
+    bool first = true;
+    for (std::uint64_t v : values) {
+      if (!first) buffer_.push_back(',');
+      fmt::format_to(std::back_inserter(buffer_), "{}", v);
+      first = false;
+      maybe_flush();
+    }
   }
+  void flush();  // writes the buffer; throws Error(errc::io) naming the output and the cause
+  void close();  // flush, then close a file (its close is checked too); throws as flush
 
  private:
+  [[noreturn]] void fail(int error) const;
+  std::string name_;  // "standard output" or the path
+  int fd_;
+  bool closed_ = false;
   fmt::memory_buffer buffer_;
 };
+
+// A write error an Output met in its destructor (then an exception was already on its way), or "".
+std::string take_deferred_error();
+
+// `text` as a JSON string, quotes included: '"', '\' and control bytes escaped.
+void append_json_string(fmt::memory_buffer& b, std::string_view text);
+
+// `text` with control bytes (C0, DEL, and the C1 controls U+0080..U+009F, which terminals obey
+// too) written as \xNN, \t, \n, \r: input echoed in a message cannot drive the terminal.
+std::string printable(std::string_view text);
 
 }  // namespace simdex::cli

@@ -74,6 +74,7 @@ DocumentOptions document_options(const TextOptions& o) {
   else throw Error(errc::usage, "unknown --input-format '" + o.input_format + "'");
   d.id_field = o.id_field;
   d.text_field = o.text_field;
+  d.max_line_bytes = o.max_line_bytes;
   return d;
 }
 

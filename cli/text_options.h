@@ -20,6 +20,7 @@ struct TextOptions {
   std::string stopwords = "none";       // none | english
   std::string stopwords_file;           // more stopwords, one a line
   std::string paths_file;               // directory input: where the ID<TAB>PATH listing goes
+  std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
 };
 
 // Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,

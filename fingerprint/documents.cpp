@@ -21,17 +21,21 @@ namespace fs = std::filesystem;
 namespace text {
 
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
-                               std::string id_field, std::string text_field)
+                               std::string id_field, std::string text_field, std::size_t max_line_bytes)
     : in_(in), name_(std::move(name)), format_(format), id_field_(std::move(id_field)),
-      text_field_(std::move(text_field)) {}
+      text_field_(std::move(text_field)), max_line_bytes_(max_line_bytes) {}
 
 bool DocumentReader::next(Document& doc) {
   for (;;) {
-    if (!std::getline(in_, line_)) {
+    const io::LineResult read = io::read_line(in_, line_, max_line_bytes_);
+    if (read == io::LineResult::end) {
       if (in_.bad()) throw Error(errc::io, "read error on " + name_);
       return false;
     }
     ++line_no_;
+    if (read == io::LineResult::too_long)
+      throw Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": line longer than " +
+                                   std::to_string(max_line_bytes_) + " bytes");
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();  // CRLF files
     doc.line = line_no_;
     if (format_ == DocumentFormat::lines) {
@@ -121,7 +125,7 @@ DocumentSource::DocumentSource(const std::string& input, DocumentOptions options
   if (is_dir) throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
   impl_->in.emplace(input);
   impl_->reader.emplace(impl_->in->stream(), impl_->in->name(), format, std::move(options.id_field),
-                        std::move(options.text_field));
+                        std::move(options.text_field), options.max_line_bytes);
 }
 
 DocumentSource::~DocumentSource() = default;

@@ -3,6 +3,7 @@
 // id = 0-based line number.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <istream>
 #include <string>
@@ -14,8 +15,10 @@ namespace simdex::text {
 class DocumentReader {
  public:
   // `name` names the input in error messages ("<stdin>", a path). `format` is jsonl or lines.
+  // A line longer than max_line_bytes is an error (errc::input naming the line), not a document.
   DocumentReader(std::istream& in, std::string name, DocumentFormat format,
-                 std::string id_field = "id", std::string text_field = "text");
+                 std::string id_field = "id", std::string text_field = "text",
+                 std::size_t max_line_bytes = std::size_t{64} << 20);
 
   // Reads the next document; false at the end of the input. Throws simdex::Error: errc::input for
   // a malformed line (naming the input and line number), errc::io for a read error.
@@ -31,6 +34,7 @@ class DocumentReader {
   std::string id_field_, text_field_;
   std::string line_, repaired_, text_;
   std::uint64_t line_no_ = 0;
+  std::size_t max_line_bytes_;
 };
 
 }  // namespace simdex::text

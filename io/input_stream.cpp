@@ -1,85 +1,266 @@
 #include "io/input_stream.h"
 
-#include <boost/iostreams/filter/gzip.hpp>
-#include <boost/iostreams/filter/zstd.hpp>
-#include <boost/iostreams/filtering_stream.hpp>
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <iostream>
+#include <streambuf>
+#include <vector>
 
 #include "simdex/error.h"
 
 namespace simdex::io {
 
-namespace bio = boost::iostreams;
-
 namespace {
-enum class Compression { none, gzip, zstd };
 
-Compression classify(const unsigned char* magic, std::size_t got) {
-  if (got >= 2 && magic[0] == 0x1f && magic[1] == 0x8b) return Compression::gzip;
-  if (got >= 4 && magic[0] == 0x28 && magic[1] == 0xb5 && magic[2] == 0x2f && magic[3] == 0xfd)
-    return Compression::zstd;
-  return Compression::none;
+constexpr std::size_t buffer_bytes = 1 << 16;
+
+// Turns compressed bytes into plain ones. decode() consumes from [in, in_end) and writes at most
+// `capacity` bytes to `out`, returning how many; finish() is called once the input is exhausted and
+// nothing more comes out, and throws when the stream stopped inside a frame.
+class Decoder {
+ public:
+  virtual ~Decoder() = default;
+  virtual std::size_t decode(const char*& in, const char* in_end, char* out, std::size_t capacity) = 0;
+  virtual void finish() = 0;
+};
+
+[[noreturn]] void corrupt(const std::string& name, const char* format, const std::string& why) {
+  throw Error(errc::input, name + ": corrupt " + format + " stream: " + why);
+}
+[[noreturn]] void truncated(const std::string& name, const char* format) {
+  throw Error(errc::input, name + ": truncated " + format + " stream (the input ends inside a frame)");
 }
 
-// A source that first replays the bytes read to recognise the compression, then the rest of the
-// underlying stream: stdin cannot be rewound.
-class ReplaySource {
+// gzip (RFC 1952), members one after another as `cat a.gz b.gz` makes them; each member's CRC-32 and
+// length are checked by zlib at its end.
+class GzipDecoder : public Decoder {
  public:
-  using char_type = char;
-  using category = bio::source_tag;
-  ReplaySource(std::istream* in, const unsigned char* prefix, std::size_t n)
-      : in_(in), prefix_(prefix, prefix + n) {}
-  std::streamsize read(char* s, std::streamsize n) {
-    std::streamsize done = 0;
-    while (done < n && pos_ < prefix_.size()) s[done++] = static_cast<char>(prefix_[pos_++]);
-    if (done < n) {
-      in_->read(s + done, n - done);
-      done += in_->gcount();
-      if (in_->bad()) throw Error(errc::io, "read error on input");
-    }
-    return done == 0 ? -1 : done;
+  explicit GzipDecoder(const std::string& name) : name_(name) {
+    if (inflateInit2(&z_, 15 + 16) != Z_OK) throw Error(errc::io, name_ + ": cannot start zlib");
+  }
+  ~GzipDecoder() override { inflateEnd(&z_); }
+  std::size_t decode(const char*& in, const char* in_end, char* out, std::size_t capacity) override {
+    if (in == in_end && !in_member_) return 0;
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in));
+    z_.avail_in = static_cast<uInt>(in_end - in);
+    z_.next_out = reinterpret_cast<Bytef*>(out);
+    z_.avail_out = static_cast<uInt>(capacity);
+    in_member_ = true;
+    const int rc = inflate(&z_, Z_NO_FLUSH);
+    in = reinterpret_cast<const char*>(z_.next_in);
+    const std::size_t produced = capacity - z_.avail_out;
+    if (rc == Z_STREAM_END) {
+      in_member_ = false;
+      inflateReset(&z_);
+    } else if (rc == Z_NEED_DICT || rc == Z_DATA_ERROR) {
+      corrupt(name_, "gzip", z_.msg != nullptr ? z_.msg : "invalid data");
+    } else if (rc == Z_MEM_ERROR) {
+      throw Error(errc::io, name_ + ": out of memory decoding gzip");
+    }  // Z_OK, Z_BUF_ERROR: needs more input or room
+    return produced;
+  }
+  void finish() override {
+    if (in_member_) truncated(name_, "gzip");
   }
 
  private:
-  std::istream* in_;
-  std::string prefix_;
-  std::size_t pos_ = 0;
+  std::string name_;
+  z_stream z_{};
+  bool in_member_ = false;  // inside a member: its end (trailer) not reached yet
 };
+
+// zstd frames (and skippable frames), one after another. ZSTD_decompressStream returns 0 exactly
+// when a frame is complete and fully flushed; anything else at the end of the input is a cut frame.
+class ZstdDecoder : public Decoder {
+ public:
+  explicit ZstdDecoder(const std::string& name) : name_(name), z_(ZSTD_createDStream()) {
+    if (z_ == nullptr) throw Error(errc::io, name_ + ": cannot start zstd");
+  }
+  ~ZstdDecoder() override { ZSTD_freeDStream(z_); }
+  std::size_t decode(const char*& in, const char* in_end, char* out, std::size_t capacity) override {
+    ZSTD_inBuffer src{in, static_cast<std::size_t>(in_end - in), 0};
+    ZSTD_outBuffer dst{out, capacity, 0};
+    if (src.size == 0 && pending_ == 0) return 0;
+    const std::size_t rc = ZSTD_decompressStream(z_, &dst, &src);
+    if (ZSTD_isError(rc)) corrupt(name_, "zstd", ZSTD_getErrorName(rc));
+    pending_ = rc;
+    in += src.pos;
+    return dst.pos;
+  }
+  void finish() override {
+    if (pending_ != 0) truncated(name_, "zstd");
+  }
+
+ private:
+  std::string name_;
+  ZSTD_DStream* z_;
+  std::size_t pending_ = 0;  // 0: between frames
+};
+
+// Reads raw bytes: returns how many (0 at the end); throws Error(errc::io) on a read error.
+using Source = std::function<std::size_t(char*, std::size_t)>;
+
+// The decoded stream. Its line reader scans the buffer with memchr (as std::getline does for
+// std::string), which keeps reading a billion short lines cheap.
+class DecodingBuf : public std::streambuf {
+ public:
+  DecodingBuf(Source source, const std::string& name) : source_(std::move(source)), in_(buffer_bytes) {
+    while (in_end_ < 4 && !raw_end_) fill();  // enough for the magic bytes
+    const auto* m = reinterpret_cast<const unsigned char*>(in_.data());
+    if (in_end_ >= 2 && m[0] == 0x1f && m[1] == 0x8b) decoder_ = std::make_unique<GzipDecoder>(name);
+    else if (in_end_ >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+      decoder_ = std::make_unique<ZstdDecoder>(name);
+    if (decoder_) out_.resize(buffer_bytes);
+  }
+
+  LineResult read_line(std::string& line, std::size_t max_bytes) {
+    line.clear();
+    bool any = false;
+    for (;;) {
+      if (gptr() == egptr() && underflow() == traits_type::eof()) return any ? LineResult::ok : LineResult::end;
+      any = true;
+      const std::size_t avail = static_cast<std::size_t>(egptr() - gptr());
+      const char* nl = static_cast<const char*>(std::memchr(gptr(), '\n', avail));
+      const std::size_t take = nl != nullptr ? static_cast<std::size_t>(nl - gptr()) : avail;
+      if (take > max_bytes - line.size()) {
+        line.append(gptr(), max_bytes - line.size());
+        return LineResult::too_long;
+      }
+      line.append(gptr(), take);
+      gbump(static_cast<int>(take));
+      if (nl != nullptr) {
+        gbump(1);
+        return LineResult::ok;
+      }
+    }
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    for (;;) {
+      if (in_pos_ == in_end_ && !raw_end_) {
+        in_pos_ = in_end_ = 0;
+        fill();
+      }
+      if (!decoder_) {  // plain: hand out the raw buffer itself
+        if (in_pos_ == in_end_) return traits_type::eof();
+        setg(in_.data() + in_pos_, in_.data() + in_pos_, in_.data() + in_end_);
+        in_pos_ = in_end_;
+        return traits_type::to_int_type(*gptr());
+      }
+      const char* next = in_.data() + in_pos_;
+      const std::size_t n = decoder_->decode(next, in_.data() + in_end_, out_.data(), out_.size());
+      in_pos_ = static_cast<std::size_t>(next - in_.data());
+      if (n > 0) {
+        setg(out_.data(), out_.data(), out_.data() + n);
+        return traits_type::to_int_type(*gptr());
+      }
+      if (in_pos_ == in_end_ && raw_end_) {
+        decoder_->finish();
+        return traits_type::eof();
+      }
+    }
+  }
+
+ private:
+  void fill() {
+    const std::size_t got = source_(in_.data() + in_end_, in_.size() - in_end_);
+    if (got == 0) raw_end_ = true;
+    in_end_ += got;
+  }
+
+  Source source_;
+  std::vector<char> in_, out_;
+  std::size_t in_pos_ = 0, in_end_ = 0;
+  bool raw_end_ = false;
+  std::unique_ptr<Decoder> decoder_;
+};
+
+Source fd_source(int fd, const std::string& name) {
+  return [fd, name](char* s, std::size_t n) -> std::size_t {
+    for (;;) {
+      const ssize_t got = ::read(fd, s, n);
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno != EINTR) throw Error(errc::io, "reading " + name + ": " + std::strerror(errno));
+    }
+  };
+}
+
+Source istream_source(std::istream& in, const std::string& name) {
+  return [&in, name](char* s, std::size_t n) -> std::size_t {
+    in.read(s, static_cast<std::streamsize>(n));
+    if (in.bad()) throw Error(errc::io, "reading " + name + ": read error");
+    return static_cast<std::size_t>(in.gcount());
+  };
+}
+
 }  // namespace
 
+LineResult read_line(std::istream& in, std::string& line, std::size_t max_bytes) {
+  if (auto* buf = dynamic_cast<DecodingBuf*>(in.rdbuf())) {
+    // The stream's exceptions() decide whether a decoding error propagates; ours always do.
+    return buf->read_line(line, max_bytes);
+  }
+  line.clear();
+  std::streambuf* sb = in.rdbuf();
+  for (int c = sb->sbumpc(); c != std::char_traits<char>::eof(); c = sb->sbumpc()) {
+    if (c == '\n') return LineResult::ok;
+    if (line.size() == max_bytes) return LineResult::too_long;
+    line.push_back(static_cast<char>(c));
+  }
+  in.setstate(std::ios::eofbit);
+  return line.empty() ? LineResult::end : LineResult::ok;
+}
+
 struct InputStream::Impl {
-  std::ifstream file;
-  bio::filtering_istream filtered;
+  int fd = -1;
+  std::unique_ptr<DecodingBuf> buf;
+  std::istream stream{nullptr};
+  ~Impl() {
+    if (fd >= 0) ::close(fd);
+  }
+  void start(Source source, const std::string& name) {
+    buf = std::make_unique<DecodingBuf>(std::move(source), name);
+    stream.rdbuf(buf.get());
+    stream.exceptions(std::ios::badbit);  // a decoding error reaches the caller as thrown
+  }
 };
 
 InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>()) {
-  std::istream* raw = &std::cin;
   name_ = "<stdin>";
+  int fd = STDIN_FILENO;
   if (path != "-") {
     name_ = path;
-    impl_->file.open(path, std::ios::binary);
-    if (!impl_->file)
-      throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno));
-    raw = &impl_->file;
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno));
+    impl_->fd = fd;
   }
-  unsigned char magic[4];
-  raw->read(reinterpret_cast<char*>(magic), sizeof magic);
-  const auto got = static_cast<std::size_t>(raw->gcount());
-  if (raw->bad()) throw Error(errc::io, "read error on input '" + name_ + "'");
-  raw->clear();
-  switch (classify(magic, got)) {
-    case Compression::gzip: impl_->filtered.push(bio::gzip_decompressor()); break;
-    case Compression::zstd: impl_->filtered.push(bio::zstd_decompressor()); break;
-    case Compression::none: break;
-  }
-  impl_->filtered.push(ReplaySource(raw, magic, got), 1 << 16);
-  impl_->filtered.exceptions(std::ios::badbit);
+  impl_->start(fd_source(fd, name_), name_);
+}
+
+InputStream::InputStream(std::istream& raw, std::string name) : impl_(std::make_unique<Impl>()), name_(std::move(name)) {
+  impl_->start(istream_source(raw, name_), name_);
 }
 
 InputStream::~InputStream() = default;
 
-std::istream& InputStream::stream() { return impl_->filtered; }
+std::istream& InputStream::stream() { return impl_->stream; }
+
+bool InputStream::next_line(std::string& line, std::size_t max_bytes) {
+  const LineResult r = impl_->buf->read_line(line, max_bytes);
+  if (r == LineResult::end) return false;
+  ++line_number_;
+  if (r == LineResult::too_long)
+    throw Error(errc::input, name_ + ":" + std::to_string(line_number_) + ": line longer than " +
+                                 std::to_string(max_bytes) + " bytes");
+  return true;
+}
 
 }  // namespace simdex::io

@@ -1,29 +1,52 @@
 // Opens an input for line-by-line reading: a path or "-" (stdin), gzip or zstd compressed or plain.
 // Compression is recognised by the stream's magic bytes, not the file name, so a renamed or piped
-// file still decodes.
+// file still decodes. A compressed stream must be complete: a truncated or corrupt one is an error
+// naming the input, never a short read, so a cut last line is never taken for a record.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <memory>
 #include <string>
 
 namespace simdex::io {
 
+// A line of fingerprints or pairs is at most a few dozen bytes; anything longer is not such a line.
+inline constexpr std::size_t max_pair_line_bytes = 4096;
+
+enum class LineResult { ok, end, too_long };
+
+// Reads the next line of `in` into `line`, without its '\n'. A last line without '\n' is a line.
+// too_long: the line has more than max_bytes bytes (`line` then holds its first max_bytes bytes and
+// the stream is left inside the line). Errors of the stream (a corrupt compressed input) propagate.
+LineResult read_line(std::istream& in, std::string& line, std::size_t max_bytes);
+
 class InputStream {
  public:
   // Throws simdex::Error (errc::io) when the path cannot be opened.
   explicit InputStream(const std::string& path_or_dash);
+  // Decodes any byte stream (tests and fuzzers read from memory); `name` is used in messages.
+  InputStream(std::istream& raw, std::string name);
   ~InputStream();
   InputStream(const InputStream&) = delete;
   InputStream& operator=(const InputStream&) = delete;
 
+  // The decoded bytes. Reading throws simdex::Error: errc::io for a read error, errc::input for a
+  // truncated or corrupt compressed stream (naming the input and the cause).
   std::istream& stream();
   const std::string& name() const { return name_; }  // "<stdin>" or the path, for messages
+
+  // The next line, as read_line; false at the end. A line over max_bytes is an Error(errc::input)
+  // naming NAME:LINE.
+  bool next_line(std::string& line, std::size_t max_bytes = max_pair_line_bytes);
+  uint64_t line_number() const { return line_number_; }  // of the line next_line returned last
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
   std::string name_;
+  uint64_t line_number_ = 0;
 };
 
 }  // namespace simdex::io

@@ -25,7 +25,7 @@ expect_grep query-stdin-out "$(printf '254\t254\t0\t11')" "$dir/out"
 check info 0 "$simdex" info "$dir/a.sdx"
 expect_grep info-scheme "paper-4 (4 tables, k = 3)" "$dir/out"
 check info-json 0 "$simdex" info --json "$dir/a.sdx"
-expect_grep info-json-out '"fingerprints":3' "$dir/out"
+expect_grep info-json-out '"fingerprint_count":3' "$dir/out"
 check verify 0 "$simdex" verify "$dir/a.sdx"
 expect_grep verify-ok "OK" "$dir/out"
 

@@ -127,7 +127,8 @@ def check_case(binary, tmp, rng, name, opts, pairs, tally):
         tally.check(False, "%s: simdex info --json" % name, str(e))
         return
     pi = simdex_ref.info(idx)
-    fields = ["format", "scheme", "k", "fingerprints", "ids", "block_bytes", "file_bytes", "ids_bytes"]
+    fields = ["format", "scheme_name", "max_distance", "fingerprint_count", "id_count", "block_bytes", "file_bytes",
+              "ids_bytes"]
     diff = [f for f in fields if ci.get(f) != pi[f]]
     ct = [(t["prefix_bits"], t["blocks"], t["bytes"]) for t in ci["tables"]]
     pt = [(t["prefix_bits"], t["blocks"], t["bytes"]) for t in pi["tables"]]

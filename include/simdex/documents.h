@@ -12,6 +12,7 @@
 // fit the input.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,8 @@ struct DocumentOptions {
   DocumentFormat format = DocumentFormat::automatic;
   std::string id_field = "id";      // jsonl: the field holding the id
   std::string text_field = "text";  // jsonl: the field holding the text
+  // jsonl and lines: a longer line is an error (errc::input naming the line), not a document.
+  std::size_t max_line_bytes = std::size_t{64} << 20;
 };
 
 struct Document {

@@ -18,7 +18,9 @@ Library:
     query_probe(idx, F, k)          # the table probes of §9
     info(idx)                       # dict: scheme, k, n, id_count, block_bytes, file_bytes,
                                     # tables [{prefix_bits, block_count, bytes}], ... (also the
-                                    # C++ `info --json` names: fingerprints, ids, blocks)
+                                    # spec's names that C++ `info --json` prints: scheme_name,
+                                    # max_distance, fingerprint_count, id_count; older aliases
+                                    # fingerprints, ids, blocks)
 """
 
 import builtins
@@ -700,6 +702,9 @@ def info(idx):
         "k": idx.max_distance,
         "fingerprints": n,
         "ids": idx.id_count,
+        "scheme_name": idx.scheme_name,  # the spec's names, as the C++ `info --json` prints them
+        "max_distance": idx.max_distance,
+        "fingerprint_count": n,
         "block_bytes": idx.block_bytes,
         "file_bytes": idx.file_bytes,
         "ids_bytes": idx.id_offsets_sec.bytes + idx.ids_sec.bytes,

@@ -1,0 +1,92 @@
+#include "cli/output.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+namespace {
+std::string deferred_error;
+}
+
+Output::Output() : name_("standard output"), fd_(STDOUT_FILENO) {}
+
+Output::Output(const std::string& path) : Output() {
+  if (path.empty()) return;
+  name_ = "'" + path + "'";
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
+}
+
+Output::~Output() {
+  if (closed_) return;
+  try {
+    close();
+  } catch (const Error& e) {
+    if (deferred_error.empty()) deferred_error = e.what();
+  }
+}
+
+void Output::fail(int error) const { throw Error(errc::io, "writing " + name_ + ": " + std::strerror(error)); }
+
+void Output::flush() {
+  const char* p = buffer_.data();
+  std::size_t left = buffer_.size();
+  buffer_.clear();  // also on failure: the bytes cannot be written, and the destructor must not retry
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail(n < 0 ? errno : EIO);
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+void Output::close() {
+  closed_ = true;
+  flush();
+  if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) fail(errno);
+}
+
+std::string take_deferred_error() { return std::exchange(deferred_error, std::string()); }
+
+void append_json_string(fmt::memory_buffer& b, std::string_view text) {
+  b.push_back('"');
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      b.push_back('\\');
+      b.push_back(c);
+    } else if (u < 0x20 || u == 0x7f) {
+      fmt::format_to(std::back_inserter(b), "\\u{:04x}", u);
+    } else {
+      b.push_back(c);
+    }
+  }
+  b.push_back('"');
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    const bool c1 = u == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+                    static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+    if (u == '\t') out += "\\t";
+    else if (u == '\n') out += "\\n";
+    else if (u == '\r') out += "\\r";
+    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+    else if (c1) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+    else out += text[i];
+  }
+  return out;
+}
+
+}  // namespace simdex::cli

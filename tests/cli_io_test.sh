@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# What the CLI writes and reads when things go wrong (issue 12, items 6, 7, 8, 13, 14, 15):
+# write errors, truncated and corrupt compressed inputs, results kept before an error, hostile
+# bytes in messages and JSON, long lines, and the memory of join and query.
+# usage: cli_io_test.sh SIMDEX SOURCE_DIR
+set -uo pipefail
+simdex=$1
+src=$2
+dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+# Under ASan, freed memory waits in a quarantine: keep it small so peak RSS means what it says.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1"
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL $*"; }
+check() {  # check NAME EXPECTED_RC COMMAND...
+  local name=$1 want=$2; shift 2
+  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
+  if [ "$rc" = "$want" ]; then ok; else bad "$name: rc=$rc, want $want"; head -c 600 "$dir/err"; fi
+}
+expect_grep() {  # expect_grep NAME PATTERN FILE
+  if grep -q -- "$2" "$3"; then ok; else bad "$1: '$2' not in $3:"; head -c 600 "$3"; fi
+}
+# peak_kb COMMAND...: runs it (output to $dir/out, $dir/err) and prints its maximum resident set in KiB.
+peak_kb() {
+  /usr/bin/time -f '%M' -o "$dir/rss" "$@" >"$dir/out" 2>"$dir/err"
+  tail -1 "$dir/rss"
+}
+
+# A small index with near pairs, and one whose fingerprint 7 has 3,000,000 ids.
+# 5000 groups of 4 fingerprints within 2 bits (base ^ 0..3), the bases spread by a golden-ratio step.
+python3 -c 'for i in range(20000): print("%d\t%d" % (((i // 4) * 0x9E3779B97F4A7C15 & (2**64 - 1)) ^ (i % 4), i))' > "$dir/in.tsv"
+check build 0 "$simdex" build -q -o "$dir/a.sdx" --scheme paper-4 "$dir/in.tsv"
+awk 'BEGIN { for (i = 0; i < 3000000; i++) printf "7\t%d\n", i }' > "$dir/many.tsv"
+check build-many 0 "$simdex" build -q -o "$dir/many.sdx" "$dir/many.tsv"
+head -1000 "$dir/in.tsv" | cut -f1 > "$dir/q.txt"
+
+# --- 6. Write errors: /dev/full and a closed stdout give exit 1 and the cause; `| head` is quiet.
+commands=(
+  "query $dir/a.sdx 0 0x9E3779B97F4A7C15"
+  "query --json $dir/a.sdx 0"
+  "join $dir/a.sdx $dir/q.txt"
+  "pairs $dir/a.sdx"
+  "clusters $dir/a.sdx"
+  "info $dir/a.sdx"
+  "info --json $dir/a.sdx"
+  "verify $dir/a.sdx"
+)
+for c in "${commands[@]}"; do
+  # shellcheck disable=SC2086
+  if "$simdex" $c > /dev/full 2>"$dir/err"; then bad "$c > /dev/full exits 0"; else ok; fi
+  expect_grep "full message: $c" "simdex: io: writing standard output: No space left on device" "$dir/err"
+  if "$simdex" $c >&- 2>"$dir/err"; then bad "$c with stdout closed exits 0"; else ok; fi
+  expect_grep "closed message: $c" "simdex: io: writing standard output: Bad file descriptor" "$dir/err"
+done
+printf '{"id": 1, "text": "hello world"}\n' > "$dir/doc.jsonl"
+if "$simdex" fingerprint "$dir/doc.jsonl" > /dev/full 2>"$dir/err"; then bad "fingerprint > /dev/full exits 0"; else ok; fi
+expect_grep "full message: fingerprint" "writing standard output: No space left on device" "$dir/err"
+if "$simdex" fingerprint "$dir/doc.jsonl" -o /dev/full 2>"$dir/err"; then bad "fingerprint -o /dev/full exits 0"; else ok; fi
+expect_grep "full message: fingerprint -o" "writing '/dev/full': No space left on device" "$dir/err"
+# A reader that stops early (`| head`): SIGPIPE ends simdex without a message, as coreutils.
+for c in "pairs $dir/a.sdx" "join $dir/a.sdx $dir/in.tsv" "query $dir/many.sdx 7"; do
+  # shellcheck disable=SC2086
+  bytes=$( ("$simdex" $c 2>"$dir/err"; echo "rc=$?" > "$dir/rc") | head -c 100 | wc -c)
+  [ "$bytes" = 100 ] && ok || bad "| head -c 100: $c printed $bytes bytes"
+  [ ! -s "$dir/err" ] && ok || { bad "| head -1: $c wrote to stderr:"; cat "$dir/err"; }
+  grep -Eq 'rc=(0|141)$' "$dir/rc" && ok || bad "| head -1: $c $(cat "$dir/rc")"
+done
+
+# --- 7. Truncated and corrupt .gz and .zst inputs: exit 1 naming the file, at 20 cuts each.
+cut -f1 "$dir/in.tsv" > "$dir/fps.txt"  # lone fingerprints: what build, join and query all read
+for z in gz zst; do
+  if [ $z = gz ]; then gzip -c "$dir/fps.txt" > "$dir/in.$z"; else zstd -q -c "$dir/fps.txt" > "$dir/in.$z"; fi
+  check "whole .$z" 0 "$simdex" build -q -o "$dir/z.sdx" --scheme paper-4 "$dir/in.$z"
+  size=$(stat -c %s "$dir/in.$z")
+  for i in $(seq 0 19); do
+    cut=$((4 + (size - 5) * i / 19))  # from just past the magic bytes to one byte short
+    head -c $cut "$dir/in.$z" > "$dir/cut.$z"
+    check "build cut .$z at $cut" 1 "$simdex" build -q -o "$dir/cut.sdx" "$dir/cut.$z"
+    expect_grep "build cut .$z names the file" "cut.$z: truncated" "$dir/err"
+    check "join cut .$z at $cut" 1 "$simdex" join "$dir/a.sdx" "$dir/cut.$z"
+    expect_grep "join cut .$z names the file" "cut.$z: truncated" "$dir/err"
+    check "query cut .$z at $cut" 1 bash -c "'$simdex' query '$dir/a.sdx' < '$dir/cut.$z'"
+    expect_grep "query cut .$z names stdin" "<stdin>: truncated" "$dir/err"
+  done
+  [ ! -e "$dir/cut.sdx" ] && ok || bad "an index was built from a truncated .$z"
+  # Corrupt bytes past the header: caught by the structure or by the checksum (CRC-32, XXH64) at the
+  # end of the stream, unless the garbage they decode to is a malformed line first.
+  for at in $((size / 3)) $((size / 2)) $((size - 6)); do
+    cp "$dir/in.$z" "$dir/bad.$z"
+    printf '\x55' | dd of="$dir/bad.$z" bs=1 seek=$at conv=notrunc status=none
+    check "build corrupt .$z at $at" 1 "$simdex" build -q -o "$dir/cut.sdx" "$dir/bad.$z"
+    expect_grep "corrupt .$z names the file" "bad.$z:" "$dir/err"
+  done
+done
+printf '(\xb5/\xfd' > "$dir/magic.zst"
+check "zstd magic alone" 1 "$simdex" build -q -o "$dir/cut.sdx" "$dir/magic.zst"
+expect_grep "zstd magic alone: message" "magic.zst: truncated zstd stream" "$dir/err"
+printf '{"id": 1, "text": "hello world"}\n{"id": 2, "text": "good night moon"}\n' | gzip -c | head -c 30 > "$dir/docs.jsonl.gz"
+check "fingerprint cut .gz" 1 "$simdex" fingerprint "$dir/docs.jsonl.gz"
+expect_grep "fingerprint cut .gz: message" "docs.jsonl.gz: truncated gzip stream" "$dir/err"
+# A plain file whose last line has no newline keeps that line.
+printf '5\t1\n6\t2' > "$dir/nonl.tsv"
+check "plain last line without newline" 0 "$simdex" build -q -o "$dir/nonl.sdx" "$dir/nonl.tsv"
+check "its last line is kept" 0 "$simdex" query "$dir/nonl.sdx" -k 0 6
+expect_grep "its last line is kept: output" "$(printf '6\t6\t0\t2')" "$dir/out"
+
+# --- 8. A command that stops on a bad line writes the answers it computed before it.
+printf '0\n0x9E3779B97F4A7C15\nnot-a-fingerprint\n0x3C6EF372FE94F82A\n' > "$dir/q-bad.txt"
+check "query: bad line" 1 bash -c "'$simdex' query '$dir/a.sdx' -k 0 < '$dir/q-bad.txt'"
+expect_grep "query: bad line named" "<stdin>:3:" "$dir/err"
+[ "$(cut -f1 "$dir/out" | sort -u | tr '\n' ' ')" = "0 11400714819323198485 " ] && ok || { bad "query: answers before the bad line:"; cat "$dir/out"; }
+{ cut -f1 "$dir/in.tsv"; echo "bad"; } > "$dir/j-bad.txt"
+check "join: bad line" 1 "$simdex" join --memory 1M "$dir/a.sdx" "$dir/j-bad.txt" -k 0
+expect_grep "join: bad line named" "j-bad.txt:20001:" "$dir/err"
+[ "$(wc -l < "$dir/out")" -ge 16384 ] && ok || bad "join: $(wc -l < "$dir/out") answers written before the bad line"
+printf '{"id": 1, "text": "one"}\n{"id": 2, "text": "two"}\n{"id": 3\n' > "$dir/docs-bad.jsonl"
+check "fingerprint: bad line" 1 "$simdex" fingerprint "$dir/docs-bad.jsonl"
+expect_grep "fingerprint: bad line named" "docs-bad.jsonl:3:" "$dir/err"
+[ "$(cut -f2 "$dir/out" | tr '\n' ' ')" = "1 2 " ] && ok || { bad "fingerprint: documents before the bad line:"; cat "$dir/out"; }
+
+# --- 13. Hostile bytes: escaped in messages, and every JSON output parses.
+printf '1\n\033[31mred\0337\n' > "$dir/esc.tsv"
+check "escape in input" 1 "$simdex" build -q -o "$dir/e.sdx" "$dir/esc.tsv"
+expect_grep "escaped in the message" "esc.tsv:2: '\\\\x1b\[31mred\\\\x1b7'" "$dir/err"
+if LC_ALL=C grep -q "$(printf '\033')" "$dir/err"; then bad "a raw ESC byte in the message"; else ok; fi
+check "escape in an argument" 1 "$simdex" query "$dir/a.sdx" "$(printf '\033]0;title\007')"
+expect_grep "escaped argument" "'\\\\x1b\]0;title\\\\x07' is not a 64-bit fingerprint" "$dir/err"
+check "escape in an option" 2 "$simdex" query "$dir/a.sdx" -k "$(printf '\033[2J')"
+if LC_ALL=C grep -q "$(printf '\033')" "$dir/err"; then bad "a raw ESC byte in a usage message"; else ok; fi
+cp "$dir/a.sdx" "$dir/hostile.sdx"
+python3 - "$src/spec/reference" "$dir/hostile.sdx" <<'EOF'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+from simdex_ref import xxh3_64
+path = sys.argv[2]
+d = bytearray(open(path, "rb").read())
+T, S = struct.unpack_from("<II", d, 40)
+R = 128 + 160 * T + 32 * S
+name = b'a"b\\c {"x\\u0041'  # printable ASCII, as the spec allows: quotes and backslashes
+d[56:88] = name + bytes(32 - len(name))
+struct.pack_into("<Q", d, 120, xxh3_64(bytes(d[0:120] + d[128:R])))
+open(path, "wb").write(d)
+EOF
+check "hostile name verifies" 0 "$simdex" verify "$dir/hostile.sdx"
+json_ok() {  # json_ok NAME: every line of $dir/out is one JSON value
+  if python3 -c 'import json, sys
+n = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    json.loads(line); n += 1
+assert n > 0, "no output"' "$dir/out" 2>"$dir/jerr"; then ok; else bad "$1: not JSON Lines: $(tail -1 "$dir/jerr")"; fi
+}
+check "info --json hostile" 0 "$simdex" info --json "$dir/hostile.sdx"
+json_ok "info --json"
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["scheme_name"] == "a\"b\\c {\"x\\u0041"' "$dir/out" && ok || bad "info --json: scheme_name not round-tripped"
+check "query --json" 0 "$simdex" query --json "$dir/hostile.sdx" 0 1
+json_ok "query --json"
+check "join --json" 0 "$simdex" join --json "$dir/hostile.sdx" "$dir/q.txt"
+json_ok "join --json"
+check "pairs json" 0 "$simdex" pairs --format json --ids "$dir/hostile.sdx"
+json_ok "pairs --format json"
+check "clusters json" 0 "$simdex" clusters --format json "$dir/hostile.sdx"
+json_ok "clusters --format json"
+check "info hostile text" 0 "$simdex" info "$dir/hostile.sdx"
+expect_grep "info text names the scheme" 'a"b\\c' "$dir/out"
+
+# --- 14. Long lines: an error naming the line, in bounded memory.
+kb_base=$(peak_kb "$simdex" query "$dir/a.sdx" 0)  # a process that does next to nothing (ASan: ~50 MB)
+{ echo 1; head -c 50000000 /dev/zero | tr '\0' 7; echo; } > "$dir/long.txt"
+kb=$(peak_kb "$simdex" build -q --memory 16M -o "$dir/long.sdx" "$dir/long.txt")
+expect_grep "long pair line" "long.txt:2: line longer than 4096 bytes" "$dir/err"
+echo "50 MB pair line: peak RSS $kb KiB (one query: $kb_base KiB)"
+[ "$kb" -lt $((kb_base + 25000)) ] && ok || bad "long pair line: peak RSS $kb KiB"
+{ printf '{"id": 1, "text": "a"}\n{"id": 2, "text": "'; head -c 50000000 /dev/zero | tr '\0' a; printf '"}\n'; } > "$dir/long.jsonl"
+kb=$(peak_kb "$simdex" build -q --memory 16M --text -o "$dir/long.sdx" "$dir/long.jsonl")
+expect_grep "long document line" "long.jsonl:2: line longer than 4194304 bytes" "$dir/err"
+echo "50 MB document line: peak RSS $kb KiB (one query: $kb_base KiB)"
+[ "$kb" -lt $((kb_base + 25000)) ] && ok || bad "long document line: peak RSS $kb KiB"
+[ ! -e "$dir/long.sdx" ] && ok || bad "an index was built from a long line"
+
+# --- 15. join streams its queries in chunks; query streams a hit's ids.
+# Every 100th query has hits; the others are 4 bits or more from every stored fingerprint.
+python3 -c 'for i in range(1000000): print(((i % 5000) * 0x9E3779B97F4A7C15 & (2**64 - 1)) ^ (0 if i % 100 == 0 else 15 << 40))' > "$dir/jq.txt"
+kb_small=$(peak_kb "$simdex" join --memory 1M --threads 2 "$dir/a.sdx" "$dir/jq.txt")
+sort "$dir/out" > "$dir/chunked"
+check "join, one chunk" 0 "$simdex" join --threads 2 "$dir/a.sdx" "$dir/jq.txt"
+sort "$dir/out" > "$dir/whole"
+[ -s "$dir/whole" ] && cmp -s "$dir/chunked" "$dir/whole" && ok || bad "join: chunked output differs from one chunk"
+check "join --sort chunked" 0 "$simdex" join --sort --memory 1M "$dir/a.sdx" "$dir/jq.txt"
+mv "$dir/out" "$dir/sorted-chunked"
+check "join --sort whole" 0 "$simdex" join --sort "$dir/a.sdx" "$dir/jq.txt"
+cmp -s "$dir/sorted-chunked" "$dir/out" && ok || bad "join --sort: chunked output differs from one chunk"
+kb_base=$(peak_kb "$simdex" query "$dir/a.sdx" 0)
+# 1,000,000 queries held at once cost about 50 MB; chunks of 16,384 stay near a process that answers one.
+echo "join of 1M queries, --memory 1M: peak RSS $kb_small KiB (one query: $kb_base KiB)"
+[ "$kb_small" -lt $((kb_base + 12000)) ] && ok || bad "join --memory 1M: peak RSS $kb_small KiB (one query: $kb_base KiB)"
+kb=$(peak_kb "$simdex" query "$dir/many.sdx" 7)
+[ "$(tr ',' '\n' < "$dir/out" | wc -l)" = 3000000 ] && ok || bad "query: not every id of 7 printed"
+kb_base=$(peak_kb "$simdex" query "$dir/many.sdx" 8)
+echo "query with 3M ids: peak RSS $kb KiB (no hit: $kb_base KiB)"
+# The ids' 24 MB are mapped and read (resident); as text they are 21 MB more when held, none streamed.
+[ "$kb" -lt $((kb_base + 24000 + 8000)) ] && ok || bad "query with 3M ids: peak RSS $kb KiB (no hit: $kb_base KiB)"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
