@@ -46,21 +46,26 @@ class Scanner {
   uint64_t run(const Task& task) {
     const TableView& t = file_.tables()[task.table];
     const unsigned p = t.prefix_bits();
-    const bool table0 = task.table == 0;
+    // Table 0's ranks are used (ids, union-find): each is checked below n before it is used, and
+    // each block's count against the next block's rank, so the ranks are exactly 0..n-1.
+    const bool ranked = task.table == 0 && (scan_.ranks || scan_.on_table0_entry);
     found_ = 0;
     clear();
     for (uint64_t j = task.first; j < task.end; ++j) {
-      const uint64_t base = t.rank(j);
-      file_.decode(t, j, [&](uint64_t e, uint32_t i) {
+      const auto r = file_.decode(t, j, [&](uint64_t e, uint32_t i) {
         if (!entries_.empty() && !same_prefix(entries_.front(), e, p)) {
           compare(t);
           clear();
         }
         entries_.push_back(e);
-        ranks_.push_back(base + i);
-        if (table0 && scan_.on_table0_entry) scan_.on_table0_entry(worker_, t.permutation.invert(e), base + i);
+        if (ranked) {
+          const uint64_t rank = file_.rank_at(t, j, i);
+          ranks_.push_back(rank);
+          if (scan_.on_table0_entry) scan_.on_table0_entry(worker_, t.permutation.invert(e), rank);
+        }
         return true;
       });
+      if (ranked) check_rank_chain(t, j, r.decoded);
     }
     compare(t);
     return found_;
@@ -71,6 +76,14 @@ class Scanner {
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
     close_pairs(entries_.data(), entries_.size(), scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
+  }
+
+  // Block j's rank plus its entries is where the next block starts (n after the last block).
+  void check_rank_chain(const TableView& t, uint64_t j, uint64_t entries) const {
+    const uint64_t next = j + 1 < t.block_count() ? t.rank(j + 1) : file_.header().fingerprint_count;
+    if ((j == 0 && t.rank(0) != 0) || t.rank(j) + entries != next)
+      throw Error(errc::block_ranks, file_.where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", the block holds " +
+                                         std::to_string(entries) + " entries, the next rank is " + std::to_string(next));
   }
 
   void clear() {
@@ -98,7 +111,7 @@ class Scanner {
   const IndexFile& file_;
   const PairScan& scan_;
   const std::vector<uint64_t>& masks_;
-  // The current group: permuted entries and, in table 0, their ranks. Reused: no allocation once
+  // The current group: permuted entries and, in table 0 when ranks are used, their ranks. Reused: no allocation once
   // they have grown to the largest group.
   std::vector<uint64_t> entries_, ranks_;
   unsigned worker_ = 0;

@@ -176,6 +176,12 @@ void IndexFile::throw_block_error(const TableView& t, uint64_t j, const format::
   throw Error(errc::bad_block, where(t, j) + ": " + format::block_status_text(r.status));
 }
 
+void IndexFile::throw_rank_error(const TableView& t, uint64_t j, uint64_t i) const {
+  throw Error(errc::block_ranks, where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", so entry " +
+                                     std::to_string(i) + " would lie past the table's " +
+                                     std::to_string(header_.fingerprint_count) + " entries");
+}
+
 IdList IndexFile::ids_at_rank(uint64_t rank) const {
   if (rank >= header_.fingerprint_count) throw Error(errc::bad_ids, "rank " + std::to_string(rank) + " out of range");
   if (header_.id_layout == format::IdLayout::single) return IdList(ids_ + 8 * rank, 1);
@@ -193,7 +199,7 @@ uint64_t IndexFile::rank_of(uint64_t fingerprint) const {
   if (j >= t.block_count()) return UINT64_MAX;
   uint64_t rank = UINT64_MAX;
   decode(t, j, [&](uint64_t e, uint32_t i) {
-    if (e == x) rank = t.rank(j) + i;
+    if (e == x) rank = rank_at(t, j, i);
     return e < x;
   });
   return rank;

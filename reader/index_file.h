@@ -66,6 +66,15 @@ class IndexFile {
   IdList ids_at_rank(uint64_t rank) const;
   // The rank of `fingerprint` in table 0, or UINT64_MAX when it is not stored.
   uint64_t rank_of(uint64_t fingerprint) const;
+  // The rank of entry i of block j of table t as BLOCK_RANKS gives it, checked (overflow-safe) to be
+  // below n before it indexes anything: Error(block_ranks) otherwise. BLOCK_RANKS is a verify rule,
+  // so an opened file may hold any value there.
+  uint64_t rank_at(const TableView& t, uint64_t j, uint64_t i) const {
+    const uint64_t base = t.rank(j), n = header_.fingerprint_count;
+    if (base >= n || i >= n - base) throw_rank_error(t, j, i);
+    return base + i;
+  }
+  [[noreturn]] void throw_rank_error(const TableView& t, uint64_t j, uint64_t i) const;
 
  private:
   const uint8_t* data_ = nullptr;
