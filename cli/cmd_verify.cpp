@@ -16,9 +16,11 @@ void run_verify(const std::string& path) {
     std::cout << path << ": BAD\n  " << e.what() << "\n";
     throw Error(e.code(), "'" + path + "' failed verification");
   }
+  for (const auto& u : report.unchecked)  // not a failure: the file is neither accepted nor rejected by the rule
+    std::cerr << "simdex: warning: rule " << errc_name(u.code) << " unchecked at " << u.where << ": " << u.what << "\n";
   if (report.ok()) {
     std::cout << path << ": OK (" << report.bytes_checked << " bytes, " << report.blocks_checked
-              << " blocks checked)\n";
+              << " blocks checked" << (report.unchecked.empty() ? "" : "; some rules unchecked, see stderr") << ")\n";
     return;
   }
   std::cout << path << ": BAD, " << report.problems.size() << (report.problems.size() >= 100 ? "+" : "")

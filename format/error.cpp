@@ -24,6 +24,7 @@ std::string_view errc_name(errc code) {
     case errc::block_ranks: return "block_ranks";
     case errc::bad_ids: return "bad_ids";
     case errc::table_mismatch: return "table_mismatch";
+    case errc::coverage: return "coverage";
   }
   return "unknown";
 }

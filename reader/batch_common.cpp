@@ -1,5 +1,7 @@
 #include "reader/batch_common.h"
 
+#include "format/coverage.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,12 +30,7 @@ unsigned batch_threads(const BatchOptions& options) {
 
 std::vector<uint64_t> prefix_masks(const IndexFile& file) {
   std::vector<uint64_t> masks;
-  for (const TableView& t : file.tables()) {
-    uint64_t m = 0;
-    const auto& source = t.permutation.source_bit();
-    for (unsigned j = 64 - t.prefix_bits(); j < 64; ++j) m |= uint64_t{1} << source[j];
-    masks.push_back(m);
-  }
+  for (const TableView& t : file.tables()) masks.push_back(format::prefix_mask(t.permutation.source_bit(), t.prefix_bits()));
   return masks;
 }
 

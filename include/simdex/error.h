@@ -32,6 +32,7 @@ enum class errc {
   block_ranks,
   bad_ids,
   table_mismatch,
+  coverage,
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".
