@@ -61,6 +61,7 @@ void run_join(const JoinArgs& a) {
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;
+  if (a.force) o.work_limit = UINT64_MAX;
   o.with_ids = true;
   o.progress = [&](uint64_t done, uint64_t total) { progress.update("join: queries x tables", done, total); };
   Output out;

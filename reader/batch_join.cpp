@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "reader/batch_common.h"
+#include "reader/batch_work.h"
 #include "reader/index_impl.h"
 #include "reader/probe.h"
 
@@ -162,6 +163,7 @@ BatchStats join(const Index& index, std::span<const Query> queries, const BatchO
   const reader::IndexFile& file = index_impl(index).file;
   const unsigned k = reader::batch_k(file, options);
   const unsigned threads = reader::batch_threads(options);
+  reader::check_work("join", reader::join_work(file, queries.size()), options.work_limit);
   const auto masks = reader::prefix_masks(file);
   const auto& tables = file.tables();
   std::mutex lock;

@@ -1,5 +1,7 @@
 #include "reader/batch_pair_scan.h"
 
+#include "reader/batch_work.h"
+
 #include <algorithm>
 #include <bit>
 
@@ -39,8 +41,8 @@ std::vector<Task> plan(const IndexFile& file, unsigned threads) {
 
 class Scanner {
  public:
-  Scanner(const IndexFile& file, const PairScan& scan, const std::vector<uint64_t>& masks)
-      : file_(file), scan_(scan), masks_(masks) {}
+  Scanner(const IndexFile& file, const PairScan& scan, const std::vector<uint64_t>& masks, WorkCounter& work)
+      : file_(file), scan_(scan), masks_(masks), work_(work) {}
 
   // Returns the number of pairs reported.
   uint64_t run(const Task& task) {
@@ -75,6 +77,7 @@ class Scanner {
  private:
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
+    work_.add_group(entries_.size());
     close_pairs(entries_.data(), entries_.size(), scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
   }
 
@@ -111,6 +114,7 @@ class Scanner {
   const IndexFile& file_;
   const PairScan& scan_;
   const std::vector<uint64_t>& masks_;
+  WorkCounter& work_;
   // The current group: permuted entries and, in table 0 when ranks are used, their ranks. Reused: no allocation once
   // they have grown to the largest group.
   std::vector<uint64_t> entries_, ranks_;
@@ -127,9 +131,10 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
   std::vector<std::atomic<uint64_t>> decoded(T), found(T);
   uint64_t total = 0;
   for (const auto& t : file.tables()) total += t.block_count();
+  WorkCounter work(scan.work_limit);
   std::vector<Scanner> scanners;
   for (unsigned w = 0; w < scan.threads; ++w) {
-    scanners.emplace_back(file, scan, masks);
+    scanners.emplace_back(file, scan, masks, work);
     scanners.back().set_worker(w);
   }
   run_tasks(

@@ -33,6 +33,8 @@ enum class errc {
   bad_ids,
   table_mismatch,
   coverage,
+  // Outside the file format (appended): a batch command refused before it starts.
+  work_limit,     // the estimated work exceeds BatchOptions::work_limit (CLI: --force goes on)
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".
