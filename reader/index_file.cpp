@@ -108,6 +108,9 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
 
   const uint8_t* p = data + FileHeader::kEncodedBytes;
   f.tables_.resize(h.table_count);
+  f.decode_tables_ = std::make_unique<DecodeTables>();
+  f.decode_tables_->slots = std::make_unique<std::atomic<const format::DecodeTable*>[]>(h.table_count);
+  f.decode_tables_->count = h.table_count;
   for (uint32_t t = 0; t < h.table_count; ++t, p += format::TableDescriptor::kEncodedBytes) {
     TableView& view = f.tables_[t];
     view.index = t;
@@ -118,7 +121,7 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
     view.permutation = format::Permutation(view.descriptor.source_bit);
     if (auto why = format::check_code_lengths(view.descriptor.code_length, n); !why.empty())
       fail(errc::bad_code_lengths, name + why);
-    view.decode_table = format::DecodeTable(view.descriptor.code_length);
+    view.decode_slot = &f.decode_tables_->slots[t];
     const uint64_t blocks = view.descriptor.block_count;
     if ((n == 0 && blocks != 0) || (n > 0 && (blocks == 0 || blocks > n)))
       fail(errc::bad_header_field, name + "block_count " + std::to_string(blocks) + " for " + std::to_string(n) + " entries");
@@ -165,6 +168,13 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   if (expected_offset != size)
     fail(errc::section_layout, "the sections end at " + std::to_string(expected_offset) + ", the file at " + std::to_string(size));
   return f;
+}
+
+const format::DecodeTable& TableView::build_decode_table() const {
+  auto fresh = std::make_unique<format::DecodeTable>(descriptor.code_length);
+  const format::DecodeTable* expected = nullptr;
+  if (decode_slot->compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+  return *expected;  // another thread built it first
 }
 
 std::string IndexFile::where(const TableView& t, uint64_t j) const {

@@ -70,7 +70,7 @@ class Checker {
       const uint64_t previous_key = j > 0 ? t.key(j - 1) : 0;
       bool first_above_previous = true;
       const auto r = format::decode_block(block, b, static_cast<std::size_t>(file_.data() + file_.size() - block),
-                                          t.decode_table, [&](uint64_t e, uint32_t i) {
+                                          t.decode_table(), [&](uint64_t e, uint32_t i) {
                                             if (i == 0 && j > 0 && e <= previous_key) first_above_previous = false;
                                             set_hash += mix(t.permutation.invert(e));
                                             return true;
