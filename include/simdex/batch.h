@@ -37,7 +37,7 @@ struct BatchOptions {
   // Error(work_limit) instead of running for hours on a file whose prefixes group too many
   // entries (prefix_bits = 0, too short a prefix for the file's size). The default, 2^37 (about
   // 1.4e11, a minute or two of one core), passes the paper's schemes up to 1B fingerprints except
-  // paper-4 above about 30M; UINT64_MAX: no limit.
+  // paper-4 above about 65M; UINT64_MAX: no limit.
   uint64_t work_limit = kDefaultWorkLimit;
   static constexpr uint64_t kDefaultWorkLimit = uint64_t{1} << 37;
 };
