@@ -43,6 +43,7 @@ void run_clusters(const ClustersArgs& a) {
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;
+  if (a.force) o.work_limit = UINT64_MAX;
   o.progress = [&](uint64_t done, uint64_t total) { progress.update("clusters: blocks", done, total); };
   ClusterOptions c;
   c.min_size = a.min_size;

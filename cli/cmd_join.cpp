@@ -63,6 +63,7 @@ class ChunkedJoin {
     chunk_ = std::max<uint64_t>(1024, memory / bytes_per_query);
     options_.k = a.k;
     options_.threads = a.threads;
+    if (a.force) options_.work_limit = UINT64_MAX;
     options_.with_ids = true;
     options_.progress = [this](uint64_t done, uint64_t total) { progress_.update("join: queries x tables", done, total); };
   }

@@ -55,6 +55,7 @@ void run_pairs(const PairsArgs& a) {
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;
+  if (a.force) o.work_limit = UINT64_MAX;
   o.with_ids = a.ids;
   o.duplicates = a.ids;
   o.progress = [&](uint64_t done, uint64_t total) { progress.update("pairs: blocks", done, total); };

@@ -14,9 +14,11 @@ struct SearchArgs {
   std::string index;
   int k = -1;            // -1: the index's k
   unsigned threads = 0;  // 0: all cores
+  bool force = false;    // batch commands: no work limit
 };
 
-// INDEX (positional, required), -k/--max-distance and, with `threads`, --threads.
+// INDEX (positional, required), -k/--max-distance and, with `threads` (the batch commands),
+// --threads and --force.
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads);
 
 }  // namespace simdex::cli

@@ -25,6 +25,8 @@ std::string_view errc_name(errc code) {
     case errc::bad_ids: return "bad_ids";
     case errc::table_mismatch: return "table_mismatch";
     case errc::file_changed: return "file_changed";
+    case errc::coverage: return "coverage";
+    case errc::work_limit: return "work_limit";
   }
   return "unknown";
 }

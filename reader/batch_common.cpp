@@ -1,9 +1,14 @@
 #include "reader/batch_common.h"
 
+#include "format/coverage.h"
+
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <exception>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "format/thread_count.h"
@@ -49,7 +54,25 @@ void run_tasks(unsigned threads, std::size_t count,
     if (--running == 0) finished.notify_all();
   };
   std::vector<std::thread> pool;
-  for (unsigned w = 0; w < threads; ++w) pool.emplace_back(work, w);
+  try {
+    while (pool.size() < threads) pool.emplace_back(work, static_cast<unsigned>(pool.size()));
+  } catch (const std::system_error& e) {
+    // Out of threads (a process limit, address space): the workers started do all the work; with
+    // none, the calling thread does it. Never leave a started thread unjoined (std::terminate).
+    const auto started = static_cast<unsigned>(pool.size());
+    static std::atomic<bool> warned{false};  // once a process: a join meets it once per table
+    if (!warned.exchange(true))
+      std::fprintf(stderr, "simdex: warning: could start only %u of %u threads (%s); going on with %u\n", started, threads,
+                   e.what(), std::max(started, 1u));
+    {
+      std::lock_guard g(lock);
+      running -= threads - started;
+    }
+    if (started == 0) {
+      running = 1;
+      work(0);
+    }
+  }
   {
     // The caller's thread only reports progress: the workers do the work.
     std::unique_lock g(lock);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "reader/batch_common.h"
+#include "reader/batch_work.h"
 #include "reader/index_impl.h"
 #include "reader/probe.h"
 
@@ -114,9 +115,9 @@ class Joiner {
         const bool past = last != buf_.end();
         const uint64_t* entries = buf_.data() + (first - buf_.begin());
         const std::size_t n = static_cast<std::size_t>(last - first);
-        const uint64_t rank = t.rank(j) + static_cast<uint64_t>(first - buf_.begin());
+        const auto in_block = static_cast<uint64_t>(first - buf_.begin());
         for (std::size_t i = g; i < ge; ++i)
-          reader::close_to(qs[i].q, entries, n, k_, [&](std::size_t x) { report(t, qs[i], entries[x], rank + x); });
+          reader::close_to(qs[i].q, entries, n, k_, [&](std::size_t x) { report(t, qs[i], entries[x], j, in_block + x); });
         if (past || t.key(j) >= range.hi) break;
       }
     }
@@ -124,14 +125,15 @@ class Joiner {
   }
 
  private:
-  void report(const reader::TableView& t, const Permuted& q, uint64_t e, uint64_t rank) {
+  // e is entry i of block j of table t.
+  void report(const reader::TableView& t, const Permuted& q, uint64_t e, uint64_t j, uint64_t i) {
     // The check needs only the permuted pair (not the query record, a likely cache miss).
     const uint64_t diff = t.permutation.invert(e ^ q.q);
     if (!reader::first_table_for(masks_, t.index, diff)) return;
     const Query& query = queries_[q.index];
     const uint64_t f = t.permutation.invert(e);
     JoinHit hit{q.index, query.id, query.fingerprint, f, static_cast<unsigned>(std::popcount(diff)), {}};
-    if (with_ids_) hit.ids = file_.ids_at_rank(t.index == 0 ? rank : reader::rank_in_table0(file_, f));
+    if (with_ids_) hit.ids = file_.ids_at_rank(t.index == 0 ? file_.rank_at(t, j, i) : reader::rank_in_table0(file_, f));
     ++found_;
     sink_.push(hit);
   }
@@ -161,6 +163,7 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   const reader::IndexFile& file = index_impl(index).file;
   const unsigned k = reader::batch_k(file, options);
   const unsigned threads = reader::batch_threads(options);
+  reader::check_work("join", reader::join_work(file, queries.size()), options.work_limit);
   const auto masks = reader::prefix_masks(file);
   const auto& tables = file.tables();
   std::mutex lock;

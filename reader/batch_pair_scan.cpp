@@ -1,5 +1,7 @@
 #include "reader/batch_pair_scan.h"
 
+#include "reader/batch_work.h"
+
 #include <algorithm>
 #include <bit>
 
@@ -39,28 +41,33 @@ std::vector<Task> plan(const IndexFile& file, unsigned threads) {
 
 class Scanner {
  public:
-  Scanner(const IndexFile& file, const PairScan& scan, const std::vector<uint64_t>& masks)
-      : file_(file), scan_(scan), masks_(masks) {}
+  Scanner(const IndexFile& file, const PairScan& scan, const std::vector<uint64_t>& masks, WorkCounter& work)
+      : file_(file), scan_(scan), masks_(masks), work_(work) {}
 
   // Returns the number of pairs reported.
   uint64_t run(const Task& task) {
     const TableView& t = file_.tables()[task.table];
     const unsigned p = t.prefix_bits();
-    const bool table0 = task.table == 0;
+    // Table 0's ranks are used (ids, union-find): each is checked below n before it is used, and
+    // each block's count against the next block's rank, so the ranks are exactly 0..n-1.
+    const bool ranked = task.table == 0 && (scan_.ranks || scan_.on_table0_entry);
     found_ = 0;
     clear();
     for (uint64_t j = task.first; j < task.end; ++j) {
-      const uint64_t base = t.rank(j);
-      file_.decode(t, j, [&](uint64_t e, uint32_t i) {
+      const auto r = file_.decode(t, j, [&](uint64_t e, uint32_t i) {
         if (!entries_.empty() && !same_prefix(entries_.front(), e, p)) {
           compare(t);
           clear();
         }
         entries_.push_back(e);
-        ranks_.push_back(base + i);
-        if (table0 && scan_.on_table0_entry) scan_.on_table0_entry(worker_, t.permutation.invert(e), base + i);
+        if (ranked) {
+          const uint64_t rank = file_.rank_at(t, j, i);
+          ranks_.push_back(rank);
+          if (scan_.on_table0_entry) scan_.on_table0_entry(worker_, t.permutation.invert(e), rank);
+        }
         return true;
       });
+      if (ranked) check_rank_chain(t, j, r.decoded);
     }
     compare(t);
     return found_;
@@ -70,7 +77,16 @@ class Scanner {
  private:
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
+    work_.add_group(entries_.size());
     close_pairs(entries_.data(), entries_.size(), scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
+  }
+
+  // Block j's rank plus its entries is where the next block starts (n after the last block).
+  void check_rank_chain(const TableView& t, uint64_t j, uint64_t entries) const {
+    const uint64_t next = j + 1 < t.block_count() ? t.rank(j + 1) : file_.header().fingerprint_count;
+    if ((j == 0 && t.rank(0) != 0) || t.rank(j) + entries != next)
+      throw Error(errc::block_ranks, file_.where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", the block holds " +
+                                         std::to_string(entries) + " entries, the next rank is " + std::to_string(next));
   }
 
   void clear() {
@@ -98,7 +114,8 @@ class Scanner {
   const IndexFile& file_;
   const PairScan& scan_;
   const std::vector<uint64_t>& masks_;
-  // The current group: permuted entries and, in table 0, their ranks. Reused: no allocation once
+  WorkCounter& work_;
+  // The current group: permuted entries and, in table 0 when ranks are used, their ranks. Reused: no allocation once
   // they have grown to the largest group.
   std::vector<uint64_t> entries_, ranks_;
   unsigned worker_ = 0;
@@ -114,9 +131,10 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
   std::vector<std::atomic<uint64_t>> decoded(T), found(T);
   uint64_t total = 0;
   for (const auto& t : file.tables()) total += t.block_count();
+  WorkCounter work(scan.work_limit);
   std::vector<Scanner> scanners;
   for (unsigned w = 0; w < scan.threads; ++w) {
-    scanners.emplace_back(file, scan, masks);
+    scanners.emplace_back(file, scan, masks, work);
     scanners.back().set_worker(w);
   }
   run_tasks(

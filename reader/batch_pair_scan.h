@@ -28,6 +28,7 @@ struct PairScan {
   // When set, called for every entry of table 0 (worker, fingerprint, rank), concurrently.
   std::function<void(unsigned worker, uint64_t fingerprint, uint64_t rank)> on_table0_entry;
   std::function<void(uint64_t done, uint64_t total)> progress;
+  uint64_t work_limit = UINT64_MAX;  // Error(work_limit) when the comparisons of large groups exceed it
 };
 
 // Returns per-table statistics (blocks, blocks decoded, pairs first found there).

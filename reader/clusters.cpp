@@ -5,6 +5,7 @@
 
 #include "reader/index_impl.h"
 #include "reader/batch_pair_scan.h"
+#include "reader/batch_work.h"
 #include "reader/union_find.h"
 
 namespace simdex {
@@ -19,6 +20,8 @@ static BatchStats find_clusters_unchecked(const Index& index, const BatchOptions
   scan.threads = reader::batch_threads(options);
   scan.ranks = true;
   scan.progress = options.progress;
+  scan.work_limit = options.work_limit;
+  reader::check_work("clusters", reader::pairs_work(file), options.work_limit);
   reader::ConcurrentUnionFind sets(n);
   std::vector<uint64_t> fingerprint(n);
   scan.on_pair = [&](unsigned, const reader::FoundPair& p) { sets.unite(p.rank_a, p.rank_b); };

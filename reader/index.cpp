@@ -77,7 +77,7 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   }
   for (const auto& t : tables) {
     reader::probe_from(file, t, starts[t.index], k, [&](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
-      found.push_back({t.permutation.invert(e), d, t.index == 0 ? t.rank(block) + i : UINT64_MAX});
+      found.push_back({t.permutation.invert(e), d, t.index == 0 ? file.rank_at(t, block, i) : UINT64_MAX});
     });
   }
   // One candidate per fingerprint (it may be found through several tables), keeping a known rank.

@@ -51,12 +51,15 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   f.header_ = region.header;
   f.sections_ = std::move(region.sections);
   f.tables_.resize(region.tables.size());
+  f.decode_tables_ = std::make_unique<DecodeTables>();
+  f.decode_tables_->slots = std::make_unique<std::atomic<const format::DecodeTable*>[]>(f.tables_.size());
+  f.decode_tables_->count = f.tables_.size();
   for (uint32_t t = 0; t < f.tables_.size(); ++t) {
     TableView& view = f.tables_[t];
     view.index = t;
     view.descriptor = region.tables[t];
     view.permutation = format::Permutation(view.descriptor.source_bit);
-    view.decode_table = format::DecodeTable(view.descriptor.code_length);
+    view.decode_slot = &f.decode_tables_->slots[t];
   }
   for (const format::SectionEntry& s : f.sections_) {
     const uint8_t* at = data + s.offset;
@@ -69,6 +72,13 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
     }
   }
   return f;
+}
+
+const format::DecodeTable& TableView::build_decode_table() const {
+  auto fresh = std::make_unique<format::DecodeTable>(descriptor.code_length);
+  const format::DecodeTable* expected = nullptr;
+  if (decode_slot->compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+  return *expected;  // another thread built it first
 }
 
 std::string IndexFile::where(const TableView& t, uint64_t j) const {
@@ -90,6 +100,12 @@ unsigned IndexFile::search_distance(int64_t k) const {
   return static_cast<unsigned>(k);
 }
 
+void IndexFile::throw_rank_error(const TableView& t, uint64_t j, uint64_t i) const {
+  throw Error(errc::block_ranks, where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", so entry " +
+                                     std::to_string(i) + " would lie past the table's " +
+                                     std::to_string(header_.fingerprint_count) + " entries");
+}
+
 IdList IndexFile::ids_at_rank(uint64_t rank) const {
   if (rank >= header_.fingerprint_count) throw Error(errc::bad_ids, "rank " + std::to_string(rank) + " out of range");
   if (header_.id_layout == format::IdLayout::single) return IdList(ids_ + 8 * rank, 1);
@@ -107,7 +123,7 @@ uint64_t IndexFile::rank_of(uint64_t fingerprint) const {
   if (j >= t.block_count()) return UINT64_MAX;
   uint64_t rank = UINT64_MAX;
   decode(t, j, [&](uint64_t e, uint32_t i) {
-    if (e == x) rank = t.rank(j) + i;
+    if (e == x) rank = rank_at(t, j, i);
     return e < x;
   });
   return rank;

@@ -4,7 +4,9 @@
 // Holds pointers into the caller's bytes; owns nothing of the file.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,15 @@ struct TableView {
   uint32_t index = 0;
   format::TableDescriptor descriptor;
   format::Permutation permutation;
-  format::DecodeTable decode_table;
+  // The table's Huffman decode table (8 KiB), built on first use by whichever thread needs it first,
+  // so that opening a file of 4096 tables does not cost 32 MiB; the slot lives in the IndexFile's
+  // array (a stable address however the IndexFile moves).
+  const format::DecodeTable& decode_table() const {
+    const format::DecodeTable* built = decode_slot->load(std::memory_order_acquire);
+    return built ? *built : build_decode_table();
+  }
+  const format::DecodeTable& build_decode_table() const;
+  std::atomic<const format::DecodeTable*>* decode_slot = nullptr;
   const uint8_t* blocks = nullptr;  // block_count * block_bytes bytes
   const uint8_t* keys = nullptr;    // block_count little-endian u64
   const uint8_t* ranks = nullptr;   // block_count little-endian u64
@@ -55,7 +65,7 @@ class IndexFile {
   format::BlockResult decode(const TableView& t, uint64_t j, Visit&& visit) const {
     const uint8_t* b = block(t, j);
     const auto r = format::decode_block(b, header_.block_bytes, static_cast<std::size_t>(data_ + size_ - b),
-                                        t.decode_table, visit);
+                                        t.decode_table(), visit);
     if (r.status != format::BlockStatus::ok && r.status != format::BlockStatus::stopped) throw_block_error(t, j, r);
     return r;
   }
@@ -71,6 +81,15 @@ class IndexFile {
   IdList ids_at_rank(uint64_t rank) const;
   // The rank of `fingerprint` in table 0, or UINT64_MAX when it is not stored.
   uint64_t rank_of(uint64_t fingerprint) const;
+  // The rank of entry i of block j of table t as BLOCK_RANKS gives it, checked (overflow-safe) to be
+  // below n before it indexes anything: Error(block_ranks) otherwise. BLOCK_RANKS is a verify rule,
+  // so an opened file may hold any value there.
+  uint64_t rank_at(const TableView& t, uint64_t j, uint64_t i) const {
+    const uint64_t base = t.rank(j), n = header_.fingerprint_count;
+    if (base >= n || i >= n - base) throw_rank_error(t, j, i);
+    return base + i;
+  }
+  [[noreturn]] void throw_rank_error(const TableView& t, uint64_t j, uint64_t i) const;
 
  private:
   const uint8_t* data_ = nullptr;
@@ -80,6 +99,15 @@ class IndexFile {
   std::vector<format::SectionEntry> sections_;
   const uint8_t* id_offsets_ = nullptr;
   const uint8_t* ids_ = nullptr;
+  // The decode tables built so far, one slot per table (TableView::decode_table).
+  struct DecodeTables {
+    std::unique_ptr<std::atomic<const format::DecodeTable*>[]> slots;
+    std::size_t count = 0;
+    ~DecodeTables() {
+      for (std::size_t i = 0; i < count; ++i) delete slots[i].load();
+    }
+  };
+  std::unique_ptr<DecodeTables> decode_tables_;
 };
 
 }  // namespace simdex::reader

@@ -1,8 +1,10 @@
 // Index::verify: reads every byte and checks every rule of spec/FORMAT.md that open() leaves out
 // because it costs more than O(table count).
 #include <algorithm>
+#include <bit>
 
 #include "format/checksum.h"
+#include "format/coverage.h"
 #include "reader/index_impl.h"
 
 namespace simdex {
@@ -68,7 +70,7 @@ class Checker {
       const uint64_t previous_key = j > 0 ? t.key(j - 1) : 0;
       bool first_above_previous = true;
       const auto r = format::decode_block(block, b, static_cast<std::size_t>(file_.data() + file_.size() - block),
-                                          t.decode_table, [&](uint64_t e, uint32_t i) {
+                                          t.decode_table(), [&](uint64_t e, uint32_t i) {
                                             if (i == 0 && j > 0 && e <= previous_key) first_above_previous = false;
                                             set_hash += mix(t.permutation.invert(e));
                                             return true;
@@ -87,6 +89,26 @@ class Checker {
           "the blocks' entry counts sum to " + std::to_string(counted) + ", the header says " +
               std::to_string(h.fingerprint_count) + " entries");
     return decoded_all ? std::optional<uint64_t>(set_hash) : std::nullopt;
+  }
+
+  // The tables find every fingerprint within max_distance (spec rule `coverage`).
+  void coverage() {
+    std::vector<uint64_t> masks;
+    for (const auto& t : file_.tables()) masks.push_back(format::prefix_mask(t.permutation.source_bit(), t.prefix_bits()));
+    const unsigned k = file_.header().max_distance;
+    const format::Coverage c = format::check_coverage(masks, k);
+    if (c.status == format::Coverage::Status::covered) return;
+    if (c.status == format::Coverage::Status::unchecked) {
+      report_.unchecked.push_back({errc::coverage, "tables",
+                                   "not decided within " + std::to_string(format::kCoverageBudget) + " search steps"});
+      return;
+    }
+    std::string bits;
+    for (uint64_t rest = c.uncovered; rest != 0; rest &= rest - 1)
+      bits += (bits.empty() ? "" : ", ") + std::to_string(std::countr_zero(rest));
+    add(errc::coverage, "tables",
+        "max_distance is " + std::to_string(k) + " but fingerprints differing in bits {" + bits +
+            "} share no table's prefix: queries and pairs would miss them");
   }
 
   void ids() {
@@ -126,6 +148,7 @@ VerifyReport verify_unchecked(const Index::Impl& impl) {
   const reader::IndexFile& file = impl.file;
   VerifyReport report;
   Checker check(file, report);
+  check.coverage();
   check.sections();
   std::optional<uint64_t> reference;
   for (const auto& t : file.tables()) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <future>
+#include <system_error>
+#include <thread>
 
 #include "format/checksum.h"
 #include "format/endian.h"
@@ -181,15 +183,22 @@ class FileWriter {
     std::vector<std::future<TableResult>> pending(table_count());
     uint32_t launched = 0;
     auto launch_until = [&](uint32_t limit) {
-      for (; launched < std::min(limit, table_count()); ++launched)
-        pending[launched] = std::async(std::launch::async, [&, t = launched] {
+      for (; launched < std::min(limit, table_count()); ++launched) {
+        auto encode = [&, t = launched] {
           std::vector<uint8_t> blocks;
           TableResult r = build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch,
                                       per_worker,
                                       [&](const uint8_t* b, std::size_t size) { blocks.insert(blocks.end(), b, b + size); });
           r.blocks = std::move(blocks);
           return r;
-        });
+        };
+        try {
+          pending[launched] = std::async(std::launch::async, encode);
+        } catch (const std::system_error&) {
+          // No thread to be had (a process limit): the table is encoded by the caller when written.
+          pending[launched] = std::async(std::launch::deferred, encode);
+        }
+      }
     };
     for (uint32_t t = 0; t < table_count(); ++t) {
       launch_until(t + workers);

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <chrono>
 #include <set>
 
+#include "format/coverage.h"
 #include "format/permutation.h"
 #include "simdex/error.h"
 
@@ -16,6 +18,11 @@ std::set<unsigned> prefixes(const Scheme& s) {
   std::set<unsigned> p;
   for (const auto& t : s.tables) p.insert(t.prefix_bits);
   return p;
+}
+std::vector<uint64_t> masks_of(const Scheme& s) {
+  std::vector<uint64_t> m;
+  for (const auto& t : s.tables) m.push_back(t.prefix_mask());
+  return m;
 }
 }  // namespace
 
@@ -72,4 +79,40 @@ TEST_CASE("every scheme of the catalogue (what build --help prints) is a name Sc
   }
   CHECK_THROWS_WITH_AS(Scheme::named("nonsense", 3, 0), doctest::Contains("known: paper-20, paper-16"),
                        simdex::Error);
+}
+
+// The coverage search (format/coverage.cpp) on every scheme the policy makes.
+TEST_CASE("every scheme simdex makes decides within a small part of the budget") {
+  uint64_t most = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto check = [&](const Scheme& s) {
+    CAPTURE(s.name);
+    const simdex::format::Coverage c = simdex::format::check_coverage(masks_of(s), s.max_distance);
+    CHECK(c.status == simdex::format::Coverage::Status::covered);
+    most = std::max(most, c.steps);
+    // One more bit of distance is never covered by these schemes: the search finds the witness.
+    if (s.max_distance < 64) CHECK(simdex::format::check_coverage(masks_of(s), s.max_distance + 1).status == simdex::format::Coverage::Status::uncovered);
+  };
+  for (unsigned k = 0; k <= 32; ++k)
+    for (unsigned m = k + 1; m <= 64; ++m) {
+      Scheme s;
+      try {
+        s = Scheme::one_level(m, k);
+      } catch (const simdex::Error&) {
+        continue;  // more than 4096 tables
+      }
+      check(s);
+    }
+  for (unsigned k = 0; k <= 4; ++k)
+    for (unsigned top = k + 1; top <= 12; ++top)
+      for (unsigned sub = k + 1; sub <= 12; ++sub) {
+        try {
+          check(Scheme::two_level(top, sub, k));
+        } catch (const simdex::Error&) {
+        }
+      }
+  for (const char* name : {"paper-20", "paper-16", "paper-10", "paper-4"}) check(Scheme::named(name, 3, 0));
+  MESSAGE("most steps: " << most << ", all schemes in "
+                         << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
+  CHECK(most < simdex::format::kCoverageBudget / 2);
 }

@@ -11,7 +11,8 @@
 // Callbacks are called one at a time (never concurrently), from worker threads, with batches of
 // results; the set of results does not depend on the thread count, their order does (sort them if
 // you need an order). Every function throws simdex::Error: errc::usage when k exceeds the index's k,
-// a format code when a block turns out to be corrupt.
+// errc::work_limit when the work would exceed options.work_limit, a format code when a block turns
+// out to be corrupt.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +33,14 @@ struct BatchOptions {
   bool duplicates = false;
   // Called from the calling thread a few times a second: work units done and in all.
   std::function<void(uint64_t done, uint64_t total)> progress;
+  // Entry comparisons a command may do. Estimated from the tables' prefixes and block keys before it
+  // starts (and, for pairs and clusters, counted as it runs): above the limit it throws
+  // Error(work_limit) instead of running for hours on a file whose prefixes group too many
+  // entries (prefix_bits = 0, too short a prefix for the file's size). The default, 2^37 (about
+  // 1.4e11, a minute or two of one core), passes the paper's schemes up to 1B fingerprints except
+  // paper-4 above about 65M; UINT64_MAX: no limit.
+  uint64_t work_limit = kDefaultWorkLimit;
+  static constexpr uint64_t kDefaultWorkLimit = uint64_t{1} << 37;
 };
 
 // One pair of distinct stored fingerprints within k bits, a < b (or a == b for a duplicates group).

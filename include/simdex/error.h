@@ -34,8 +34,11 @@ enum class errc {
   block_ranks,
   bad_ids,
   table_mismatch,
-  // Outside the file format: the file was truncated or overwritten in place while mapped.
+  coverage,
+  // Outside the file format (appended): the file was truncated or overwritten in place while mapped.
   file_changed,
+  // Outside the file format (appended): a batch command refused before it starts.
+  work_limit,     // the estimated work exceeds BatchOptions::work_limit (CLI: --force goes on)
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".

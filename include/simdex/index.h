@@ -94,6 +94,8 @@ struct VerifyReport {
   std::vector<Problem> problems;  // the first problems found, at most 100
   uint64_t blocks_checked = 0;
   uint64_t bytes_checked = 0;
+  // Rules left undecided, not failures: `coverage` when its search ran past its budget.
+  std::vector<Problem> unchecked;
   bool ok() const { return problems.empty(); }
 };
 

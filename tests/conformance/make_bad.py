@@ -693,6 +693,20 @@ def verify_cases():
         lambda g: (lambda a, b: (g.set64(g.ids_off(1), b), g.set64(g.ids_off(2), a)))(g.u64(g.ids_off(1)), g.u64(g.ids_off(2))),
         base="single_many_ids")
 
+    # ---- coverage ----
+    g = File("paper4")
+    g.set8(52, 4)
+    g.seal_header()
+    case("coverage", "max_distance_above_scheme", "verify",
+         "paper-4 (4 tables of one 16-bit block each, covers k = 3) declaring max_distance = 4: fingerprints "
+         "differing in one bit of each block share no prefix (header resealed)", g.bytes())
+    g = File("paper4")
+    g.set8(g.desc(1) + 136, 24)
+    g.seal_header()
+    case("coverage", "prefix_longer", "verify",
+         "paper-4 with table 1's prefix_bits 16 -> 24 (its block and 8 bits of block 0): one bit of block 0 among "
+         "those 8, one of block 2 and one of block 3 meet every prefix with k = 3 (header resealed)", g.bytes())
+
 
 def check_case(name, rule, phase, data, exact):
     try:

@@ -1,0 +1,88 @@
+#include "reader/batch_work.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "simdex/error.h"
+
+namespace simdex::reader {
+
+namespace {
+
+// The samples of each table: fewer when there are many tables, so a file of 4096 tables costs
+// about as much to estimate as one of 16.
+uint64_t samples_per_table(const IndexFile& file) {
+  return std::max<uint64_t>(16, 65536 / file.tables().size());
+}
+
+std::string scientific(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", x);
+  return buf;
+}
+
+}  // namespace
+
+double mean_group_size(const TableView& t, uint64_t n, uint64_t samples) {
+  const uint64_t blocks = t.block_count();
+  if (blocks == 0) return 0;
+  const unsigned p = t.prefix_bits();
+  if (p == 0) return static_cast<double>(n);
+  const double per_block = static_cast<double>(n) / static_cast<double>(blocks);
+  const unsigned shift = 64 - p;
+  auto prefix = [&](uint64_t j) { return p == 64 ? t.key(j) : t.key(j) >> shift; };
+  // The entries of block j lie between the previous key and its own: spread, we assume, evenly over
+  // the prefixes from the previous key's to its key's.
+  auto share = [&](uint64_t j) {
+    const double span = static_cast<double>(prefix(j) - (j == 0 ? 0 : prefix(j - 1))) + 1;
+    return per_block / span;
+  };
+  const uint64_t count = std::min(samples, blocks);
+  double sum = 0;
+  for (uint64_t s = 0; s < count; ++s) {
+    const uint64_t j = blocks * (2 * s + 1) / (2 * count);
+    // The blocks whose keys share block j's prefix: all their entries after the first block's
+    // key share it too; the group also takes in the end of the first of them and the start of the
+    // next block (about one share in all), and at least the key itself.
+    const uint64_t lo = p == 64 ? t.key(j) : prefix(j) << shift;
+    const uint64_t hi = p == 64 ? lo : lo | (~uint64_t{0} >> p);
+    const uint64_t first = t.first_block_not_below(lo);
+    const uint64_t end = hi == ~uint64_t{0} ? blocks : t.first_block_not_below(hi + 1, first);
+    const uint64_t run = std::max<uint64_t>(end, first + 1) - first;
+    const double ends = first + run < blocks ? (share(first) + share(first + run)) / 2 : share(first);
+    sum += per_block * static_cast<double>(run - 1) + std::max(1.0, ends);
+  }
+  return sum / static_cast<double>(count);
+}
+
+double pairs_work(const IndexFile& file) {
+  const uint64_t n = file.header().fingerprint_count;
+  double work = 0;
+  for (const TableView& t : file.tables())  // each entry against the others of its group, each pair once
+    work += static_cast<double>(n) * (mean_group_size(t, n, samples_per_table(file)) - 1) / 2;
+  return work;
+}
+
+double join_work(const IndexFile& file, uint64_t queries) {
+  const uint64_t n = file.header().fingerprint_count;
+  if (n == 0) return 0;
+  const auto q = static_cast<double>(queries);
+  double work = 0;
+  for (const TableView& t : file.tables()) {
+    const double per_block = static_cast<double>(n) / static_cast<double>(t.block_count());
+    work += q * mean_group_size(t, n, samples_per_table(file)) + std::min(q * per_block / 2, static_cast<double>(n));
+  }
+  return work;
+}
+
+void check_work(const std::string& command, double estimate, uint64_t limit) {
+  if (estimate <= static_cast<double>(limit)) return;
+  throw Error(errc::work_limit,
+              command + " would compare about " + scientific(estimate) + " pairs of entries, above the limit of " +
+                  scientific(static_cast<double>(limit)) +
+                  ": the tables' prefixes put many entries together (few prefix bits for this many "
+                  "fingerprints). Use --force (BatchOptions::work_limit) to go on anyway, or rebuild with "
+                  "a scheme of longer prefixes (more tables or blocks, `simdex build --scheme auto`)");
+}
+
+}  // namespace simdex::reader
