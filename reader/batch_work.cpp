@@ -55,34 +55,45 @@ double mean_group_size(const TableView& t, uint64_t n, uint64_t samples) {
   return sum / static_cast<double>(count);
 }
 
-double pairs_work(const IndexFile& file) {
+Work pairs_work(const IndexFile& file) {
   const uint64_t n = file.header().fingerprint_count;
-  double work = 0;
-  for (const TableView& t : file.tables())  // each entry against the others of its group, each pair once
-    work += static_cast<double>(n) * (mean_group_size(t, n, samples_per_table(file)) - 1) / 2;
-  return work;
-}
-
-double join_work(const IndexFile& file, uint64_t queries) {
-  const uint64_t n = file.header().fingerprint_count;
-  if (n == 0) return 0;
-  const auto q = static_cast<double>(queries);
-  double work = 0;
-  for (const TableView& t : file.tables()) {
-    const double per_block = static_cast<double>(n) / static_cast<double>(t.block_count());
-    work += q * mean_group_size(t, n, samples_per_table(file)) + std::min(q * per_block / 2, static_cast<double>(n));
+  Work work;
+  for (const TableView& t : file.tables()) {  // each entry against the others of its group, each pair once
+    const double group = mean_group_size(t, n, samples_per_table(file));
+    work.comparisons += static_cast<double>(n) * (group - 1) / 2;
+    work.largest_group = std::max(work.largest_group, group);
   }
   return work;
 }
 
-void check_work(const std::string& command, double estimate, uint64_t limit) {
-  if (estimate <= static_cast<double>(limit)) return;
-  throw Error(errc::work_limit,
-              command + " would compare about " + scientific(estimate) + " pairs of entries, above the limit of " +
-                  scientific(static_cast<double>(limit)) +
-                  ": the tables' prefixes put many entries together (few prefix bits for this many "
-                  "fingerprints). Use --force (BatchOptions::work_limit) to go on anyway, or rebuild with "
-                  "a scheme of longer prefixes (more tables or blocks, `simdex build --scheme auto`)");
+Work join_work(const IndexFile& file, uint64_t queries) {
+  const uint64_t n = file.header().fingerprint_count;
+  Work work;
+  if (n == 0) return work;
+  const auto q = static_cast<double>(queries);
+  for (const TableView& t : file.tables()) {
+    const double per_block = static_cast<double>(n) / static_cast<double>(t.block_count());
+    const double group = mean_group_size(t, n, samples_per_table(file));
+    work.comparisons += q * group + std::min(q * per_block / 2, static_cast<double>(n));
+    work.largest_group = std::max(work.largest_group, group);
+  }
+  return work;
+}
+
+void check_work(const std::string& command, const Work& work, uint64_t limit) {
+  const bool over_limit = work.comparisons > static_cast<double>(limit);
+  const bool degenerate =
+      limit != UINT64_MAX && work.largest_group > kLargestSaneGroup && work.comparisons > kGroupWorkFloor;
+  if (!over_limit && !degenerate) return;
+  const std::string why = over_limit ? "above the limit of " + scientific(static_cast<double>(limit))
+                                     : "with probes that read about " + scientific(work.largest_group) +
+                                           " entries each (more than " + scientific(kLargestSaneGroup) + ")";
+  throw Error(
+      errc::work_limit,
+      command + " would compare about " + scientific(work.comparisons) + " pairs of entries, " + why +
+          ": the tables' prefixes put many entries together (few prefix bits for this many "
+          "fingerprints). Use --force (BatchOptions::work_limit = UINT64_MAX) to go on anyway, or "
+          "rebuild with a scheme of longer prefixes (more tables or blocks, `simdex build --scheme auto`)");
 }
 
 }  // namespace simdex::reader

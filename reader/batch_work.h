@@ -17,13 +17,26 @@ namespace simdex::reader {
 // from block keys (at most `samples` of them, each placed by a binary search).
 double mean_group_size(const TableView& t, uint64_t n, uint64_t samples);
 
+struct Work {
+  double comparisons = 0;    // entry comparisons in all
+  double largest_group = 0;  // the largest mean group size of a table: the entries one probe reads
+};
+
 // Entry comparisons of `pairs`/`clusters` (half the sum over prefix groups of size^2) and of a join
 // of `queries` queries (each query against its group, and the blocks it decodes).
-double pairs_work(const IndexFile& file);
-double join_work(const IndexFile& file, uint64_t queries);
+Work pairs_work(const IndexFile& file);
+Work join_work(const IndexFile& file, uint64_t queries);
 
-// Error(work_limit) when `estimate` exceeds `limit`; the message says both and how to go on.
-void check_work(const std::string& command, double estimate, uint64_t limit);
+// A probe that reads more entries than this on average is a degenerate prefix (prefix_bits = 0 or
+// nearly): such work is refused once it exceeds kGroupWorkFloor comparisons (about a second), far
+// below `limit`. The paper's schemes stay below it up to billions of fingerprints (paper-4 reads
+// n / 2^16 entries a probe).
+inline constexpr double kLargestSaneGroup = 65536;
+inline constexpr double kGroupWorkFloor = 1e9;
+
+// Error(work_limit) when `work` exceeds `limit`, or is a degenerate probe's beyond the floor (unless
+// the limit is UINT64_MAX: forced); the message says which and how to go on.
+void check_work(const std::string& command, const Work& work, uint64_t limit);
 
 // Comparisons of large groups counted while the pair scan runs, against the same limit.
 class WorkCounter {
@@ -35,7 +48,7 @@ class WorkCounter {
     if (size < kSmall) return;
     const uint64_t comparisons = size * (size - 1) / 2;
     if (done_.fetch_add(comparisons, std::memory_order_relaxed) + comparisons > limit_)
-      check_work("pairs", static_cast<double>(done_.load()), limit_);
+      check_work("pairs", Work{static_cast<double>(done_.load()), 0}, limit_);
   }
 
  private:

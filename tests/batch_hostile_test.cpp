@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <type_traits>
 
 #include "format/checksum.h"
 #include "format/endian.h"
@@ -32,7 +33,8 @@ std::vector<uint8_t> built(const Pairs& pairs, Scheme scheme, uint32_t block_byt
 // checksum-valid again, as a hostile file would be.
 void reseal(std::vector<uint8_t>& f) {
   const uint32_t tables = format::load_le32(f.data() + 40);
-  const uint64_t at = format::FileHeader::kEncodedBytes + uint64_t{tables} * format::TableDescriptor::kEncodedBytes;
+  const uint64_t at =
+      format::FileHeader::kEncodedBytes + uint64_t{tables} * format::TableDescriptor::kEncodedBytes;
   for (uint32_t i = 0; i < format::section_count_for(tables); ++i) {
     uint8_t* entry = f.data() + at + i * format::SectionEntry::kEncodedBytes;
     auto s = format::SectionEntry::decode_from(entry);
@@ -40,7 +42,8 @@ void reseal(std::vector<uint8_t>& f) {
     s.encode_to(entry);
   }
   const uint64_t region = format::header_region_bytes(tables);
-  format::store_le64(f.data() + format::FileHeader::kChecksumOffset, format::header_region_checksum(f.data(), region));
+  format::store_le64(f.data() + format::FileHeader::kChecksumOffset,
+                     format::header_region_checksum(f.data(), region));
 }
 
 // Sets BLOCK_RANKS[block] of `table` and reseals.
@@ -128,7 +131,8 @@ Scheme short_prefix_scheme(unsigned tables, unsigned p, unsigned k) {
 
 }  // namespace
 
-TEST_CASE("prefix_bits = 0: pairs, clusters and join refuse fast above the work limit, and go on when forced") {
+TEST_CASE(
+    "prefix_bits = 0: pairs, clusters and join refuse fast above the work limit, and go on when forced") {
   std::mt19937_64 rng(8);
   const Pairs data = random_pairs(rng, 300'000);
   const auto f = built(data, short_prefix_scheme(4, 0, 3), 4096);
@@ -140,6 +144,9 @@ TEST_CASE("prefix_bits = 0: pairs, clusters and join refuse fast above the work 
   CHECK(error_of([&] { pairs(index, o); }) == "work_limit");
   CHECK(error_of([&] { clusters(index, o); }) == "work_limit");
   CHECK(error_of([&] { joined(index, queries, o); }) == "work_limit");
+  // 10,000 queries are 1.2e10 comparisons, below the limit, but every probe reads all 300k entries.
+  const std::remove_cv_t<decltype(queries)> ten_thousand(queries.begin(), queries.begin() + 10'000);
+  CHECK(error_of([&] { joined(index, ten_thousand, o); }) == "work_limit");
   CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < 5);
   // A small file of the same scheme under a small limit; forced, the answers are right.
   const Pairs few(data.begin(), data.begin() + 3000);
@@ -168,7 +175,8 @@ TEST_CASE("the work estimate follows the real group sizes; legitimate schemes st
   cases.push_back({"paper-4 random", random_pairs(rng, 200'000), Scheme::named("paper-4", 3, 0)});
   cases.push_back({"blocks-9 k8 random", random_pairs(rng, 100'000), Scheme::one_level(9, 8)});
   cases.push_back({"paper-10 clustered", clustered_pairs(rng, 100'000, 3), Scheme::named("paper-10", 3, 0)});
-  cases.push_back({"paper-4 dense prefix", dense_prefix_pairs(rng, 50'000, 12), Scheme::named("paper-4", 3, 0)});
+  cases.push_back(
+      {"paper-4 dense prefix", dense_prefix_pairs(rng, 50'000, 12), Scheme::named("paper-4", 3, 0)});
   cases.push_back({"p = 4, 2 tables", random_pairs(rng, 50'000), short_prefix_scheme(2, 4, 0)});
   for (const auto& c : cases) {
     CAPTURE(c.name);
@@ -185,14 +193,17 @@ TEST_CASE("the work estimate follows the real group sizes; legitimate schemes st
           ++groups[p == 0 ? 0 : e >> (64 - p)];
           return true;
         });
-      for (const auto& [g, size] : groups) exact += static_cast<double>(size) * static_cast<double>(size - 1) / 2;
+      for (const auto& [g, size] : groups)
+        exact += static_cast<double>(size) * static_cast<double>(size - 1) / 2;
     }
     const double slack = static_cast<double>(file.header().fingerprint_count * file.tables().size());
-    const double estimate = reader::pairs_work(file);
+    const reader::Work work = reader::pairs_work(file);
+    const double estimate = work.comparisons;
     MESSAGE(c.name << ": estimate " << estimate << ", exact " << exact);
     CHECK(estimate < 3 * exact + slack);
     CHECK(estimate > exact / 3 - slack);
     CHECK(estimate < static_cast<double>(BatchOptions::kDefaultWorkLimit));
+    CHECK_NOTHROW(reader::check_work("pairs", work, BatchOptions::kDefaultWorkLimit));
   }
 }
 

@@ -26,9 +26,9 @@
 namespace simdex {
 
 struct BatchOptions {
-  int k = -1;            // -1: the index's k; more than it is a usage error
-  unsigned threads = 0;  // 0: all cores
-  bool with_ids = false; // fill the ids of results (costs a lookup in table 0 for hits of other tables)
+  int k = -1;             // -1: the index's k; more than it is a usage error
+  unsigned threads = 0;   // 0: all cores
+  bool with_ids = false;  // fill the ids of results (costs a lookup in table 0 for hits of other tables)
   // find_pairs with ids: also report each fingerprint with several ids as a pair (f, f, 0).
   bool duplicates = false;
   // Called from the calling thread a few times a second: work units done and in all.
@@ -36,11 +36,13 @@ struct BatchOptions {
   // Entry comparisons a command may do. Estimated from the tables' prefixes and block keys before it
   // starts (and, for pairs and clusters, counted as it runs): above the limit it throws
   // Error(work_limit) instead of running for hours on a file whose prefixes group too many
-  // entries (prefix_bits = 0, too short a prefix for the file's size). The default, 2^37 (about
-  // 1.4e11, a minute or two of one core), passes the paper's schemes up to 1B fingerprints except
-  // paper-4 above about 65M; UINT64_MAX: no limit.
+  // entries (prefix_bits = 0, too short a prefix for the file's size). The default, 2^40 (about
+  // 1.1e12, some minutes of one core), passes the paper's schemes up to 1B fingerprints except
+  // paper-4 pairs above about 500M. Below the limit, work whose probes read more than 65,536
+  // entries each (a degenerate prefix) is refused too once it passes about 1e9 comparisons.
+  // UINT64_MAX: no limit of either kind.
   uint64_t work_limit = kDefaultWorkLimit;
-  static constexpr uint64_t kDefaultWorkLimit = uint64_t{1} << 37;
+  static constexpr uint64_t kDefaultWorkLimit = uint64_t{1} << 40;
 };
 
 // One pair of distinct stored fingerprints within k bits, a < b (or a == b for a duplicates group).
@@ -78,12 +80,12 @@ struct BatchStats {
 
 // Every pair of distinct stored fingerprints within k bits, each once.
 SIMDEX_EXPORT BatchStats find_pairs(const Index& index, const BatchOptions& options,
-                      const std::function<void(std::span<const NearPair>)>& on_pairs);
+                                    const std::function<void(std::span<const NearPair>)>& on_pairs);
 
 // Every (query, stored fingerprint) pair within k bits, each once per query. Duplicate queries are
 // answered separately.
 SIMDEX_EXPORT BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
-                const std::function<void(std::span<const JoinHit>)>& on_hits);
+                              const std::function<void(std::span<const JoinHit>)>& on_hits);
 
 struct ClusterMember {
   uint64_t fingerprint = 0;
@@ -98,7 +100,8 @@ struct ClusterOptions {
 // Connected components of the "within k" graph over the stored fingerprints. Called from the calling
 // thread, one component at a time, in the order of their first member in table 0; members in table-0
 // order (for files written by simdex: ascending fingerprints).
-SIMDEX_EXPORT BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
-                         const std::function<void(std::span<const ClusterMember>)>& on_cluster);
+SIMDEX_EXPORT BatchStats find_clusters(const Index& index, const BatchOptions& options,
+                                       const ClusterOptions& cluster_options,
+                                       const std::function<void(std::span<const ClusterMember>)>& on_cluster);
 
 }  // namespace simdex
