@@ -31,7 +31,8 @@ double seconds_since(Clock::time_point t) { return std::chrono::duration<double>
 double cpu_seconds() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 std::vector<uint64_t> random_set(uint64_t n, uint64_t seed) {
@@ -135,8 +136,8 @@ void bench_pairs(const char* label, const std::vector<uint64_t>& fps, const std:
   const double brute_s = seconds_since(tb);
   uint64_t expected_sum = 0;
   for (auto [a, b] : expected) expected_sum += a * 3 + b;
-  std::printf("\n%s: %zu fingerprints, brute force (pigeonhole, 4 x 16-bit blocks): %zu pairs in %.3f s\n", label,
-              fps.size(), expected.size(), brute_s);
+  std::printf("\n%s: %zu fingerprints, brute force (pigeonhole, 4 x 16-bit blocks): %zu pairs in %.3f s\n",
+              label, fps.size(), expected.size(), brute_s);
   std::printf("%-10s %7s %9s %10s %10s %10s %10s %10s %14s %s\n", "scheme", "tables", "build s", "pairs 1T s",
               "(cpu s)", "pairs 2T s", "(cpu s)", "pairs", "build+pairs s", "check");
   for (const auto& scheme : schemes) {
@@ -154,9 +155,9 @@ void bench_pairs(const char* label, const std::vector<uint64_t>& fps, const std:
         ok = ok && run.pairs == expected.size() && run.checksum == expected_sum;
         count = run.pairs;
       }
-    std::printf("%-10s %7zu %9.3f %10.3f %10.3f %10.3f %10.3f %10llu %14.3f %s\n", scheme.c_str(), index.table_count(),
-                build_s, median(t1), median(c1), median(t2), median(c2), static_cast<unsigned long long>(count),
-                build_s + median(t2),
+    std::printf("%-10s %7zu %9.3f %10.3f %10.3f %10.3f %10.3f %10llu %14.3f %s\n", scheme.c_str(),
+                index.table_count(), build_s, median(t1), median(c1), median(t2), median(c2),
+                static_cast<unsigned long long>(count), build_s + median(t2),
                 ok ? "= brute force" : "MISMATCH");
     std::filesystem::remove(path);
   }
@@ -179,8 +180,8 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
   const double build_s = build_index(stored, scheme, path);
   const Index index = Index::open(path);
   std::printf("\njoin: %llu queries against %llu fingerprints (%s, %zu tables, built in %.2f s), k = 3\n",
-              static_cast<unsigned long long>(query_count), static_cast<unsigned long long>(n), scheme.c_str(),
-              index.table_count(), build_s);
+              static_cast<unsigned long long>(query_count), static_cast<unsigned long long>(n),
+              scheme.c_str(), index.table_count(), build_s);
   BatchStats last;
   for (unsigned threads : {1u, 2u}) {
     std::vector<double> t, c;
@@ -196,8 +197,8 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
       t.push_back(seconds_since(t0));
       c.push_back(cpu_seconds() - c0);
     }
-    std::printf("  %u thread(s): %.3f s wall, %.3f s cpu (medians of %u), %llu hits\n", threads, median(t), median(c), runs,
-                static_cast<unsigned long long>(last.results));
+    std::printf("  %u thread(s): %.3f s wall, %.3f s cpu (medians of %u), %llu hits\n", threads, median(t),
+                median(c), runs, static_cast<unsigned long long>(last.results));
   }
   // Cross-check the hit count with the single-query path.
   const auto t0 = Clock::now();
@@ -213,7 +214,8 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
     std::printf("  table %2zu: %8llu of %8llu blocks decoded (%.1f%%)\n", i,
                 static_cast<unsigned long long>(last.tables[i].blocks_decoded),
                 static_cast<unsigned long long>(last.tables[i].blocks),
-                100.0 * static_cast<double>(last.tables[i].blocks_decoded) / static_cast<double>(last.tables[i].blocks));
+                100.0 * static_cast<double>(last.tables[i].blocks_decoded) /
+                    static_cast<double>(last.tables[i].blocks));
   std::filesystem::remove(path);
 }
 
@@ -235,16 +237,27 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (a == "--n") n = std::stoull(next());
-    else if (a == "--join-n") join_n = std::stoull(next());
-    else if (a == "--queries") query_count = std::stoull(next());
-    else if (a == "--runs") runs = static_cast<unsigned>(std::stoul(next()));
-    else if (a == "--schemes") schemes = next();
-    else if (a == "--join-scheme") join_scheme = next();
-    else if (a == "--no-join") do_join = false;
-    else if (a == "--no-pairs") do_pairs = false;
+    if (a == "--n")
+      n = std::stoull(next());
+    else if (a == "--join-n")
+      join_n = std::stoull(next());
+    else if (a == "--queries")
+      query_count = std::stoull(next());
+    else if (a == "--runs")
+      runs = static_cast<unsigned>(std::stoul(next()));
+    else if (a == "--schemes")
+      schemes = next();
+    else if (a == "--join-scheme")
+      join_scheme = next();
+    else if (a == "--no-join")
+      do_join = false;
+    else if (a == "--no-pairs")
+      do_pairs = false;
     else {
-      std::fprintf(stderr, "usage: %s [--n N] [--join-n N] [--queries N] [--runs R] [--schemes a,b] [--join-scheme s] [--no-join] [--no-pairs]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--n N] [--join-n N] [--queries N] [--runs R] [--schemes a,b] [--join-scheme "
+                   "s] [--no-join] [--no-pairs]\n",
+                   argv[0]);
       return 2;
     }
   }

@@ -79,7 +79,8 @@ const Data& data() {
       }
     }
     std::sort(out.fingerprints.begin(), out.fingerprints.end());
-    out.fingerprints.erase(std::unique(out.fingerprints.begin(), out.fingerprints.end()), out.fingerprints.end());
+    out.fingerprints.erase(std::unique(out.fingerprints.begin(), out.fingerprints.end()),
+                           out.fingerprints.end());
     std::mt19937_64 qrng(7);
     for (std::size_t i = 0; i < kQueries; ++i) {
       uint64_t q = out.fingerprints[qrng() % out.fingerprints.size()];
@@ -95,8 +96,9 @@ const Data& data() {
 std::vector<std::string> g_files;  // removed at exit
 
 std::string build_index(const std::string& scheme, uint32_t block_bytes, const std::vector<uint64_t>& fps) {
-  const std::string path = env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-" + std::to_string(::getpid()) + "-" + scheme +
-                           "-" + std::to_string(block_bytes) + "-" + std::to_string(fps.size()) + ".sdx";
+  const std::string path = env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-" +
+                           std::to_string(::getpid()) + "-" + scheme + "-" + std::to_string(block_bytes) +
+                           "-" + std::to_string(fps.size()) + ".sdx";
   simdex::BuildOptions o;
   o.scheme = simdex::Scheme::named(scheme, kK, fps.size());
   o.block_bytes = block_bytes;
@@ -127,7 +129,9 @@ const Built& simdex_index(const std::string& scheme, uint32_t block_bytes = defa
 const simdex::bench::UncompressedTables& baseline(const std::string& scheme) {
   static std::map<std::string, std::unique_ptr<simdex::bench::UncompressedTables>> cache;
   auto& p = cache[scheme];
-  if (!p) p = std::make_unique<simdex::bench::UncompressedTables>(data().fingerprints, simdex::Scheme::named(scheme, kK, 0));
+  if (!p)
+    p = std::make_unique<simdex::bench::UncompressedTables>(data().fingerprints,
+                                                            simdex::Scheme::named(scheme, kK, 0));
   return *p;
 }
 
@@ -199,7 +203,8 @@ void BM_Baseline(benchmark::State& state, std::string scheme) {
     base.query(q, kK, out);
     return out.size();
   });
-  state.counters["bytes_per_fp"] = static_cast<double>(base.bytes()) / static_cast<double>(data().fingerprints.size());
+  state.counters["bytes_per_fp"] =
+      static_cast<double>(base.bytes()) / static_cast<double>(data().fingerprints.size());
 }
 
 void BM_SimdexBatch(benchmark::State& state, std::string scheme) {
@@ -213,7 +218,8 @@ void BM_SimdexBatch(benchmark::State& state, std::string scheme) {
     }
     queries += data().queries.size();
   }
-  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
+  state.counters["queries_per_s"] =
+      benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
 }
 
 // The same queries passed in one call of the batch API (simdex::join, 1 thread): each table's
@@ -241,7 +247,8 @@ void BM_SimdexJoin(benchmark::State& state, std::string scheme) {
     }
     queries += batch.size();
   }
-  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
+  state.counters["queries_per_s"] =
+      benchmark::Counter(static_cast<double>(queries), benchmark::Counter::kIsRate);
 }
 
 #ifdef SIMDEX_HAVE_FAISS
@@ -274,7 +281,8 @@ const Faiss& faiss_index() {
 Answer faiss_answer(const faiss::RangeSearchResult& r, std::size_t query) {
   Answer a;
   for (std::size_t j = r.lims[query]; j < r.lims[query + 1]; ++j)
-    a.emplace_back(static_cast<unsigned>(r.distances[j]), data().fingerprints[static_cast<std::size_t>(r.labels[j])]);
+    a.emplace_back(static_cast<unsigned>(r.distances[j]),
+                   data().fingerprints[static_cast<std::size_t>(r.labels[j])]);
   std::sort(a.begin(), a.end());
   return a;
 }
@@ -306,11 +314,13 @@ void BM_FaissBatch(benchmark::State& state) {
   uint64_t done = 0;
   for (auto _ : state) {
     faiss::RangeSearchResult r(static_cast<FaissIdx>(queries.size()));
-    f.index->range_search(static_cast<FaissIdx>(queries.size()), reinterpret_cast<const uint8_t*>(queries.data()), kK + 1, &r);
+    f.index->range_search(static_cast<FaissIdx>(queries.size()),
+                          reinterpret_cast<const uint8_t*>(queries.data()), kK + 1, &r);
     benchmark::DoNotOptimize(r.lims);
     done += queries.size();
   }
-  state.counters["queries_per_s"] = benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
+  state.counters["queries_per_s"] =
+      benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
 }
 #endif
 
@@ -335,7 +345,8 @@ void BM_Open(benchmark::State& state, bool large) {
 
 void BM_Build(benchmark::State& state, std::string scheme, uint64_t memory_divisor) {
   const auto& fps = data().fingerprints;
-  const std::string path = env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-build-" + std::to_string(::getpid()) + ".sdx";
+  const std::string path =
+      env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-build-" + std::to_string(::getpid()) + ".sdx";
   uint64_t tables = 0, temp_files = 0;
   for (auto _ : state) {
     simdex::BuildOptions o;
@@ -363,11 +374,14 @@ void BM_Sort(benchmark::State& state, bool radix) {
     state.PauseTiming();
     for (auto& x : v) x = rng();
     state.ResumeTiming();
-    if (radix) simdex::writer::radix_sort(v, scratch);
-    else std::sort(v.begin(), v.end());
+    if (radix)
+      simdex::writer::radix_sort(v, scratch);
+    else
+      std::sort(v.begin(), v.end());
     benchmark::DoNotOptimize(v.data());
   }
-  state.counters["entries_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * v.size()), benchmark::Counter::kIsRate);
+  state.counters["entries_per_s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * v.size()), benchmark::Counter::kIsRate);
 }
 
 void BM_Decode(benchmark::State& state) {
@@ -384,7 +398,8 @@ void BM_Decode(benchmark::State& state) {
     j = (j + 1) % table.block_count();
   }
   benchmark::DoNotOptimize(sink);
-  state.counters["entries_per_s"] = benchmark::Counter(static_cast<double>(entries), benchmark::Counter::kIsRate);
+  state.counters["entries_per_s"] =
+      benchmark::Counter(static_cast<double>(entries), benchmark::Counter::kIsRate);
 }
 
 // Cold cache: before each query the mapping's pages are dropped from the process (madvise) and from
@@ -425,7 +440,8 @@ void BM_Cold(benchmark::State& state, std::string scheme) {
 
 int main(int argc, char** argv) {
   for (const char* s : {"paper-20", "paper-16", "paper-10", "paper-4"}) {
-    benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s), default_block_bytes());
+    benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s),
+                                 default_block_bytes());
     benchmark::RegisterBenchmark((std::string("Latency/baseline/") + s).c_str(), BM_Baseline, std::string(s));
   }
 #ifdef SIMDEX_HAVE_FAISS
@@ -433,18 +449,30 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("Batch/faiss/multihash-2x32-flip1", BM_FaissBatch)->UseRealTime();
 #endif
   for (const char* s : {"paper-20", "paper-10", "paper-4"}) {
-    benchmark::RegisterBenchmark((std::string("Batch/simdex/") + s).c_str(), BM_SimdexBatch, std::string(s))->UseRealTime();
-    benchmark::RegisterBenchmark((std::string("Batch/simdex-join/") + s).c_str(), BM_SimdexJoin, std::string(s))->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("Batch/simdex/") + s).c_str(), BM_SimdexBatch, std::string(s))
+        ->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("Batch/simdex-join/") + s).c_str(), BM_SimdexJoin,
+                                 std::string(s))
+        ->UseRealTime();
   }
   for (uint32_t b : {256u, 512u, 1024u, 2048u, 4096u})
-    benchmark::RegisterBenchmark(("BlockSize/paper-10/" + std::to_string(b)).c_str(), BM_Simdex, std::string("paper-10"), b);
+    benchmark::RegisterBenchmark(("BlockSize/paper-10/" + std::to_string(b)).c_str(), BM_Simdex,
+                                 std::string("paper-10"), b);
   benchmark::RegisterBenchmark("Open/large", BM_Open, true);
   benchmark::RegisterBenchmark("Open/small", BM_Open, false);
   benchmark::RegisterBenchmark("Decode/paper-4", BM_Decode);
   for (const char* s : {"paper-20", "paper-4"})
-    benchmark::RegisterBenchmark((std::string("Cold/") + s).c_str(), BM_Cold, std::string(s))->Iterations(2000);
-  benchmark::RegisterBenchmark("Build/paper-10/in-memory", BM_Build, std::string("paper-10"), uint64_t{0})->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
-  benchmark::RegisterBenchmark("Build/paper-10/memory-n-div-8", BM_Build, std::string("paper-10"), uint64_t{8})->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
+    benchmark::RegisterBenchmark((std::string("Cold/") + s).c_str(), BM_Cold, std::string(s))
+        ->Iterations(2000);
+  benchmark::RegisterBenchmark("Build/paper-10/in-memory", BM_Build, std::string("paper-10"), uint64_t{0})
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1)
+      ->UseRealTime();
+  benchmark::RegisterBenchmark("Build/paper-10/memory-n-div-8", BM_Build, std::string("paper-10"),
+                               uint64_t{8})
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1)
+      ->UseRealTime();
   benchmark::RegisterBenchmark("Sort/radix", BM_Sort, true)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::RegisterBenchmark("Sort/std", BM_Sort, false)->Unit(benchmark::kMillisecond)->UseRealTime();
   benchmark::Initialize(&argc, argv);

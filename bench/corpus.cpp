@@ -39,7 +39,8 @@ Corpus load_corpus(const std::string& dir) {
     std::uint64_t a = 0, b = 0;
     std::string kind;
     if (!(s >> a >> b >> kind) || a >= b || b >= c.texts.size())
-      throw Error(errc::input, dir + "/truth.tsv:" + std::to_string(no) + ": expected ID_A<TAB>ID_B<TAB>KIND, ID_A < ID_B");
+      throw Error(errc::input, dir + "/truth.tsv:" + std::to_string(no) +
+                                   ": expected ID_A<TAB>ID_B<TAB>KIND, ID_A < ID_B");
     c.truth.insert({a, b});
     c.truth_kinds.push_back({{a, b}, kind});
   });

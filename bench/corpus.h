@@ -10,8 +10,8 @@
 namespace simdex::bench {
 
 struct Corpus {
-  std::vector<std::string> texts;                          // texts[id]
-  std::vector<std::string> langs;                          // langs[id] from meta.tsv ("" if absent)
+  std::vector<std::string> texts;                           // texts[id]
+  std::vector<std::string> langs;                           // langs[id] from meta.tsv ("" if absent)
   std::set<std::pair<std::uint64_t, std::uint64_t>> truth;  // near-duplicate pairs, first < second
   std::vector<std::pair<std::pair<std::uint64_t, std::uint64_t>, std::string>> truth_kinds;
 };

@@ -63,16 +63,22 @@ class UncompressedTables {
       const double frac = static_cast<double>(x - a) / static_cast<double>(b - a);
       auto mid = lo + static_cast<std::size_t>(frac * static_cast<double>(hi - 1 - lo));
       mid = std::clamp(mid, lo, hi - 1);
-      if (v[mid] < x) lo = mid + 1;
-      else hi = mid;
+      if (v[mid] < x)
+        lo = mid + 1;
+      else
+        hi = mid;
       // Guard against slow convergence on skewed data: a binary step when interpolation did not halve.
       const std::size_t half = lo + (hi - lo) / 2;
       if (hi - lo > 16 && hi - lo > before / 2) {
-        if (v[half] < x) lo = half + 1;
-        else hi = half;
+        if (v[half] < x)
+          lo = half + 1;
+        else
+          hi = half;
       }
     }
-    return static_cast<std::size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo), v.begin() + static_cast<std::ptrdiff_t>(hi), x) - v.begin());
+    return static_cast<std::size_t>(std::lower_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                     v.begin() + static_cast<std::ptrdiff_t>(hi), x) -
+                                    v.begin());
   }
   std::vector<Table> tables_;
 };

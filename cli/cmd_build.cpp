@@ -21,11 +21,13 @@ namespace {
 // `build -o X X` would replace its own input: refused before anything is read (device and inode
 // compared, so another path to the same file is caught too; "-" compares stdin).
 void refuse_input_as_output(const std::string& input, const std::string& output) {
-  struct stat out {}, in {};
+  struct stat out {
+  }, in{};
   if (::stat(output.c_str(), &out) != 0) return;
   if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
   if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-    throw Error(errc::usage, "output " + output + " is the same file as the input " + (input == "-" ? "<stdin>" : input) +
+    throw Error(errc::usage, "output " + output + " is the same file as the input " +
+                                 (input == "-" ? "<stdin>" : input) +
                                  ": the build would replace its own input; write to another path");
 }
 
@@ -59,9 +61,13 @@ void run_build(const BuildArgs& a) {
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir, ec))
     throw Error(errc::io, "cannot write " + a.output + ": directory '" + out_dir + "' does not exist");
   options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : out_dir.empty() ? "." : out_dir;
-  options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) { progress.update(stage, done, total); };
-  if (a.blocks) options.scheme = Scheme::one_level(a.blocks, a.k);
-  else if (a.scheme != "auto") options.scheme = Scheme::named(a.scheme, a.k, 0);
+  options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
+    progress.update(stage, done, total);
+  };
+  if (a.blocks)
+    options.scheme = Scheme::one_level(a.blocks, a.k);
+  else if (a.scheme != "auto")
+    options.scheme = Scheme::named(a.scheme, a.k, 0);
   IndexBuilder builder(options);
 
   auto add = [&](uint64_t fingerprint, uint64_t id) {
@@ -84,11 +90,12 @@ void run_build(const BuildArgs& a) {
   progress.finish();
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "simdex: wrote " << a.output << ": " << s.fingerprint_count << " fingerprints, " << s.id_count
-              << " ids, " << s.table_count << " tables (" << s.scheme_name << "), " << s.file_bytes << " bytes in "
-              << seconds << " s";
+    std::cerr << "simdex: wrote " << a.output << ": " << s.fingerprint_count << " fingerprints, "
+              << s.id_count << " ids, " << s.table_count << " tables (" << s.scheme_name << "), "
+              << s.file_bytes << " bytes in " << seconds << " s";
     if (s.temp_files > 0)
-      std::cerr << " (external sort: " << s.temp_files << " temporary files, at most " << s.temp_peak_bytes << " bytes at once)";
+      std::cerr << " (external sort: " << s.temp_files << " temporary files, at most " << s.temp_peak_bytes
+                << " bytes at once)";
     std::cerr << "\n";
   }
 }
@@ -122,17 +129,24 @@ void add_build_command(CLI::App& app) {
       "          simdex build -o corpus.sdx -k 6 --text data/corpus/docs.jsonl.gz");
   cmd->add_option("-o,--output", args->output, "Index file to write")->required();
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
-  auto* scheme = cmd->add_option("--scheme", args->scheme, "Table scheme (see the list below)")
-                     ->capture_default_str();
+  auto* scheme =
+      cmd->add_option("--scheme", args->scheme, "Table scheme (see the list below)")->capture_default_str();
   cmd->add_option("--blocks", args->blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
-  cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")->capture_default_str()->check(CLI::Range(0, 32));
-  cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")->capture_default_str();
+  cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 32));
+  cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")
+      ->capture_default_str();
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
-  cmd->add_option("--memory", args->memory,
-                  "Memory bound, e.g. 512M or 2G (default: a quarter of physical memory); beyond it the sort spills "
-                  "sorted runs to temporary files. The output is the same whatever the bound");
-  cmd->add_option("--tmp-dir", args->tmp_dir, "Directory for the sort's temporary files (default: the output's directory)");
-  cmd->add_flag("--text", args->text, "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");
+  cmd->add_option(
+      "--memory", args->memory,
+      "Memory bound, e.g. 512M or 2G (default: a quarter of physical memory); beyond it the sort spills "
+      "sorted runs to temporary files. The output is the same whatever the bound");
+  cmd->add_option("--tmp-dir", args->tmp_dir,
+                  "Directory for the sort's temporary files (default: the output's directory)");
+  cmd->add_flag(
+      "--text", args->text,
+      "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");
   add_text_options(*cmd, args->text_options);
   cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");

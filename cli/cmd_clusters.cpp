@@ -6,8 +6,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/search_options.h"
 #include "cli/progress.h"
+#include "cli/search_options.h"
 #include "simdex/batch.h"
 
 namespace simdex::cli {
@@ -27,7 +27,8 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Clust
   const char* sep = a.format == "tsv" ? "," : a.format == "json" ? "," : ", ";
   if (a.format == "seomoz") b.push_back('[');
   if (a.format == "json")
-    fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(), a.ids ? "ids" : "fingerprints");
+    fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(),
+                   a.ids ? "ids" : "fingerprints");
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) b.append(std::string_view(sep));
     fmt::format_to(std::back_inserter(b), "{}", values[i]);
@@ -37,7 +38,8 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Clust
 }
 
 void run_clusters(const ClustersArgs& a) {
-  if (a.format == "seomoz" && a.ids) throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+  if (a.format == "seomoz" && a.ids)
+    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
   const Index index = Index::open(a.index);
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
@@ -55,7 +57,8 @@ void run_clusters(const ClustersArgs& a) {
     progress.finish();  // the scan is over once clusters come
     values.clear();
     for (const ClusterMember& m : members) {
-      if (!a.ids) values.push_back(m.fingerprint);
+      if (!a.ids)
+        values.push_back(m.fingerprint);
       else
         for (uint64_t id : m.ids) values.push_back(id);
     }
@@ -72,13 +75,15 @@ void run_clusters(const ClustersArgs& a) {
 
 void add_clusters_command(CLI::App& app) {
   auto args = std::make_shared<ClustersArgs>();
-  auto* cmd = app.add_subcommand("clusters", "Group the stored fingerprints into clusters of near-duplicates (all cores)");
+  auto* cmd = app.add_subcommand(
+      "clusters", "Group the stored fingerprints into clusters of near-duplicates (all cores)");
   cmd->footer(
       "A cluster is a connected component of the graph whose edges join fingerprints within k bits\n"
       "(so two members may be farther apart than k through others). One cluster a line:\n"
       "  FP,FP,...                              (decimal) its fingerprints\n"
       "  ID,ID,...                              with --ids: the ids of its fingerprints\n"
-      "  {\"size\":N,\"fingerprints\":[...]}        with --format json ({\"size\":N,\"ids\":[...]} with --ids)\n"
+      "  {\"size\":N,\"fingerprints\":[...]}        with --format json ({\"size\":N,\"ids\":[...]} with "
+      "--ids)\n"
       "  [FP, FP, ...]                          with --format seomoz (as simhash-find-clusters)\n"
       "Clusters smaller than --min-size (default 2; counted in fingerprints, or in ids with --ids,\n"
       "so that with --ids a fingerprint shared by several documents is a cluster) are left out.\n"
@@ -92,7 +97,8 @@ void add_clusters_command(CLI::App& app) {
       "  simdex clusters docs.sdx --format seomoz");
   add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
-  cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")->check(CLI::Range(1, 1 << 30));
+  cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
+      ->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
       ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
   cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");

@@ -19,8 +19,9 @@ struct FingerprintArgs {
 
 void run_fingerprint(const FingerprintArgs& a) {
   Output out(a.output);
-  for_each_text_fingerprint(a.input, a.text, a.output,
-                            [&out](std::uint64_t id, std::uint64_t fp) { out.print("0x{:016x}\t{}\n", fp, id); });
+  for_each_text_fingerprint(a.input, a.text, a.output, [&out](std::uint64_t id, std::uint64_t fp) {
+    out.print("0x{:016x}\t{}\n", fp, id);
+  });
   out.close();
 }
 

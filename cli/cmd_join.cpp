@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/lines.h"
 #include "cli/output.h"
-#include "cli/search_options.h"
 #include "cli/progress.h"
+#include "cli/search_options.h"
 #include "cli/text_options.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
@@ -33,10 +33,12 @@ constexpr uint64_t bytes_per_query = 64;
 void print_hit(Output& out, const JoinHit& h, bool json) {
   auto& b = out.buffer();
   if (json)
-    fmt::format_to(std::back_inserter(b), R"({{"query_id":{},"query":{},"fingerprint":{},"distance":{},"ids":[)",
-                   h.query_id, h.query_fingerprint, h.fingerprint, h.distance);
+    fmt::format_to(std::back_inserter(b),
+                   R"({{"query_id":{},"query":{},"fingerprint":{},"distance":{},"ids":[)", h.query_id,
+                   h.query_fingerprint, h.fingerprint, h.distance);
   else
-    fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t{}\t", h.query_id, h.query_fingerprint, h.fingerprint, h.distance);
+    fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t{}\t", h.query_id, h.query_fingerprint, h.fingerprint,
+                   h.distance);
   out.append_list(h.ids);
   out.print("{}\n", json ? "]}" : "");
 }
@@ -65,7 +67,9 @@ class ChunkedJoin {
     options_.threads = a.threads;
     if (a.force) options_.work_limit = UINT64_MAX;
     options_.with_ids = true;
-    options_.progress = [this](uint64_t done, uint64_t total) { progress_.update("join: queries x tables", done, total); };
+    options_.progress = [this](uint64_t done, uint64_t total) {
+      progress_.update("join: queries x tables", done, total);
+    };
   }
   void add(const Query& q) {
     if (queries_.size() == chunk_) run();
@@ -82,7 +86,8 @@ class ChunkedJoin {
   void run() {
     std::vector<JoinHit> sorted;  // --sort only
     const BatchStats s = join(index_, queries_, options_, [&](std::span<const JoinHit> batch) {
-      if (a_.sort) sorted.insert(sorted.end(), batch.begin(), batch.end());
+      if (a_.sort)
+        sorted.insert(sorted.end(), batch.begin(), batch.end());
       else
         for (const JoinHit& h : batch) print_hit(out_, h, a_.json);
     });
@@ -135,7 +140,8 @@ void run_join(const JoinArgs& a) {
 
 void add_join_command(CLI::App& app) {
   auto args = std::make_shared<JoinArgs>();
-  auto* cmd = app.add_subcommand("join", "Find every stored fingerprint within k bits of each query of a set (all cores)");
+  auto* cmd = app.add_subcommand(
+      "join", "Find every stored fingerprint within k bits of each query of a set (all cores)");
   cmd->footer(
       "QUERIES holds lines FINGERPRINT or FINGERPRINT<TAB>ID (decimal or 0x-hex; without ids a line's\n"
       "0-based number is its id; .gz and .zst are read as such), or with --text documents as for\n"
@@ -158,8 +164,9 @@ void add_join_command(CLI::App& app) {
   cmd->add_option("queries", args->queries, "Query input (default: stdin)");
   cmd->add_flag("--json", args->json, "JSON Lines output");
   cmd->add_flag("--sort", args->sort, "Sort the output (holds a chunk's hits in memory)");
-  cmd->add_option("--memory", args->memory,
-                  "Memory bound for the queries held at once, e.g. 64M or 2G (default: a quarter of physical memory)");
+  cmd->add_option(
+      "--memory", args->memory,
+      "Memory bound for the queries held at once, e.g. 64M or 2G (default: a quarter of physical memory)");
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and hits per table on stderr");
   cmd->add_flag("--text", args->text, "Queries are documents instead of fingerprints");
   add_text_options(*cmd, args->text_options);

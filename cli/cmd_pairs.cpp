@@ -6,8 +6,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/search_options.h"
 #include "cli/progress.h"
+#include "cli/search_options.h"
 #include "simdex/batch.h"
 
 namespace simdex::cli {
@@ -49,7 +49,8 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
 }
 
 void run_pairs(const PairsArgs& a) {
-  if (a.format == "seomoz" && a.ids) throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+  if (a.format == "seomoz" && a.ids)
+    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
   const Index index = Index::open(a.index);
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
@@ -69,7 +70,8 @@ void run_pairs(const PairsArgs& a) {
     }
   });
   progress.finish();
-  std::sort(all.begin(), all.end(), [](const NearPair& x, const NearPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
+  std::sort(all.begin(), all.end(),
+            [](const NearPair& x, const NearPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
   for (const NearPair& p : all) print_pair(out, p, a);
   out.close();
   if (a.stats) {
@@ -102,7 +104,8 @@ void add_pairs_command(CLI::App& app) {
       "  simdex pairs docs.sdx --ids --sort --threads 4\n"
       "  simdex pairs docs.sdx --format seomoz");
   add_search_options(*cmd, *args, true);
-  cmd->add_flag("--ids", args->ids, "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
+  cmd->add_flag("--ids", args->ids,
+                "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
   cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
       ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
   cmd->add_flag("--sort", args->sort, "Sort the output by (A, B) (holds every pair in memory)");

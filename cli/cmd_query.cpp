@@ -48,14 +48,17 @@ void run_query(const QueryArgs& a) {
     index.check_unchanged();  // the ids were read from the mapping just now
   };
   if (a.text) {
-    if (a.fingerprints.size() > 1) throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
+    if (a.fingerprints.size() > 1)
+      throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
     for_each_text_fingerprint(input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); });
     return out.close();
   }
   auto parse = [](std::string_view text, const std::string& where) {
     const auto fp = parse_fingerprint(text);
-    if (!fp) throw Error(errc::input, where + ": '" + std::string(text.substr(0, 40)) + "' is not a 64-bit fingerprint");
+    if (!fp)
+      throw Error(errc::input,
+                  where + ": '" + std::string(text.substr(0, 40)) + "' is not a 64-bit fingerprint");
     return *fp;
   };
   if (!a.fingerprints.empty()) {

@@ -18,15 +18,19 @@ void run_verify(const std::string& path) {
     out.close();
     throw Error(e.code(), "'" + path + "' failed verification");
   }
-  for (const auto& u : report.unchecked)  // not a failure: the file is neither accepted nor rejected by the rule
-    std::cerr << "simdex: warning: rule " << errc_name(u.code) << " unchecked at " << u.where << ": " << printable(u.what) << "\n";
+  for (const auto& u :
+       report.unchecked)  // not a failure: the file is neither accepted nor rejected by the rule
+    std::cerr << "simdex: warning: rule " << errc_name(u.code) << " unchecked at " << u.where << ": "
+              << printable(u.what) << "\n";
   if (report.ok()) {
-    out.print("{}: OK ({} bytes, {} blocks checked{})\n", printable(path), report.bytes_checked, report.blocks_checked,
-              report.unchecked.empty() ? "" : "; some rules unchecked, see stderr");
+    out.print("{}: OK ({} bytes, {} blocks checked{})\n", printable(path), report.bytes_checked,
+              report.blocks_checked, report.unchecked.empty() ? "" : "; some rules unchecked, see stderr");
     return out.close();
   }
-  out.print("{}: BAD, {}{} problem(s)\n", printable(path), report.problems.size(), report.problems.size() >= 100 ? "+" : "");
-  for (const auto& p : report.problems) out.print("  {} at {}: {}\n", errc_name(p.code), p.where, printable(p.what));
+  out.print("{}: BAD, {}{} problem(s)\n", printable(path), report.problems.size(),
+            report.problems.size() >= 100 ? "+" : "");
+  for (const auto& p : report.problems)
+    out.print("  {} at {}: {}\n", errc_name(p.code), p.where, printable(p.what));
   out.close();
   throw Error(report.problems.front().code, "'" + path + "' failed verification");
 }

@@ -52,11 +52,13 @@ std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view 
   const bool has_id = tab != std::string_view::npos;
   if (with_ids_ < 0) with_ids_ = has_id;
   if (has_id != static_cast<bool>(with_ids_))
-    fail(with_ids_ ? "expected FINGERPRINT<TAB>ID like the lines before" : "expected a lone FINGERPRINT like the lines before");
+    fail(with_ids_ ? "expected FINGERPRINT<TAB>ID like the lines before"
+                   : "expected a lone FINGERPRINT like the lines before");
   const std::string_view fp_text = has_id ? line.substr(0, tab) : line;
   const auto fp = parse_fingerprint(fp_text);
   if (!fp)
-    fail("'" + std::string(fp_text.substr(0, 40)) + "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)");
+    fail("'" + std::string(fp_text.substr(0, 40)) +
+         "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)");
   if (!has_id) return std::pair{*fp, line_ - 1};
   const std::string_view id_text = line.substr(tab + 1);
   const auto id = parse_id(id_text);
@@ -79,8 +81,10 @@ uint64_t parse_size(const std::string& text, const std::string& option) {
   if (unit.size() > 1 && unit.back() == 'I') unit.pop_back();
   const std::string units = "KMGT";
   double scale = 1;
-  if (unit.size() == 1 && units.find(unit[0]) != std::string::npos) scale = std::pow(1024.0, static_cast<double>(units.find(unit[0]) + 1));
-  else if (!unit.empty() && unit != "B") end = 0;
+  if (unit.size() == 1 && units.find(unit[0]) != std::string::npos)
+    scale = std::pow(1024.0, static_cast<double>(units.find(unit[0]) + 1));
+  else if (!unit.empty() && unit != "B")
+    end = 0;
   const double bytes = value * scale;
   if (end == 0 || !(bytes >= 1 << 20) || bytes > 1e18)
     throw Error(errc::usage, option + " " + text + ": expected a size of at least 1M, such as 512M or 2G");

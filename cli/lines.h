@@ -20,7 +20,9 @@ uint64_t parse_size(const std::string& text, const std::string& option);
 inline std::string_view chomp(std::string_view line) {
   return !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
 }
-inline bool is_blank(std::string_view line) { return line.find_first_not_of(" \t") == std::string_view::npos; }
+inline bool is_blank(std::string_view line) {
+  return line.find_first_not_of(" \t") == std::string_view::npos;
+}
 
 // Reads `FINGERPRINT` or `FINGERPRINT<TAB>ID` lines; the first data line decides which, and every
 // other line must match. Blank lines are skipped; without ids the id is the 0-based line number.

@@ -33,7 +33,9 @@ Output::~Output() {
   }
 }
 
-void Output::fail(int error) const { throw Error(errc::io, "writing " + name_ + ": " + std::strerror(error)); }
+void Output::fail(int error) const {
+  throw Error(errc::io, "writing " + name_ + ": " + std::strerror(error));
+}
 
 void Output::flush() {
   const char* p = buffer_.data();
@@ -79,12 +81,18 @@ std::string printable(std::string_view text) {
     const auto u = static_cast<unsigned char>(text[i]);
     const bool c1 = u == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (u == '\t') out += "\\t";
-    else if (u == '\n') out += "\\n";
-    else if (u == '\r') out += "\\r";
-    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
-    else if (c1) out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
-    else out += text[i];
+    if (u == '\t')
+      out += "\\t";
+    else if (u == '\n')
+      out += "\\n";
+    else if (u == '\r')
+      out += "\\r";
+    else if (u < 0x20 || u == 0x7f)
+      out += fmt::format("\\x{:02x}", u);
+    else if (c1)
+      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
+    else
+      out += text[i];
   }
   return out;
 }

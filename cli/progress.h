@@ -13,7 +13,7 @@ class Progress {
   explicit Progress(bool enabled);
   static bool stderr_is_terminal();
   void update(std::string_view stage, uint64_t done, uint64_t total);  // total 0: unknown
-  void finish();  // ends the line, if one is showing
+  void finish();                                                       // ends the line, if one is showing
 
  private:
   bool enabled_;

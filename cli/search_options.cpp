@@ -8,9 +8,10 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
       ->check(CLI::Range(0, 64));
   if (threads) {
     cmd.add_option("--threads", args.threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
-    cmd.add_flag("--force", args.force,
-                 "Go on when the index's prefixes would make the work explode (by default refused above about "
-                 "1.4e11 entry comparisons, exit 1)");
+    cmd.add_flag(
+        "--force", args.force,
+        "Go on when the index's prefixes would make the work explode (by default refused above about "
+        "1.4e11 entry comparisons, exit 1)");
   }
 }
 

@@ -52,10 +52,14 @@ FingerprintOptions fingerprint_options(const TextOptions& o) {
   if (o.shingle_size < 1 || o.shingle_size > FingerprintOptions::max_shingle_size)
     throw Error(errc::usage, "--shingle must be 1.." + std::to_string(FingerprintOptions::max_shingle_size));
   f.shingle_size = o.shingle_size;
-  if (o.weighting == "binary") f.weighting = Weighting::binary;
-  else if (o.weighting != "frequency") throw Error(errc::usage, "--weighting must be frequency or binary");
-  if (o.stopwords == "english") f.stopwords = english_stopwords();
-  else if (o.stopwords != "none") throw Error(errc::usage, "--stopwords must be none or english");
+  if (o.weighting == "binary")
+    f.weighting = Weighting::binary;
+  else if (o.weighting != "frequency")
+    throw Error(errc::usage, "--weighting must be frequency or binary");
+  if (o.stopwords == "english")
+    f.stopwords = english_stopwords();
+  else if (o.stopwords != "none")
+    throw Error(errc::usage, "--stopwords must be none or english");
   if (!o.stopwords_file.empty()) {
     const std::vector<std::string> more = read_stopwords_file(o.stopwords_file);
     f.stopwords.insert(f.stopwords.end(), more.begin(), more.end());
@@ -67,11 +71,16 @@ namespace {
 
 DocumentOptions document_options(const TextOptions& o) {
   DocumentOptions d;
-  if (o.input_format == "auto") d.format = DocumentFormat::automatic;
-  else if (o.input_format == "jsonl") d.format = DocumentFormat::jsonl;
-  else if (o.input_format == "lines") d.format = DocumentFormat::lines;
-  else if (o.input_format == "dir") d.format = DocumentFormat::directory;
-  else throw Error(errc::usage, "unknown --input-format '" + o.input_format + "'");
+  if (o.input_format == "auto")
+    d.format = DocumentFormat::automatic;
+  else if (o.input_format == "jsonl")
+    d.format = DocumentFormat::jsonl;
+  else if (o.input_format == "lines")
+    d.format = DocumentFormat::lines;
+  else if (o.input_format == "dir")
+    d.format = DocumentFormat::directory;
+  else
+    throw Error(errc::usage, "unknown --input-format '" + o.input_format + "'");
   d.id_field = o.id_field;
   d.text_field = o.text_field;
   d.max_line_bytes = o.max_line_bytes;
@@ -80,7 +89,8 @@ DocumentOptions document_options(const TextOptions& o) {
 
 }  // namespace
 
-void for_each_text_fingerprint(const std::string& input, const TextOptions& o, const std::string& listing_beside,
+void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
+                               const std::string& listing_beside,
                                const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
   Fingerprinter fingerprinter(fingerprint_options(o));
   DocumentSource documents(input, document_options(o));
@@ -88,8 +98,9 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o, c
     std::string listing = o.paths_file;
     if (listing.empty() && !listing_beside.empty()) listing = listing_beside + ".paths.tsv";
     if (listing.empty())
-      throw Error(errc::usage, "a directory input needs --paths FILE for its ID<TAB>PATH listing when the "
-                               "output goes to stdout");
+      throw Error(errc::usage,
+                  "a directory input needs --paths FILE for its ID<TAB>PATH listing when the "
+                  "output goes to stdout");
     documents.write_paths(listing);
   }
   Document doc;

@@ -16,10 +16,10 @@ struct TextOptions {
   std::string id_field = "id";
   std::string text_field = "text";
   unsigned shingle_size = 3;
-  std::string weighting = "frequency";  // frequency | binary
-  std::string stopwords = "none";       // none | english
-  std::string stopwords_file;           // more stopwords, one a line
-  std::string paths_file;               // directory input: where the ID<TAB>PATH listing goes
+  std::string weighting = "frequency";                 // frequency | binary
+  std::string stopwords = "none";                      // none | english
+  std::string stopwords_file;                          // more stopwords, one a line
+  std::string paths_file;                              // directory input: where the ID<TAB>PATH listing goes
   std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
 };
 

@@ -1,7 +1,6 @@
 // simdex::DocumentSource: the ids a program linking simdex gets, the same as the CLI's (the CLI's
 // own flags and listing file are tested in tests/cli_test.sh).
 #include <doctest/doctest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -68,7 +67,8 @@ std::string error_of(const std::string& input, simdex::DocumentOptions options =
 
 TEST_CASE("a file is JSON Lines unless told otherwise; plain lines get their line number as id") {
   TempDir t;
-  const auto jsonl = t.write("docs.jsonl", "{\"id\": 42, \"text\": \"Hello, World!\"}\n\n{\"id\": 7, \"text\": \"\"}\n");
+  const auto jsonl =
+      t.write("docs.jsonl", "{\"id\": 42, \"text\": \"Hello, World!\"}\n\n{\"id\": 7, \"text\": \"\"}\n");
   DocumentSource a(jsonl);
   CHECK(a.format() == DocumentFormat::jsonl);
   CHECK(read_all(a) == Docs{{42, "Hello, World!"}, {7, ""}});
@@ -88,7 +88,8 @@ TEST_CASE("a directory: its files in byte order of their relative paths, id = po
   DocumentSource d((t.path / "in").string());
   CHECK(d.format() == DocumentFormat::directory);
   CHECK(d.paths() == std::vector<std::string>{"B.txt", "a.txt", "b.txt", "sub/c.txt"});
-  CHECK(read_all(d) == Docs{{0, "upper case sorts first"}, {1, "alpha text"}, {2, "beta text"}, {3, "gamma"}});
+  CHECK(read_all(d) ==
+        Docs{{0, "upper case sorts first"}, {1, "alpha text"}, {2, "beta text"}, {3, "gamma"}});
   const auto listing = (t.path / "paths.tsv").string();
   d.write_paths(listing);
   CHECK(slurp(listing) == "0\tB.txt\n1\ta.txt\n2\tb.txt\n3\tsub/c.txt\n");
@@ -110,6 +111,6 @@ TEST_CASE("a stopwords file: one a line, CR LF and blank lines allowed") {
   TempDir t;
   CHECK(simdex::read_stopwords_file(t.write("stop.txt", "the\r\n\nand\nof")) ==
         std::vector<std::string>{"the", "and", "of"});
-  CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path / "none.txt").string()), doctest::Contains("io: cannot open"),
-                       simdex::Error);
+  CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path / "none.txt").string()),
+                       doctest::Contains("io: cannot open"), simdex::Error);
 }

@@ -1,13 +1,12 @@
 #include "fingerprint/documents.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "fingerprint/utf8.h"
@@ -22,8 +21,12 @@ namespace text {
 
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
                                std::string id_field, std::string text_field, std::size_t max_line_bytes)
-    : in_(in), name_(std::move(name)), format_(format), id_field_(std::move(id_field)),
-      text_field_(std::move(text_field)), max_line_bytes_(max_line_bytes) {}
+    : in_(in),
+      name_(std::move(name)),
+      format_(format),
+      id_field_(std::move(id_field)),
+      text_field_(std::move(text_field)),
+      max_line_bytes_(max_line_bytes) {}
 
 bool DocumentReader::next(Document& doc) {
   for (;;) {
@@ -110,11 +113,13 @@ struct DocumentSource::Impl {
   std::string text;
 };
 
-DocumentSource::DocumentSource(const std::string& input, DocumentOptions options) : impl_(std::make_unique<Impl>()) {
+DocumentSource::DocumentSource(const std::string& input, DocumentOptions options)
+    : impl_(std::make_unique<Impl>()) {
   std::error_code ec;
   const bool is_dir = input != "-" && fs::is_directory(input, ec);
   DocumentFormat format = options.format;
-  if (format == DocumentFormat::automatic) format = is_dir ? DocumentFormat::directory : DocumentFormat::jsonl;
+  if (format == DocumentFormat::automatic)
+    format = is_dir ? DocumentFormat::directory : DocumentFormat::jsonl;
   impl_->format = format;
   if (format == DocumentFormat::directory) {
     if (!is_dir) throw Error(errc::usage, "directory input needs a directory, not '" + input + "'");
@@ -122,7 +127,8 @@ DocumentSource::DocumentSource(const std::string& input, DocumentOptions options
     impl_->paths = list_files(impl_->dir);
     return;
   }
-  if (is_dir) throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
+  if (is_dir)
+    throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
   impl_->in.emplace(input);
   impl_->reader.emplace(impl_->in->stream(), impl_->in->name(), format, std::move(options.id_field),
                         std::move(options.text_field), options.max_line_bytes);

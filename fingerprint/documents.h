@@ -16,9 +16,8 @@ class DocumentReader {
  public:
   // `name` names the input in error messages ("<stdin>", a path). `format` is jsonl or lines.
   // A line longer than max_line_bytes is an error (errc::input naming the line), not a document.
-  DocumentReader(std::istream& in, std::string name, DocumentFormat format,
-                 std::string id_field = "id", std::string text_field = "text",
-                 std::size_t max_line_bytes = std::size_t{64} << 20);
+  DocumentReader(std::istream& in, std::string name, DocumentFormat format, std::string id_field = "id",
+                 std::string text_field = "text", std::size_t max_line_bytes = std::size_t{64} << 20);
 
   // Reads the next document; false at the end of the input. Throws simdex::Error: errc::input for
   // a malformed line (naming the input and line number), errc::io for a read error.

@@ -1,10 +1,11 @@
+#include "fingerprint/documents.h"
+
 #include <doctest/doctest.h>
 
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "fingerprint/documents.h"
 #include "simdex/error.h"
 
 using simdex::Document;
@@ -59,22 +60,29 @@ TEST_CASE("JSON Lines with other field names") {
 
 TEST_CASE("malformed JSON Lines name the line") {
   const std::string ok = "{\"id\": 1, \"text\": \"a\"}\n";
-  CHECK(error_of(ok + "{\"id\": 2, \"text\": \"b\"\n").find("test.jsonl:2: not valid JSON") != std::string::npos);
+  CHECK(error_of(ok + "{\"id\": 2, \"text\": \"b\"\n").find("test.jsonl:2: not valid JSON") !=
+        std::string::npos);
   CHECK(error_of(ok + ok + "[1, 2]\n").find("test.jsonl:3: expected a JSON object") != std::string::npos);
   CHECK(error_of("{\"text\": \"a\"}\n").find(":1: no field \"id\"") != std::string::npos);
   CHECK(error_of("{\"id\": 1}\n").find(":1: no field \"text\"") != std::string::npos);
-  CHECK(error_of("{\"id\": -1, \"text\": \"a\"}\n").find(":1: field \"id\" must be an integer") != std::string::npos);
+  CHECK(error_of("{\"id\": -1, \"text\": \"a\"}\n").find(":1: field \"id\" must be an integer") !=
+        std::string::npos);
   CHECK(error_of("{\"id\": 1.5, \"text\": \"a\"}\n").find("must be an integer") != std::string::npos);
   CHECK(error_of("{\"id\": \"1\", \"text\": \"a\"}\n").find("must be an integer") != std::string::npos);
-  CHECK(error_of("{\"id\": 18446744073709551616, \"text\": \"a\"}\n").find("must be an integer") != std::string::npos);
-  CHECK(error_of("{\"id\": 1, \"text\": 5}\n").find(":1: field \"text\" must be a JSON string") != std::string::npos);
+  CHECK(error_of("{\"id\": 18446744073709551616, \"text\": \"a\"}\n").find("must be an integer") !=
+        std::string::npos);
+  CHECK(error_of("{\"id\": 1, \"text\": 5}\n").find(":1: field \"text\" must be a JSON string") !=
+        std::string::npos);
   CHECK(error_of("{\"id\": 1, \"text\": \"\\ud800\"}\n").find(":1: not valid JSON") != std::string::npos);
   CHECK(error_of(ok) == "");
 }
 
 TEST_CASE("ill-formed UTF-8 in JSON Lines is replaced, not rejected") {
-  CHECK(read_all("{\"id\": 3, \"text\": \"a\xFF" "b\xE4\xB8\"}\n", DocumentFormat::jsonl) ==
-        std::vector<Doc>{{3, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD"}});
+  CHECK(read_all("{\"id\": 3, \"text\": \"a\xFF"
+                 "b\xE4\xB8\"}\n",
+                 DocumentFormat::jsonl) == std::vector<Doc>{{3,
+                                                             "a\xEF\xBF\xBD"
+                                                             "b\xEF\xBF\xBD"}});
 }
 
 TEST_CASE("plain lines: every line is a document, id = 0-based line number") {

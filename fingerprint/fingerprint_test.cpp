@@ -1,3 +1,5 @@
+#include "simdex/fingerprint.h"
+
 #include <doctest/doctest.h>
 #include <xxhash.h>
 
@@ -6,7 +8,6 @@
 #include <vector>
 
 #include "simdex/error.h"
-#include "simdex/fingerprint.h"
 
 using simdex::Fingerprinter;
 using simdex::FingerprintOptions;
@@ -35,7 +36,8 @@ std::uint64_t tally(const V& features) {
 
 TEST_CASE("features are shingles of normalized tokens joined by one space") {
   Fingerprinter f(shingles(3));
-  CHECK(f.features("The quick, brown FOX jumps!") == V{"the quick brown", "quick brown fox", "brown fox jumps"});
+  CHECK(f.features("The quick, brown FOX jumps!") ==
+        V{"the quick brown", "quick brown fox", "brown fox jumps"});
   CHECK(f.features("one two") == V{"one two"});  // fewer tokens than a shingle: one feature
   CHECK(f.features("") == V{});
   CHECK(f.features(" \t--- ") == V{});
@@ -45,7 +47,8 @@ TEST_CASE("features are shingles of normalized tokens joined by one space") {
 
 TEST_CASE("the fingerprint is the tally of the features' XXH3 hashes") {
   std::mt19937_64 rng(3);
-  const V words{"alpha", "beta", "gamma", "delta", "\xC3\xA9t\xC3\xA9", "\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97", "x"};
+  const V words{
+      "alpha", "beta", "gamma", "delta", "\xC3\xA9t\xC3\xA9", "\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97", "x"};
   for (unsigned w = 1; w <= 4; ++w) {
     Fingerprinter f(shingles(w));
     for (int round = 0; round < 200; ++round) {
@@ -82,10 +85,12 @@ TEST_CASE("case, width, composition and ignorables do not change the fingerprint
   const auto base = f.fingerprint("cafe creme brulee hello world");
   CHECK(f.fingerprint("CAFE Creme BRULEE hello WORLD") == base);
   CHECK(f.fingerprint("  cafe, creme; brulee -- hello   world!") == base);
-  CHECK(f.fingerprint("\xEF\xBD\x83\xEF\xBD\x81\xEF\xBD\x86\xEF\xBD\x85" " creme brulee hello world") == base);
-  CHECK(f.fingerprint("ca\xC2\xAD" "fe creme brulee hello world") == base);  // soft hyphen
-  CHECK(f.fingerprint("caf\xC3\xA9") == f.fingerprint("cafe\xCC\x81"));   // NFC = NFD
-  CHECK(f.fingerprint("caf\xC3\xA9") != f.fingerprint("cafe"));           // accents are kept
+  CHECK(f.fingerprint("\xEF\xBD\x83\xEF\xBD\x81\xEF\xBD\x86\xEF\xBD\x85"
+                      " creme brulee hello world") == base);
+  CHECK(f.fingerprint("ca\xC2\xAD"
+                      "fe creme brulee hello world") == base);           // soft hyphen
+  CHECK(f.fingerprint("caf\xC3\xA9") == f.fingerprint("cafe\xCC\x81"));  // NFC = NFD
+  CHECK(f.fingerprint("caf\xC3\xA9") != f.fingerprint("cafe"));          // accents are kept
 }
 
 TEST_CASE("word order and content matter") {
@@ -128,7 +133,8 @@ TEST_CASE("any bytes are accepted, and a reused Fingerprinter gives what a fresh
   std::string s;
   for (int round = 0; round < 3000; ++round) {
     s.resize(rng() % 200);
-    for (char& c : s) c = static_cast<char>(rng() % 3 == 0 ? rng() % 256 : 'a' + rng() % 26 - (rng() % 8 == 0 ? 64 : 0));
+    for (char& c : s)
+      c = static_cast<char>(rng() % 3 == 0 ? rng() % 256 : 'a' + rng() % 26 - (rng() % 8 == 0 ? 64 : 0));
     const auto fp = reused.fingerprint(s);
     if (round % 50 == 0) CHECK(fp == simdex::fingerprint(s));
   }

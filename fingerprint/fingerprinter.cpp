@@ -121,8 +121,8 @@ struct Fingerprinter::Impl {
 Fingerprinter::Fingerprinter(FingerprintOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.shingle_size < 1 || options.shingle_size > FingerprintOptions::max_shingle_size)
     throw Error(errc::usage, "shingle size must be 1.." +
-                                std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
-                                std::to_string(options.shingle_size));
+                                 std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
+                                 std::to_string(options.shingle_size));
   std::string repaired, normalized;
   for (const std::string& word : options.stopwords) {
     std::string_view valid = word;

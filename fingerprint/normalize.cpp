@@ -79,8 +79,7 @@ void Normalizer::normalize_with_icu(std::string_view in, std::string& out, std::
   while (!in.empty()) {
     const std::size_t cut = in.size() <= max_chunk ? in.size() : chunk_end(in, max_chunk);
     UErrorCode status = U_ZERO_ERROR;
-    nfkc_cf_->normalizeUTF8(0, icu::StringPiece(in.data(), static_cast<int32_t>(cut)), sink, nullptr,
-                            status);
+    nfkc_cf_->normalizeUTF8(0, icu::StringPiece(in.data(), static_cast<int32_t>(cut)), sink, nullptr, status);
     if (U_FAILURE(status))
       throw Error(errc::input, std::string("ICU normalization failed: ") + u_errorName(status));
     in.remove_prefix(cut);

@@ -1,11 +1,11 @@
 // Unicode normalization and case folding (spec/FINGERPRINT.md step 2): toNFKC_Casefold through ICU.
 #pragma once
 
+#include <unicode/uversion.h>  // declares the (versioned) icu namespace
+
 #include <cstddef>
 #include <string>
 #include <string_view>
-
-#include <unicode/uversion.h>  // declares the (versioned) icu namespace
 
 U_NAMESPACE_BEGIN
 class Normalizer2;
@@ -22,8 +22,7 @@ class Normalizer {
   // 2^31-1 bytes at once, so longer texts go in chunks, cut at normalization boundaries (which no
   // composition reaches across) so that the result is the same; a chunk is at most `max_chunk`
   // bytes unless no boundary lies within them.
-  void normalize(std::string_view in, std::string& out,
-                 std::size_t max_chunk = std::size_t{1} << 30) const;
+  void normalize(std::string_view in, std::string& out, std::size_t max_chunk = std::size_t{1} << 30) const;
 
   // The same without the all-ASCII shortcut: what the shortcut must agree with (tests).
   void normalize_with_icu(std::string_view in, std::string& out, std::size_t max_chunk) const;

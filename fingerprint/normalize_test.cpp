@@ -1,9 +1,9 @@
+#include "fingerprint/normalize.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
-
-#include "fingerprint/normalize.h"
 
 namespace {
 std::string nf(std::string_view s) {
@@ -17,13 +17,14 @@ std::string nf(std::string_view s) {
 TEST_CASE("NFKC_Casefold examples") {
   CHECK(nf("Hello WORLD") == "hello world");
   CHECK(nf("\xEF\xBC\xA8\xEF\xBD\x85\xEF\xBD\x8C\xEF\xBD\x8C\xEF\xBD\x8F") == "hello");  // fullwidth
-  CHECK(nf("e\xCC\x81") == "\xC3\xA9");          // e + combining acute -> é (composed)
-  CHECK(nf("\xC3\x89") == "\xC3\xA9");           // É -> é
-  CHECK(nf("Stra\xC3\x9F" "e") == "strasse");    // ß folds to ss
-  CHECK(nf("\xEF\xAC\x81") == "fi");             // ﬁ ligature
-  CHECK(nf("soft\xC2\xADhyphen") == "softhyphen");  // default-ignorable removed
+  CHECK(nf("e\xCC\x81") == "\xC3\xA9");  // e + combining acute -> é (composed)
+  CHECK(nf("\xC3\x89") == "\xC3\xA9");   // É -> é
+  CHECK(nf("Stra\xC3\x9F"
+           "e") == "strasse");                                          // ß folds to ss
+  CHECK(nf("\xEF\xAC\x81") == "fi");                                    // ﬁ ligature
+  CHECK(nf("soft\xC2\xADhyphen") == "softhyphen");                      // default-ignorable removed
   CHECK(nf("\xCE\xA3\xCE\x99\xCE\xA3") == "\xCF\x83\xCE\xB9\xCF\x83");  // ΣΙΣ -> σισ
-  CHECK(nf("\xEF\xBD\xB6\xEF\xBE\x9E") == "\xE3\x82\xAC");  // halfwidth ｶﾞ -> ガ
+  CHECK(nf("\xEF\xBD\xB6\xEF\xBE\x9E") == "\xE3\x82\xAC");              // halfwidth ｶﾞ -> ガ
   CHECK(nf("") == "");
 }
 
@@ -45,7 +46,9 @@ TEST_CASE("normalizing in chunks gives the same result") {
   // Mixed text with combining sequences that must not be split from their base.
   std::string text;
   for (int i = 0; i < 50; ++i)
-    text += "A\xCC\x8A" "bc \xE1\x84\x80\xE1\x85\xA1\xE1\x86\xA8 e\xCC\x81\xCC\xA3 \xEF\xAC\x81 \xE4\xB8\xAD ";
+    text +=
+        "A\xCC\x8A"
+        "bc \xE1\x84\x80\xE1\x85\xA1\xE1\x86\xA8 e\xCC\x81\xCC\xA3 \xEF\xAC\x81 \xE4\xB8\xAD ";
   std::string whole, chunked;
   n.normalize_with_icu(text, whole, std::size_t{1} << 30);
   for (std::size_t chunk : {1, 2, 3, 5, 7, 16, 100}) {

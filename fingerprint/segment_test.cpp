@@ -1,9 +1,9 @@
+#include "fingerprint/segment.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
-
-#include "fingerprint/segment.h"
 
 using simdex::text::CharClass;
 using simdex::text::classify;
@@ -24,16 +24,16 @@ TEST_CASE("character classes") {
   CHECK(classify(U' ') == CharClass::separator);
   CHECK(classify(U'\'') == CharClass::separator);
   CHECK(classify(U'_') == CharClass::separator);
-  CHECK(classify(U'\u00E9') == CharClass::word);      // é, Ll
-  CHECK(classify(U'\u0301') == CharClass::word);      // combining acute, Mn
-  CHECK(classify(U'\u00B2') == CharClass::word);      // superscript two, No
-  CHECK(classify(U'\u0416') == CharClass::word);      // Cyrillic
-  CHECK(classify(U'\u05D0') == CharClass::word);      // Hebrew
-  CHECK(classify(U'\uAC00') == CharClass::word);      // Hangul syllable: Korean has spaces
-  CHECK(classify(U'\u4E2D') == CharClass::bigram);    // Han
-  CHECK(classify(U'\u3042') == CharClass::bigram);    // Hiragana
-  CHECK(classify(U'\u30FC') == CharClass::bigram);    // Katakana prolonged sound mark, Lm
-  CHECK(classify(U'\u0E01') == CharClass::bigram);    // Thai
+  CHECK(classify(U'\u00E9') == CharClass::word);    // é, Ll
+  CHECK(classify(U'\u0301') == CharClass::word);    // combining acute, Mn
+  CHECK(classify(U'\u00B2') == CharClass::word);    // superscript two, No
+  CHECK(classify(U'\u0416') == CharClass::word);    // Cyrillic
+  CHECK(classify(U'\u05D0') == CharClass::word);    // Hebrew
+  CHECK(classify(U'\uAC00') == CharClass::word);    // Hangul syllable: Korean has spaces
+  CHECK(classify(U'\u4E2D') == CharClass::bigram);  // Han
+  CHECK(classify(U'\u3042') == CharClass::bigram);  // Hiragana
+  CHECK(classify(U'\u30FC') == CharClass::bigram);  // Katakana prolonged sound mark, Lm
+  CHECK(classify(U'\u0E01') == CharClass::bigram);  // Thai
   CHECK(classify(U'\U00020000') == CharClass::bigram);
   CHECK(classify(U'\u3002') == CharClass::separator);  // ideographic full stop
   CHECK(classify(U'\u30FB') == CharClass::separator);  // katakana middle dot, Po, in range
@@ -58,7 +58,8 @@ TEST_CASE("words are runs of letters, marks and numbers") {
   CHECK(tokens("hello, world") == V{"hello", "world"});
   CHECK(tokens("don't stop-me 42x") == V{"don", "t", "stop", "me", "42x"});
   CHECK(tokens("na\xC3\xAFve caf\xC3\xA9") == V{"na\xC3\xAFve", "caf\xC3\xA9"});
-  CHECK(tokens("\xD0\xBC\xD0\xB8\xD1\x80 \xD0\xB4\xD0\xBE") == V{"\xD0\xBC\xD0\xB8\xD1\x80", "\xD0\xB4\xD0\xBE"});
+  CHECK(tokens("\xD0\xBC\xD0\xB8\xD1\x80 \xD0\xB4\xD0\xBE") ==
+        V{"\xD0\xBC\xD0\xB8\xD1\x80", "\xD0\xB4\xD0\xBE"});
 }
 
 TEST_CASE("Han and Kana runs give overlapping character pairs") {

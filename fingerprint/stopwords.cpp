@@ -6,10 +6,9 @@ namespace simdex {
 
 const std::vector<std::string>& english_stopwords() {
   static const std::vector<std::string> words{
-      "a",    "an",   "and",  "are",   "as",    "at",   "be",   "but",  "by",
-      "for",  "if",   "in",   "into",  "is",    "it",   "no",   "not",  "of",
-      "on",   "or",   "such", "that",  "the",   "their", "then", "there", "these",
-      "they", "this", "to",   "was",   "will",  "with"};
+      "a",   "an",    "and",  "are",   "as",    "at",   "be",   "but", "by",  "for",  "if",
+      "in",  "into",  "is",   "it",    "no",    "not",  "of",   "on",  "or",  "such", "that",
+      "the", "their", "then", "there", "these", "they", "this", "to",  "was", "will", "with"};
   return words;
 }
 

@@ -23,7 +23,9 @@ inline char32_t next_code_point(std::string_view s, std::size_t& i) {
     ++i;
     return b0;
   }
-  auto cont = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k]) & 0x3F); };
+  auto cont = [&](std::size_t k) {
+    return static_cast<char32_t>(static_cast<unsigned char>(s[i + k]) & 0x3F);
+  };
   char32_t c;
   if (b0 < 0xE0) {
     c = (static_cast<char32_t>(b0 & 0x1F) << 6) | cont(1);

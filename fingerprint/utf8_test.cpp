@@ -1,9 +1,9 @@
+#include "fingerprint/utf8.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
-
-#include "fingerprint/utf8.h"
 
 using simdex::text::is_valid_utf8;
 using simdex::text::repair_utf8;
@@ -34,16 +34,16 @@ TEST_CASE("Unicode Table 3-8: one U+FFFD per maximal subpart") {
 }
 
 TEST_CASE("each kind of ill-formed sequence") {
-  CHECK(repaired("\x80") == R);                  // lone continuation byte
-  CHECK(repaired("\xC0\xAF") == R + R);          // overlong lead C0 never starts a sequence
-  CHECK(repaired("\xE0\x80\xAF") == R + R + R);  // overlong 3-byte: E0 needs A0..BF next
-  CHECK(repaired("\xED\xA0\x80") == R + R + R);  // surrogate U+D800
+  CHECK(repaired("\x80") == R);                          // lone continuation byte
+  CHECK(repaired("\xC0\xAF") == R + R);                  // overlong lead C0 never starts a sequence
+  CHECK(repaired("\xE0\x80\xAF") == R + R + R);          // overlong 3-byte: E0 needs A0..BF next
+  CHECK(repaired("\xED\xA0\x80") == R + R + R);          // surrogate U+D800
   CHECK(repaired("\xF4\x90\x80\x80") == R + R + R + R);  // above U+10FFFF
   CHECK(repaired("\xF5\x80") == R + R);
   CHECK(repaired("\xFF") == R);
-  CHECK(repaired("ab\xE4\xB8") == "ab" + R);      // truncated at the end: one replacement
+  CHECK(repaired("ab\xE4\xB8") == "ab" + R);  // truncated at the end: one replacement
   CHECK(repaired("\xF0\x9F\x98") == R);
-  CHECK(repaired("\xE4\xB8x") == R + "x");        // the offending byte starts again
+  CHECK(repaired("\xE4\xB8x") == R + "x");  // the offending byte starts again
   CHECK(repaired("\xC3\xC3\xA9") == R + "\xC3\xA9");
 }
 

@@ -51,12 +51,18 @@ const uint8_t* BlockEncoder::finish() {
 
 const char* block_status_text(BlockStatus s) {
   switch (s) {
-    case BlockStatus::ok: return "ok";
-    case BlockStatus::stopped: return "stopped";
-    case BlockStatus::bad_count: return "entry_count is 0 or larger than the block can hold";
-    case BlockStatus::bad_code: return "bits that start no Huffman code of the table";
-    case BlockStatus::bad_order: return "bit h of the previous entry is set (entries would not ascend)";
-    case BlockStatus::overrun: return "entries run past the end of the block";
+    case BlockStatus::ok:
+      return "ok";
+    case BlockStatus::stopped:
+      return "stopped";
+    case BlockStatus::bad_count:
+      return "entry_count is 0 or larger than the block can hold";
+    case BlockStatus::bad_code:
+      return "bits that start no Huffman code of the table";
+    case BlockStatus::bad_order:
+      return "bit h of the previous entry is set (entries would not ascend)";
+    case BlockStatus::overrun:
+      return "entries run past the end of the block";
   }
   return "?";
 }

@@ -23,7 +23,9 @@ inline unsigned h_of(uint64_t previous, uint64_t entry) {
   return 63u - static_cast<unsigned>(std::countl_zero(previous ^ entry));
 }
 inline uint64_t low_bits(uint64_t x, unsigned n) { return n == 0 ? 0 : x & (~uint64_t{0} >> (64 - n)); }
-inline uint64_t block_capacity_bits(uint32_t block_bytes) { return (uint64_t{block_bytes} - kBlockHeaderBytes) * 8; }
+inline uint64_t block_capacity_bits(uint32_t block_bytes) {
+  return (uint64_t{block_bytes} - kBlockHeaderBytes) * 8;
+}
 
 // Fills blocks entry by entry; the caller moves to a new block when add() says the entry won't fit.
 class BlockEncoder {
@@ -86,8 +88,7 @@ BlockResult decode_block(const uint8_t* block, uint32_t block_bytes, std::size_t
       w = load_be64(stream + byte);
     } else {
       w = 0;
-      for (std::size_t i = 0; i < 8; ++i)
-        w = (w << 8) | (byte + i < stream_readable ? stream[byte + i] : 0);
+      for (std::size_t i = 0; i < 8; ++i) w = (w << 8) | (byte + i < stream_readable ? stream[byte + i] : 0);
     }
     return w << (pos & 7);
   };

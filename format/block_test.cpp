@@ -75,7 +75,8 @@ TEST_CASE("blocks round-trip random, dense and extreme entries at every block si
 TEST_CASE("a table with a single distinct h codes it in one bit") {
   // Ascending entries can share one h only when there are two of them (bit h must go 0 -> 1), so a
   // single-h table is n = 2: try the lowest and the highest h.
-  for (const auto& values : {std::vector<uint64_t>{0, 1}, std::vector<uint64_t>{5, (uint64_t{1} << 63) | 5}}) {
+  for (const auto& values :
+       {std::vector<uint64_t>{0, 1}, std::vector<uint64_t>{5, (uint64_t{1} << 63) | 5}}) {
     const auto e = encode(values, 64);
     unsigned used = 0;
     for (auto l : e.lengths) used += l != 0;
@@ -96,7 +97,8 @@ TEST_CASE("corrupt blocks never read out of bounds and are reported") {
     auto b = e.blocks[rng() % e.blocks.size()];
     const auto byte = rng() % block_bytes;
     b[byte] ^= static_cast<uint8_t>(1u << (rng() % 8));
-    const auto r = decode_block(b.data(), block_bytes, b.size(), table, [](uint64_t, uint32_t) { return true; });
+    const auto r =
+        decode_block(b.data(), block_bytes, b.size(), table, [](uint64_t, uint32_t) { return true; });
     const bool checksum_ok = load_le32(b.data()) == checksum32(b.data() + 4, block_bytes - 4);
     CHECK(!checksum_ok);  // every single-bit flip is caught by the block checksum
     bad += r.status != BlockStatus::ok;

@@ -1,7 +1,8 @@
 #include "format/checksum.h"
 
-#include <new>
 #include <xxhash.h>
+
+#include <new>
 
 namespace simdex::format {
 
@@ -16,8 +17,6 @@ void Checksum64::reset() { XXH3_64bits_reset(static_cast<XXH3_state_t*>(state_))
 void Checksum64::update(const void* data, std::size_t size) {
   XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data, size);
 }
-uint64_t Checksum64::digest() const {
-  return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(state_));
-}
+uint64_t Checksum64::digest() const { return XXH3_64bits_digest(static_cast<const XXH3_state_t*>(state_)); }
 
 }  // namespace simdex::format

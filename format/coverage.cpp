@@ -12,8 +12,8 @@ namespace {
 // one class never meets more tables, so the search works on classes (for block schemes: the
 // blocks), at most 64 of them: table t's prefix becomes a mask of classes.
 struct Classes {
-  std::vector<uint64_t> tables;      // per table, the classes of its prefix bits
-  std::vector<uint64_t> first_bit;   // per class, its lowest bit
+  std::vector<uint64_t> tables;     // per table, the classes of its prefix bits
+  std::vector<uint64_t> first_bit;  // per class, its lowest bit
 };
 
 Classes classes_of(std::span<const uint64_t> masks) {

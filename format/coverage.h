@@ -24,6 +24,7 @@ struct Coverage {
 // The prefix masks come from format::prefix_mask (format/permutation.h).
 // prefix_masks[t]: the original bit positions of table t's prefix (a table with prefix_bits = 0
 // has none, is never missed, and so covers every k). `unchecked` when the budget ran out.
-Coverage check_coverage(std::span<const uint64_t> prefix_masks, unsigned k, uint64_t budget = kCoverageBudget);
+Coverage check_coverage(std::span<const uint64_t> prefix_masks, unsigned k,
+                        uint64_t budget = kCoverageBudget);
 
 }  // namespace simdex::format

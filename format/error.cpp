@@ -4,29 +4,52 @@ namespace simdex {
 
 std::string_view errc_name(errc code) {
   switch (code) {
-    case errc::io: return "io";
-    case errc::usage: return "usage";
-    case errc::input: return "input";
-    case errc::file_too_small: return "file_too_small";
-    case errc::bad_magic: return "bad_magic";
-    case errc::unsupported_version: return "unsupported_version";
-    case errc::header_checksum: return "header_checksum";
-    case errc::reserved_nonzero: return "reserved_nonzero";
-    case errc::bad_header_field: return "bad_header_field";
-    case errc::file_size_mismatch: return "file_size_mismatch";
-    case errc::section_layout: return "section_layout";
-    case errc::section_checksum: return "section_checksum";
-    case errc::bad_permutation: return "bad_permutation";
-    case errc::bad_code_lengths: return "bad_code_lengths";
-    case errc::block_checksum: return "block_checksum";
-    case errc::bad_block: return "bad_block";
-    case errc::keys_order: return "keys_order";
-    case errc::block_ranks: return "block_ranks";
-    case errc::bad_ids: return "bad_ids";
-    case errc::table_mismatch: return "table_mismatch";
-    case errc::file_changed: return "file_changed";
-    case errc::coverage: return "coverage";
-    case errc::work_limit: return "work_limit";
+    case errc::io:
+      return "io";
+    case errc::usage:
+      return "usage";
+    case errc::input:
+      return "input";
+    case errc::file_too_small:
+      return "file_too_small";
+    case errc::bad_magic:
+      return "bad_magic";
+    case errc::unsupported_version:
+      return "unsupported_version";
+    case errc::header_checksum:
+      return "header_checksum";
+    case errc::reserved_nonzero:
+      return "reserved_nonzero";
+    case errc::bad_header_field:
+      return "bad_header_field";
+    case errc::file_size_mismatch:
+      return "file_size_mismatch";
+    case errc::section_layout:
+      return "section_layout";
+    case errc::section_checksum:
+      return "section_checksum";
+    case errc::bad_permutation:
+      return "bad_permutation";
+    case errc::bad_code_lengths:
+      return "bad_code_lengths";
+    case errc::block_checksum:
+      return "block_checksum";
+    case errc::bad_block:
+      return "bad_block";
+    case errc::keys_order:
+      return "keys_order";
+    case errc::block_ranks:
+      return "block_ranks";
+    case errc::bad_ids:
+      return "bad_ids";
+    case errc::table_mismatch:
+      return "table_mismatch";
+    case errc::file_changed:
+      return "file_changed";
+    case errc::coverage:
+      return "coverage";
+    case errc::work_limit:
+      return "work_limit";
   }
   return "unknown";
 }

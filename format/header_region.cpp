@@ -20,15 +20,21 @@ std::optional<uint64_t> expected_section_bytes(uint32_t index, const FileHeader&
   const uint32_t table = expected_section_table(index, h.table_count);
   uint64_t count = 0, unit = 8;
   switch (expected_section_kind(index, h.table_count)) {
-    case SectionKind::blocks: count = tables[table].block_count, unit = h.block_bytes; break;
+    case SectionKind::blocks:
+      count = tables[table].block_count, unit = h.block_bytes;
+      break;
     case SectionKind::block_keys:
-    case SectionKind::block_ranks: count = tables[table].block_count; break;
+    case SectionKind::block_ranks:
+      count = tables[table].block_count;
+      break;
     case SectionKind::id_offsets:
       if (h.id_layout == IdLayout::single) return 0;
       if (h.fingerprint_count == UINT64_MAX) return std::nullopt;
       count = h.fingerprint_count + 1;
       break;
-    case SectionKind::ids: count = h.id_count; break;
+    case SectionKind::ids:
+      count = h.id_count;
+      break;
   }
   uint64_t bytes;
   if (__builtin_mul_overflow(count, unit, &bytes)) return std::nullopt;
@@ -41,14 +47,18 @@ FileHeader decode_header(const uint8_t* file, uint64_t size) {
     fail(errc::file_too_small, std::to_string(size) + " bytes, less than the 128-byte header");
   FileHeader h = FileHeader::decode_from(file);
   if (h.file_bytes != size)
-    fail(errc::file_size_mismatch, "the header says " + std::to_string(h.file_bytes) + " bytes, the file has " +
-                                       std::to_string(size) + " (truncated or appended to)");
+    fail(errc::file_size_mismatch, "the header says " + std::to_string(h.file_bytes) +
+                                       " bytes, the file has " + std::to_string(size) +
+                                       " (truncated or appended to)");
   if (auto why = check_table_count(h.table_count); !why.empty()) fail(errc::bad_header_field, why);
   if (h.section_count != section_count_for(h.table_count))
-    fail(errc::bad_header_field, "section_count " + std::to_string(h.section_count) + " is not 3 * table_count + 2");
+    fail(errc::bad_header_field,
+         "section_count " + std::to_string(h.section_count) + " is not 3 * table_count + 2");
   const uint64_t region = header_region_bytes(h.table_count);
-  if (region > size) fail(errc::file_too_small, "the header region needs " + std::to_string(region) + " bytes");
-  if (header_region_checksum(file, region) != h.header_checksum) fail(errc::header_checksum, "header checksum mismatch");
+  if (region > size)
+    fail(errc::file_too_small, "the header region needs " + std::to_string(region) + " bytes");
+  if (header_region_checksum(file, region) != h.header_checksum)
+    fail(errc::header_checksum, "header checksum mismatch");
   h.check_fields(file);
   return h;
 }
@@ -103,15 +113,18 @@ HeaderRegion HeaderRegion::decode_from(const uint8_t* file, uint64_t size) {
                                      std::to_string(s.table) + " out of order");
     const std::optional<uint64_t> want = expected_section_bytes(i, h, r.tables);
     if (s.offset != expected_offset)
-      fail(errc::section_layout, name + "starts at " + std::to_string(s.offset) + ", expected " + std::to_string(expected_offset));
+      fail(errc::section_layout,
+           name + "starts at " + std::to_string(s.offset) + ", expected " + std::to_string(expected_offset));
     if (!want) fail(errc::section_layout, name + "size overflows 64 bits");
     if (s.bytes != *want)
-      fail(errc::section_layout, name + std::to_string(s.bytes) + " bytes, expected " + std::to_string(*want));
+      fail(errc::section_layout,
+           name + std::to_string(s.bytes) + " bytes, expected " + std::to_string(*want));
     if (s.bytes > size - s.offset) fail(errc::section_layout, name + "runs past the end of the file");
     expected_offset = s.offset + s.bytes;
   }
   if (expected_offset != size)
-    fail(errc::section_layout, "the sections end at " + std::to_string(expected_offset) + ", the file at " + std::to_string(size));
+    fail(errc::section_layout,
+         "the sections end at " + std::to_string(expected_offset) + ", the file at " + std::to_string(size));
   return r;
 }
 

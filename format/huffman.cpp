@@ -86,7 +86,8 @@ std::string check_code_lengths(const CodeLengths& lengths, uint64_t entry_count)
     kraft += uint64_t{1} << (kMaxCodeLength - len);
   }
   if (used == 0)
-    return entry_count <= 1 ? "" : "no code lengths for a table of " + std::to_string(entry_count) + " entries";
+    return entry_count <= 1 ? ""
+                            : "no code lengths for a table of " + std::to_string(entry_count) + " entries";
   if (entry_count <= 1) return "code lengths present for a table of fewer than 2 entries";
   if (used == 1) {
     for (unsigned s = 0; s < kSymbols; ++s)

@@ -43,9 +43,8 @@ FileHeader FileHeader::decode_from(const uint8_t* in) {
   h.version_minor = load_le16(in + 10);
   if (h.version_major != kVersionMajor)
     throw Error(errc::unsupported_version,
-                "format version " + std::to_string(h.version_major) + "." +
-                    std::to_string(h.version_minor) + "; this reader reads major version " +
-                    std::to_string(kVersionMajor));
+                "format version " + std::to_string(h.version_major) + "." + std::to_string(h.version_minor) +
+                    "; this reader reads major version " + std::to_string(kVersionMajor));
   h.file_bytes = load_le64(in + 16);
   h.fingerprint_count = load_le64(in + 24);
   h.id_count = load_le64(in + 32);
@@ -75,7 +74,8 @@ void FileHeader::check_fields(const uint8_t* in) const {
   if (id_layout != IdLayout::offsets && id_layout != IdLayout::single)
     check("id_layout " + std::to_string(static_cast<unsigned>(id_layout)) + " is neither 0 nor 1");
   if (id_count < fingerprint_count)
-    check("id_count " + std::to_string(id_count) + " < fingerprint_count " + std::to_string(fingerprint_count));
+    check("id_count " + std::to_string(id_count) + " < fingerprint_count " +
+          std::to_string(fingerprint_count));
   if (fingerprint_count == 0 && id_count != 0) check("ids without fingerprints");
   if (id_layout == IdLayout::single && id_count != fingerprint_count)
     check("id_layout 1 (one id each) but id_count != fingerprint_count");
@@ -88,12 +88,13 @@ std::string check_table_count(uint32_t t) {
 
 std::string check_block_bytes(uint32_t b) {
   if (b >= kMinBlockBytes && b <= kMaxBlockBytes && b % 8 == 0) return "";
-  return "block_bytes " + std::to_string(b) + " is not a multiple of 8 in [" + std::to_string(kMinBlockBytes) +
-         ", " + std::to_string(kMaxBlockBytes) + "]";
+  return "block_bytes " + std::to_string(b) + " is not a multiple of 8 in [" +
+         std::to_string(kMinBlockBytes) + ", " + std::to_string(kMaxBlockBytes) + "]";
 }
 
 std::string check_scheme_name(std::string_view name) {
-  if (name.size() > kSchemeNameBytes) return "scheme_name '" + std::string(name) + "' is longer than 32 bytes";
+  if (name.size() > kSchemeNameBytes)
+    return "scheme_name '" + std::string(name) + "' is longer than 32 bytes";
   for (char c : name)
     if (c < 0x20 || c > 0x7e) return "scheme_name holds a byte that is not printable ASCII";
   return "";
@@ -114,20 +115,26 @@ TableDescriptor TableDescriptor::decode_from(const uint8_t* in, uint32_t table) 
   d.block_count = load_le64(in + 128);
   d.prefix_bits = in[136];
   if (!all_zero(in + 137, kEncodedBytes - 137))
-    throw Error(errc::reserved_nonzero, "table " + std::to_string(table) + ": reserved bytes 137..159 not zero");
+    throw Error(errc::reserved_nonzero,
+                "table " + std::to_string(table) + ": reserved bytes 137..159 not zero");
   if (d.prefix_bits > 64)
-    throw Error(errc::bad_header_field,
-                "table " + std::to_string(table) + ": prefix_bits " + std::to_string(d.prefix_bits) + " > 64");
+    throw Error(errc::bad_header_field, "table " + std::to_string(table) + ": prefix_bits " +
+                                            std::to_string(d.prefix_bits) + " > 64");
   return d;
 }
 
 const char* section_kind_name(SectionKind kind) {
   switch (kind) {
-    case SectionKind::blocks: return "BLOCKS";
-    case SectionKind::block_keys: return "BLOCK_KEYS";
-    case SectionKind::block_ranks: return "BLOCK_RANKS";
-    case SectionKind::id_offsets: return "ID_OFFSETS";
-    case SectionKind::ids: return "IDS";
+    case SectionKind::blocks:
+      return "BLOCKS";
+    case SectionKind::block_keys:
+      return "BLOCK_KEYS";
+    case SectionKind::block_ranks:
+      return "BLOCK_RANKS";
+    case SectionKind::id_offsets:
+      return "ID_OFFSETS";
+    case SectionKind::ids:
+      return "IDS";
   }
   return "UNKNOWN";
 }

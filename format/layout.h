@@ -96,9 +96,9 @@ struct SectionEntry {
 
 // The field rules a writer keeps and a reader checks (spec §3), written once: "" when `value`
 // keeps the rule, else why not.
-std::string check_table_count(uint32_t table_count);     // 1 <= T <= kMaxTables
-std::string check_block_bytes(uint32_t block_bytes);     // a multiple of 8 in [kMinBlockBytes, kMaxBlockBytes]
-std::string check_scheme_name(std::string_view name);    // at most 32 printable ASCII bytes
+std::string check_table_count(uint32_t table_count);   // 1 <= T <= kMaxTables
+std::string check_block_bytes(uint32_t block_bytes);   // a multiple of 8 in [kMinBlockBytes, kMaxBlockBytes]
+std::string check_scheme_name(std::string_view name);  // at most 32 printable ASCII bytes
 
 inline constexpr uint32_t section_count_for(uint32_t table_count) { return 3 * table_count + 2; }
 // Bytes of header + table descriptors + section table; the first section starts here.

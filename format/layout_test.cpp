@@ -1,10 +1,10 @@
-#include "format/header_region.h"
 #include "format/layout.h"
 
 #include <doctest/doctest.h>
 
 #include <vector>
 
+#include "format/header_region.h"
 #include "simdex/error.h"
 
 using namespace simdex::format;
@@ -35,7 +35,8 @@ TEST_CASE("header, descriptor and section entry round-trip") {
   CHECK_THROWS_WITH_AS(FileHeader::decode_from(buf.data()), doctest::Contains("bad_magic"), simdex::Error);
   buf[0] ^= 1;
   buf[8] = 2;
-  CHECK_THROWS_WITH_AS(FileHeader::decode_from(buf.data()), doctest::Contains("unsupported_version"), simdex::Error);
+  CHECK_THROWS_WITH_AS(FileHeader::decode_from(buf.data()), doctest::Contains("unsupported_version"),
+                       simdex::Error);
 
   SectionEntry e{SectionKind::ids, kNoTable, 4096, 800, 42};
   std::vector<uint8_t> sbuf(SectionEntry::kEncodedBytes);
@@ -93,6 +94,6 @@ TEST_CASE("header region: what the writer encodes the reader decodes, checked by
   CHECK(!check_scheme_name(std::string(33, 'a')).empty());
   r.header.block_bytes = 24;  // a writer's bad value is a reader's bad_header_field
   r.encode_to(file.data());
-  CHECK_THROWS_WITH_AS(HeaderRegion::decode_from(file.data(), file.size()), doctest::Contains("bad_header_field"),
-                       simdex::Error);
+  CHECK_THROWS_WITH_AS(HeaderRegion::decode_from(file.data(), file.size()),
+                       doctest::Contains("bad_header_field"), simdex::Error);
 }

@@ -25,7 +25,8 @@ Permutation::Permutation(const std::array<uint8_t, 64>& source_bit) : source_bit
 std::string Permutation::check(const std::array<uint8_t, 64>& source_bit) {
   uint64_t seen = 0;
   for (unsigned j = 0; j < 64; ++j) {
-    if (source_bit[j] > 63) return "source_bit[" + std::to_string(j) + "] = " + std::to_string(source_bit[j]) + " > 63";
+    if (source_bit[j] > 63)
+      return "source_bit[" + std::to_string(j) + "] = " + std::to_string(source_bit[j]) + " > 63";
     const uint64_t bit = uint64_t{1} << source_bit[j];
     if (seen & bit) return "source bit " + std::to_string(source_bit[j]) + " used twice";
     seen |= bit;

@@ -1,10 +1,11 @@
 // What readers need of a scheme: each table's prefix and whether the tables cover a distance (the
 // writer's policy, which tables to choose, is writer/scheme_policy.cpp).
+#include "simdex/scheme.h"
+
 #include <algorithm>
 
 #include "format/coverage.h"
 #include "format/permutation.h"
-#include "simdex/scheme.h"
 
 namespace simdex {
 

@@ -113,7 +113,8 @@ class DecodingBuf : public std::streambuf {
   DecodingBuf(Source source, const std::string& name) : source_(std::move(source)), in_(buffer_bytes) {
     while (in_end_ < 4 && !raw_end_) fill();  // enough for the magic bytes
     const auto* m = reinterpret_cast<const unsigned char*>(in_.data());
-    if (in_end_ >= 2 && m[0] == 0x1f && m[1] == 0x8b) decoder_ = std::make_unique<GzipDecoder>(name);
+    if (in_end_ >= 2 && m[0] == 0x1f && m[1] == 0x8b)
+      decoder_ = std::make_unique<GzipDecoder>(name);
     else if (in_end_ >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
       decoder_ = std::make_unique<ZstdDecoder>(name);
     if (decoder_) out_.resize(buffer_bytes);
@@ -123,7 +124,8 @@ class DecodingBuf : public std::streambuf {
     line.clear();
     bool any = false;
     for (;;) {
-      if (gptr() == egptr() && underflow() == traits_type::eof()) return any ? LineResult::ok : LineResult::end;
+      if (gptr() == egptr() && underflow() == traits_type::eof())
+        return any ? LineResult::ok : LineResult::end;
       any = true;
       const std::size_t avail = static_cast<std::size_t>(egptr() - gptr());
       const char* nl = static_cast<const char*>(std::memchr(gptr(), '\n', avail));
@@ -245,7 +247,8 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
   impl_->start(fd_source(fd, name_), name_);
 }
 
-InputStream::InputStream(std::istream& raw, std::string name) : impl_(std::make_unique<Impl>()), name_(std::move(name)) {
+InputStream::InputStream(std::istream& raw, std::string name)
+    : impl_(std::make_unique<Impl>()), name_(std::move(name)) {
   impl_->start(istream_source(raw, name_), name_);
 }
 

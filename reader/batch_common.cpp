@@ -1,34 +1,37 @@
 #include "reader/batch_common.h"
 
-#include "format/coverage.h"
-
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <exception>
 #include <string>
 #include <system_error>
 #include <thread>
 
+#include "format/coverage.h"
 #include "format/thread_count.h"
 
 namespace simdex::reader {
 
-unsigned batch_k(const IndexFile& file, const BatchOptions& options) { return file.search_distance(options.k); }
+unsigned batch_k(const IndexFile& file, const BatchOptions& options) {
+  return file.search_distance(options.k);
+}
 
 unsigned batch_threads(const BatchOptions& options) { return format::thread_count(options.threads); }
 
 std::vector<uint64_t> prefix_masks(const IndexFile& file) {
   std::vector<uint64_t> masks;
-  for (const TableView& t : file.tables()) masks.push_back(format::prefix_mask(t.descriptor.source_bit, t.prefix_bits()));
+  for (const TableView& t : file.tables())
+    masks.push_back(format::prefix_mask(t.descriptor.source_bit, t.prefix_bits()));
   return masks;
 }
 
 uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint) {
   const uint64_t r = file.rank_of(fingerprint);
   if (r == UINT64_MAX)
-    throw Error(errc::table_mismatch, "fingerprint " + std::to_string(fingerprint) + " is in a table but not in table 0");
+    throw Error(errc::table_mismatch,
+                "fingerprint " + std::to_string(fingerprint) + " is in a table but not in table 0");
   return r;
 }
 
@@ -62,8 +65,8 @@ void run_tasks(unsigned threads, std::size_t count,
     const auto started = static_cast<unsigned>(pool.size());
     static std::atomic<bool> warned{false};  // once a process: a join meets it once per table
     if (!warned.exchange(true))
-      std::fprintf(stderr, "simdex: warning: could start only %u of %u threads (%s); going on with %u\n", started, threads,
-                   e.what(), std::max(started, 1u));
+      std::fprintf(stderr, "simdex: warning: could start only %u of %u threads (%s); going on with %u\n",
+                   started, threads, e.what(), std::max(started, 1u));
     {
       std::lock_guard g(lock);
       running -= threads - started;

@@ -98,15 +98,18 @@ struct TaskProgress {
   std::function<void(uint64_t, uint64_t)> report;  // may be empty
   uint64_t total = 0;
 };
-void run_tasks(unsigned threads, std::size_t count, const std::function<void(std::size_t task, unsigned worker, std::atomic<uint64_t>& done)>& task,
-               const TaskProgress& progress);
+void run_tasks(
+    unsigned threads, std::size_t count,
+    const std::function<void(std::size_t task, unsigned worker, std::atomic<uint64_t>& done)>& task,
+    const TaskProgress& progress);
 
 // Results of one worker, handed to the user's callback in batches under one lock, so the callback
 // never runs concurrently and memory stays bounded.
 template <typename T>
 class BatchSink {
  public:
-  BatchSink(const std::function<void(std::span<const T>)>& callback, std::mutex& lock, std::atomic<uint64_t>& count)
+  BatchSink(const std::function<void(std::span<const T>)>& callback, std::mutex& lock,
+            std::atomic<uint64_t>& count)
       : callback_(callback), lock_(lock), count_(count) {
     buffer_.reserve(kBatch);
   }

@@ -85,7 +85,8 @@ class Joiner {
     }
     groups_.push_back({chunk.end, 0});
     constexpr std::size_t kAhead = 8;
-    for (std::size_t gi = 0; gi < std::min(kAhead, groups_.size() - 1); ++gi) reader::prefetch_block(file_, t, groups_[gi].block);
+    for (std::size_t gi = 0; gi < std::min(kAhead, groups_.size() - 1); ++gi)
+      reader::prefetch_block(file_, t, groups_[gi].block);
     for (std::size_t gi = 0; gi + 1 < groups_.size(); ++gi) {
       if (gi + kAhead + 1 < groups_.size()) reader::prefetch_block(file_, t, groups_[gi + kAhead].block);
       const std::size_t g = groups_[gi].first, ge = groups_[gi + 1].first;
@@ -117,7 +118,8 @@ class Joiner {
         const std::size_t n = static_cast<std::size_t>(last - first);
         const auto in_block = static_cast<uint64_t>(first - buf_.begin());
         for (std::size_t i = g; i < ge; ++i)
-          reader::close_to(qs[i].q, entries, n, k_, [&](std::size_t x) { report(t, qs[i], entries[x], j, in_block + x); });
+          reader::close_to(qs[i].q, entries, n, k_,
+                           [&](std::size_t x) { report(t, qs[i], entries[x], j, in_block + x); });
         if (past || t.key(j) >= range.hi) break;
       }
     }
@@ -133,7 +135,8 @@ class Joiner {
     const Query& query = queries_[q.index];
     const uint64_t f = t.permutation.invert(e);
     JoinHit hit{q.index, query.id, query.fingerprint, f, static_cast<unsigned>(std::popcount(diff)), {}};
-    if (with_ids_) hit.ids = file_.ids_at_rank(t.index == 0 ? file_.rank_at(t, j, i) : reader::rank_in_table0(file_, f));
+    if (with_ids_)
+      hit.ids = file_.ids_at_rank(t.index == 0 ? file_.rank_at(t, j, i) : reader::rank_in_table0(file_, f));
     ++found_;
     sink_.push(hit);
   }
@@ -158,8 +161,9 @@ class Joiner {
 
 }  // namespace
 
-static BatchStats join_unchecked(const Index& index, std::span<const Query> queries, const BatchOptions& options,
-                const std::function<void(std::span<const JoinHit>)>& on_hits) {
+static BatchStats join_unchecked(const Index& index, std::span<const Query> queries,
+                                 const BatchOptions& options,
+                                 const std::function<void(std::span<const JoinHit>)>& on_hits) {
   const reader::IndexFile& file = index_impl(index).file;
   const unsigned k = reader::batch_k(file, options);
   const unsigned threads = reader::batch_threads(options);
@@ -181,7 +185,8 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
     BatchTableStats ts{t.block_count(), 0, 0};
     if (file.header().fingerprint_count > 0 && !queries.empty()) {
       qs.resize(queries.size());
-      for (std::size_t i = 0; i < queries.size(); ++i) qs[i] = {t.permutation.apply(queries[i].fingerprint), i};
+      for (std::size_t i = 0; i < queries.size(); ++i)
+        qs[i] = {t.permutation.apply(queries[i].fingerprint), i};
       sort_by_prefix(qs, scratch, t.prefix_bits());
       const auto chunks = plan(t, qs, threads);
       std::atomic<uint64_t> decoded{0};
@@ -210,7 +215,8 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
 
 BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
                 const std::function<void(std::span<const JoinHit>)>& on_hits) {
-  return read_checked(index_impl(index), true, [&] { return join_unchecked(index, queries, options, on_hits); });
+  return read_checked(index_impl(index), true,
+                      [&] { return join_unchecked(index, queries, options, on_hits); });
 }
 
 }  // namespace simdex

@@ -1,9 +1,9 @@
 #include "reader/batch_pair_scan.h"
 
-#include "reader/batch_work.h"
-
 #include <algorithm>
 #include <bit>
+
+#include "reader/batch_work.h"
 
 namespace simdex::reader {
 
@@ -14,9 +14,7 @@ struct Task {
   uint64_t first, end;  // blocks [first, end)
 };
 
-inline bool same_prefix(uint64_t x, uint64_t y, unsigned p) {
-  return p == 0 || ((x ^ y) >> (64 - p)) == 0;
-}
+inline bool same_prefix(uint64_t x, uint64_t y, unsigned p) { return p == 0 || ((x ^ y) >> (64 - p)) == 0; }
 uint64_t first_entry(const IndexFile& file, const TableView& t, uint64_t j) {
   return format::load_le64(file.block(t, j) + 8);
 }
@@ -78,15 +76,17 @@ class Scanner {
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
     work_.add_group(entries_.size());
-    close_pairs(entries_.data(), entries_.size(), scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
+    close_pairs(entries_.data(), entries_.size(), scan_.k,
+                [&](std::size_t i, std::size_t j) { report(t, i, j); });
   }
 
   // Block j's rank plus its entries is where the next block starts (n after the last block).
   void check_rank_chain(const TableView& t, uint64_t j, uint64_t entries) const {
     const uint64_t next = j + 1 < t.block_count() ? t.rank(j + 1) : file_.header().fingerprint_count;
     if ((j == 0 && t.rank(0) != 0) || t.rank(j) + entries != next)
-      throw Error(errc::block_ranks, file_.where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", the block holds " +
-                                         std::to_string(entries) + " entries, the next rank is " + std::to_string(next));
+      throw Error(errc::block_ranks, file_.where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) +
+                                         ", the block holds " + std::to_string(entries) +
+                                         " entries, the next rank is " + std::to_string(next));
   }
 
   void clear() {
@@ -115,8 +115,8 @@ class Scanner {
   const PairScan& scan_;
   const std::vector<uint64_t>& masks_;
   WorkCounter& work_;
-  // The current group: permuted entries and, in table 0 when ranks are used, their ranks. Reused: no allocation once
-  // they have grown to the largest group.
+  // The current group: permuted entries and, in table 0 when ranks are used, their ranks. Reused: no
+  // allocation once they have grown to the largest group.
   std::vector<uint64_t> entries_, ranks_;
   unsigned worker_ = 0;
   uint64_t found_ = 0;
@@ -137,15 +137,14 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
     scanners.emplace_back(file, scan, masks, work);
     scanners.back().set_worker(w);
   }
-  run_tasks(
-      scan.threads, tasks.size(),
-      [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
-        const Task& task = tasks[i];
-        found[task.table] += scanners[worker].run(task);
-        decoded[task.table] += task.end - task.first;
-        done += task.end - task.first;
-      },
-      {scan.progress, total});
+  run_tasks(scan.threads, tasks.size(),
+            [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
+              const Task& task = tasks[i];
+              found[task.table] += scanners[worker].run(task);
+              decoded[task.table] += task.end - task.first;
+              done += task.end - task.first;
+            },
+            {scan.progress, total});
   std::vector<BatchTableStats> stats(T);
   for (std::size_t t = 0; t < T; ++t)
     stats[t] = {file.tables()[t].block_count(), decoded[t].load(), found[t].load()};

@@ -1,14 +1,14 @@
 // simdex::find_pairs: reader/batch_pair_scan.h's pairs, with ids, handed to the caller in batches.
 #include <memory>
 
-#include "reader/index_impl.h"
 #include "reader/batch_pair_scan.h"
 #include "reader/batch_work.h"
+#include "reader/index_impl.h"
 
 namespace simdex {
 
 static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& options,
-                      const std::function<void(std::span<const NearPair>)>& on_pairs) {
+                                       const std::function<void(std::span<const NearPair>)>& on_pairs) {
   const SequentialScan sequential(index_impl(index));
   const reader::IndexFile& file = index_impl(index).file;
   reader::PairScan scan;
@@ -21,7 +21,8 @@ static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& o
   std::mutex lock;
   std::atomic<uint64_t> count{0};
   std::vector<std::unique_ptr<reader::BatchSink<NearPair>>> sinks;
-  for (unsigned w = 0; w < scan.threads; ++w) sinks.push_back(std::make_unique<reader::BatchSink<NearPair>>(on_pairs, lock, count));
+  for (unsigned w = 0; w < scan.threads; ++w)
+    sinks.push_back(std::make_unique<reader::BatchSink<NearPair>>(on_pairs, lock, count));
   scan.on_pair = [&](unsigned worker, const reader::FoundPair& p) {
     NearPair out{p.a, p.b, p.distance, {}, {}};
     if (options.with_ids) {
@@ -44,7 +45,8 @@ static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& o
 
 BatchStats find_pairs(const Index& index, const BatchOptions& options,
                       const std::function<void(std::span<const NearPair>)>& on_pairs) {
-  return read_checked(index_impl(index), true, [&] { return find_pairs_unchecked(index, options, on_pairs); });
+  return read_checked(index_impl(index), true,
+                      [&] { return find_pairs_unchecked(index, options, on_pairs); });
 }
 
 }  // namespace simdex

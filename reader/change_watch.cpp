@@ -58,7 +58,8 @@ ChangeWatch::Slot* acquire_slot() {
 void mark_changed(ChangeWatch::Slot& s) {
   s.changed.store(true, std::memory_order_release);
   // Let the writer go on (a lease being taken is given up by the constructor).
-  if (s.lease.exchange(ChangeWatch::Slot::none) == ChangeWatch::Slot::held) fcntl(s.fd.load(), F_SETLEASE, F_UNLCK);
+  if (s.lease.exchange(ChangeWatch::Slot::none) == ChangeWatch::Slot::held)
+    fcntl(s.fd.load(), F_SETLEASE, F_UNLCK);
 }
 
 // What the handler that was there before would have done with the signal.
@@ -105,7 +106,8 @@ void on_lease_break(int sig, siginfo_t* info, void* context) {
       const int fd = s->fd.load();
       const bool this_one = fd == info->si_fd;
       ours = ours || this_one;
-      if (this_one || (lease == ChangeWatch::Slot::held && fcntl(fd, F_GETLEASE) != F_RDLCK)) mark_changed(*s);
+      if (this_one || (lease == ChangeWatch::Slot::held && fcntl(fd, F_GETLEASE) != F_RDLCK))
+        mark_changed(*s);
     }
   // Never the default action (it would end the process): a late signal of a closed index is dropped.
   if (!ours) chain(previous_lease, sig, info, context, false);
@@ -129,7 +131,8 @@ void install_handlers() {
 
 // Size and mtime: not ctime, which a rename over the file changes too (the old inode loses its link).
 bool same_contents(const struct stat& a, const struct stat& b) {
-  return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+  return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
+         a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
 
 }  // namespace
@@ -143,8 +146,10 @@ ChangeWatch::ChangeWatch(int fd) : slot_(acquire_slot()), fd_(fd) {
     if (fcntl(fd, F_SETSIG, lease_signal()) == 0) {
       slot_->lease = Slot::taking;  // before the lease exists, so that a break at once finds it
       int taking = Slot::taking;
-      if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) slot_->lease = Slot::none;
-      else if (!slot_->lease.compare_exchange_strong(taking, Slot::held)) fcntl(fd, F_SETLEASE, F_UNLCK);  // broken already
+      if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
+        slot_->lease = Slot::none;
+      else if (!slot_->lease.compare_exchange_strong(taking, Slot::held))
+        fcntl(fd, F_SETLEASE, F_UNLCK);  // broken already
     }
   }
   fstat(fd, &at_open_);

@@ -3,15 +3,16 @@
 // rank's fingerprint as it passes table 0; then the members are grouped by root with a counting sort.
 #include <algorithm>
 
-#include "reader/index_impl.h"
 #include "reader/batch_pair_scan.h"
 #include "reader/batch_work.h"
+#include "reader/index_impl.h"
 #include "reader/union_find.h"
 
 namespace simdex {
 
-static BatchStats find_clusters_unchecked(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
-                         const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
+static BatchStats find_clusters_unchecked(
+    const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
+    const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
   const SequentialScan sequential(index_impl(index));
   const reader::IndexFile& file = index_impl(index).file;
   const uint64_t n = file.header().fingerprint_count;
@@ -26,7 +27,8 @@ static BatchStats find_clusters_unchecked(const Index& index, const BatchOptions
   std::vector<uint64_t> fingerprint(n);
   scan.on_pair = [&](unsigned, const reader::FoundPair& p) { sets.unite(p.rank_a, p.rank_b); };
   scan.on_table0_entry = [&](unsigned, uint64_t f, uint64_t rank) {
-    if (rank >= n) throw Error(errc::block_ranks, "table 0 holds more than " + std::to_string(n) + " entries");
+    if (rank >= n)
+      throw Error(errc::block_ranks, "table 0 holds more than " + std::to_string(n) + " entries");
     fingerprint[rank] = f;
   };
   BatchStats stats;
@@ -57,7 +59,8 @@ static BatchStats find_clusters_unchecked(const Index& index, const BatchOptions
   return stats;
 }
 
-BatchStats find_clusters(const Index& index, const BatchOptions& options, const ClusterOptions& cluster_options,
+BatchStats find_clusters(const Index& index, const BatchOptions& options,
+                         const ClusterOptions& cluster_options,
                          const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
   return read_checked(index_impl(index), true,
                       [&] { return find_clusters_unchecked(index, options, cluster_options, on_cluster); });

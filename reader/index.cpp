@@ -20,7 +20,8 @@ Index Index::open(const std::string& path, const OpenOptions& options) {
   impl->mapping = std::make_unique<reader::MappedFile>(path, options.detect_changes);
   if (const auto* watch = impl->mapping->watch()) impl->changed = &watch->changed_flag();
   try {
-    impl->file = read_checked(*impl, true, [&] { return reader::IndexFile::parse(impl->mapping->data(), impl->mapping->size()); });
+    impl->file = read_checked(
+        *impl, true, [&] { return reader::IndexFile::parse(impl->mapping->data(), impl->mapping->size()); });
   } catch (const Error& e) {
     if (e.code() == errc::file_changed) throw;
     throw Error(e.code(), "'" + path + "': " + e.detail());
@@ -84,16 +85,18 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
     return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.rank < b.rank;
   });
-  found.erase(std::unique(found.begin(), found.end(),
-                          [](const Candidate& a, const Candidate& b) { return a.fingerprint == b.fingerprint; }),
-              found.end());
+  found.erase(
+      std::unique(found.begin(), found.end(),
+                  [](const Candidate& a, const Candidate& b) { return a.fingerprint == b.fingerprint; }),
+      found.end());
   std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.fingerprint < b.fingerprint;
   });
   for (auto& c : found) {
     if (c.rank == UINT64_MAX) c.rank = file.rank_of(c.fingerprint);
     if (c.rank == UINT64_MAX)
-      throw Error(errc::table_mismatch, "fingerprint " + std::to_string(c.fingerprint) + " is in a table but not in table 0");
+      throw Error(errc::table_mismatch,
+                  "fingerprint " + std::to_string(c.fingerprint) + " is in a table but not in table 0");
     out.push_back(Hit{c.fingerprint, c.distance, file.ids_at_rank(c.rank)});
   }
 }
@@ -142,7 +145,9 @@ IndexInfo Index::info() const {
     ti.prefix_bits = t.prefix_bits();
     ti.block_count = t.block_count();
     for (unsigned s = 0; s < 3; ++s) ti.bytes += sections[3 * t.index + s].bytes;
-    ti.bits_per_entry = h.fingerprint_count ? static_cast<double>(ti.bytes) * 8 / static_cast<double>(h.fingerprint_count) : 0;
+    ti.bits_per_entry = h.fingerprint_count
+                            ? static_cast<double>(ti.bytes) * 8 / static_cast<double>(h.fingerprint_count)
+                            : 0;
     info.tables.push_back(ti);
   }
   info.ids_bytes = sections[sections.size() - 2].bytes + sections.back().bytes;

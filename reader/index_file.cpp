@@ -36,8 +36,10 @@ uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from) const {
       probe = left + (right - left) / 2;
     }
     interpolate = !interpolate;  // a bisection step between interpolations bounds the worst case
-    if (key(probe) < x) left = probe + 1;
-    else right = probe;
+    if (key(probe) < x)
+      left = probe + 1;
+    else
+      right = probe;
   }
   while (left < right && key(left) < x) ++left;
   return left;
@@ -64,11 +66,21 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   for (const format::SectionEntry& s : f.sections_) {
     const uint8_t* at = data + s.offset;
     switch (s.kind) {
-      case format::SectionKind::blocks: f.tables_[s.table].blocks = at; break;
-      case format::SectionKind::block_keys: f.tables_[s.table].keys = at; break;
-      case format::SectionKind::block_ranks: f.tables_[s.table].ranks = at; break;
-      case format::SectionKind::id_offsets: f.id_offsets_ = at; break;
-      case format::SectionKind::ids: f.ids_ = at; break;
+      case format::SectionKind::blocks:
+        f.tables_[s.table].blocks = at;
+        break;
+      case format::SectionKind::block_keys:
+        f.tables_[s.table].keys = at;
+        break;
+      case format::SectionKind::block_ranks:
+        f.tables_[s.table].ranks = at;
+        break;
+      case format::SectionKind::id_offsets:
+        f.id_offsets_ = at;
+        break;
+      case format::SectionKind::ids:
+        f.ids_ = at;
+        break;
     }
   }
   return f;
@@ -77,7 +89,8 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
 const format::DecodeTable& TableView::build_decode_table() const {
   auto fresh = std::make_unique<format::DecodeTable>(descriptor.code_length);
   const format::DecodeTable* expected = nullptr;
-  if (decode_slot->compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return *fresh.release();
+  if (decode_slot->compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel))
+    return *fresh.release();
   return *expected;  // another thread built it first
 }
 
@@ -95,21 +108,23 @@ unsigned IndexFile::search_distance(int64_t k) const {
   if (k < 0) return max;
   if (k > max)
     throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds the index's k = " + std::to_string(max) +
-                                 " (its tables find nothing farther; build the index with k = " + std::to_string(k) +
-                                 " to search that far)");
+                                 " (its tables find nothing farther; build the index with k = " +
+                                 std::to_string(k) + " to search that far)");
   return static_cast<unsigned>(k);
 }
 
 void IndexFile::throw_rank_error(const TableView& t, uint64_t j, uint64_t i) const {
-  throw Error(errc::block_ranks, where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", so entry " +
-                                     std::to_string(i) + " would lie past the table's " +
+  throw Error(errc::block_ranks, where(t, j) + ": BLOCK_RANKS says " + std::to_string(t.rank(j)) +
+                                     ", so entry " + std::to_string(i) + " would lie past the table's " +
                                      std::to_string(header_.fingerprint_count) + " entries");
 }
 
 IdList IndexFile::ids_at_rank(uint64_t rank) const {
-  if (rank >= header_.fingerprint_count) throw Error(errc::bad_ids, "rank " + std::to_string(rank) + " out of range");
+  if (rank >= header_.fingerprint_count)
+    throw Error(errc::bad_ids, "rank " + std::to_string(rank) + " out of range");
   if (header_.id_layout == format::IdLayout::single) return IdList(ids_ + 8 * rank, 1);
-  const uint64_t lo = format::load_le64(id_offsets_ + 8 * rank), hi = format::load_le64(id_offsets_ + 8 * rank + 8);
+  const uint64_t lo = format::load_le64(id_offsets_ + 8 * rank),
+                 hi = format::load_le64(id_offsets_ + 8 * rank + 8);
   if (lo >= hi || hi > header_.id_count)
     throw Error(errc::bad_ids, "ID_OFFSETS[" + std::to_string(rank) + "..+1] = " + std::to_string(lo) + ", " +
                                    std::to_string(hi) + ": not an ascending range within IDS");

@@ -66,7 +66,8 @@ class IndexFile {
     const uint8_t* b = block(t, j);
     const auto r = format::decode_block(b, header_.block_bytes, static_cast<std::size_t>(data_ + size_ - b),
                                         t.decode_table(), visit);
-    if (r.status != format::BlockStatus::ok && r.status != format::BlockStatus::stopped) throw_block_error(t, j, r);
+    if (r.status != format::BlockStatus::ok && r.status != format::BlockStatus::stopped)
+      throw_block_error(t, j, r);
     return r;
   }
   [[noreturn]] void throw_block_error(const TableView& t, uint64_t j, const format::BlockResult& r) const;

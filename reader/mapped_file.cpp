@@ -16,15 +16,18 @@ MappedFile::MappedFile(const std::string& path, bool watch_changes) : path_(path
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
   if (fd_ < 0) {
     const int e = errno;
-    throw Error(errc::io, "cannot open index '" + path + "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
+    throw Error(errc::io,
+                "cannot open index '" + path + "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
   }
   try {
     struct stat st {};
-    if (fstat(fd_, &st) != 0) throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
+    if (fstat(fd_, &st) != 0)
+      throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw Error(errc::io, "index '" + path + "' is not a regular file");
     // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
     if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);
-    if (fstat(fd_, &st) != 0) throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
+    if (fstat(fd_, &st) != 0)
+      throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
     if (st.st_size == 0) return;  // nothing to map; the parser reports the file as too small
     const auto bytes = static_cast<std::size_t>(st.st_size);
     void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);

@@ -27,7 +27,8 @@ class Checker {
   Checker(const reader::IndexFile& file, VerifyReport& report) : file_(file), report_(report) {}
 
   bool add(errc code, std::string where, std::string what) {
-    if (report_.problems.size() < kMaxProblems) report_.problems.push_back({code, std::move(where), std::move(what)});
+    if (report_.problems.size() < kMaxProblems)
+      report_.problems.push_back({code, std::move(where), std::move(what)});
     return false;
   }
   bool full() const { return report_.problems.size() >= kMaxProblems; }
@@ -61,27 +62,32 @@ class Checker {
       // Ranks against the blocks' own entry counts, whether or not the blocks are sound.
       if (t.rank(j) != counted)
         add(errc::block_ranks, where,
-            "BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", the entry counts before it sum to " + std::to_string(counted));
+            "BLOCK_RANKS says " + std::to_string(t.rank(j)) + ", the entry counts before it sum to " +
+                std::to_string(counted));
       counted += format::load_le32(block + 4);
-      if (format::checksum32(block + format::kBlockChecksumBytes, b - format::kBlockChecksumBytes) != format::load_le32(block)) {
-        decoded_all = add(errc::block_checksum, where, "block checksum mismatch (the block is not decoded further)");
+      if (format::checksum32(block + format::kBlockChecksumBytes, b - format::kBlockChecksumBytes) !=
+          format::load_le32(block)) {
+        decoded_all =
+            add(errc::block_checksum, where, "block checksum mismatch (the block is not decoded further)");
         continue;
       }
       const uint64_t previous_key = j > 0 ? t.key(j - 1) : 0;
       bool first_above_previous = true;
-      const auto r = format::decode_block(block, b, static_cast<std::size_t>(file_.data() + file_.size() - block),
-                                          t.decode_table(), [&](uint64_t e, uint32_t i) {
-                                            if (i == 0 && j > 0 && e <= previous_key) first_above_previous = false;
-                                            set_hash += mix(t.permutation.invert(e));
-                                            return true;
-                                          });
+      const auto r =
+          format::decode_block(block, b, static_cast<std::size_t>(file_.data() + file_.size() - block),
+                               t.decode_table(), [&](uint64_t e, uint32_t i) {
+                                 if (i == 0 && j > 0 && e <= previous_key) first_above_previous = false;
+                                 set_hash += mix(t.permutation.invert(e));
+                                 return true;
+                               });
       if (r.status != format::BlockStatus::ok) {
         decoded_all = add(errc::bad_block, where, format::block_status_text(r.status));
         continue;
       }
       if (!format::block_padding_is_zero(block, b, r.end_bit))
         add(errc::bad_block, where, "padding after the last entry is not zero");
-      if (!first_above_previous) add(errc::keys_order, where, "first entry not above the previous block's key");
+      if (!first_above_previous)
+        add(errc::keys_order, where, "first entry not above the previous block's key");
       if (r.last != t.key(j)) add(errc::keys_order, where, "BLOCK_KEYS entry is not the block's last entry");
     }
     if (counted != h.fingerprint_count && !full())
@@ -94,13 +100,15 @@ class Checker {
   // The tables find every fingerprint within max_distance (spec rule `coverage`).
   void coverage() {
     std::vector<uint64_t> masks;
-    for (const auto& t : file_.tables()) masks.push_back(format::prefix_mask(t.permutation.source_bit(), t.prefix_bits()));
+    for (const auto& t : file_.tables())
+      masks.push_back(format::prefix_mask(t.permutation.source_bit(), t.prefix_bits()));
     const unsigned k = file_.header().max_distance;
     const format::Coverage c = format::check_coverage(masks, k);
     if (c.status == format::Coverage::Status::covered) return;
     if (c.status == format::Coverage::Status::unchecked) {
-      report_.unchecked.push_back({errc::coverage, "tables",
-                                   "not decided within " + std::to_string(format::kCoverageBudget) + " search steps"});
+      report_.unchecked.push_back(
+          {errc::coverage, "tables",
+           "not decided within " + std::to_string(format::kCoverageBudget) + " search steps"});
       return;
     }
     std::string bits;
@@ -127,11 +135,13 @@ class Checker {
       }
       for (uint64_t i = lo + 1; i < hi; ++i)
         if (format::load_le64(ids + 8 * i) <= format::load_le64(ids + 8 * (i - 1))) {
-          add(errc::bad_ids, "IDS[" + std::to_string(i) + "]", "ids of one fingerprint not strictly ascending");
+          add(errc::bad_ids, "IDS[" + std::to_string(i) + "]",
+              "ids of one fingerprint not strictly ascending");
           break;
         }
     }
-    if (!single && h.fingerprint_count > 0 && format::load_le64(offsets + 8 * h.fingerprint_count) != h.id_count)
+    if (!single && h.fingerprint_count > 0 &&
+        format::load_le64(offsets + 8 * h.fingerprint_count) != h.id_count)
       add(errc::bad_ids, "ID_OFFSETS[" + std::to_string(h.fingerprint_count) + "]", "not id_count");
   }
 
@@ -154,15 +164,19 @@ VerifyReport verify_unchecked(const Index::Impl& impl) {
   for (const auto& t : file.tables()) {
     const auto set_hash = check.table(t);
     if (!set_hash) continue;
-    if (!reference) reference = set_hash;
+    if (!reference)
+      reference = set_hash;
     else if (*set_hash != *reference)
-      check.add(errc::table_mismatch, "table " + std::to_string(t.index), "holds other fingerprints than the tables before it");
+      check.add(errc::table_mismatch, "table " + std::to_string(t.index),
+                "holds other fingerprints than the tables before it");
   }
   check.ids();
   return report;
 }
 }  // namespace
 
-VerifyReport Index::verify() const { return read_checked(*impl_, true, [&] { return verify_unchecked(*impl_); }); }
+VerifyReport Index::verify() const {
+  return read_checked(*impl_, true, [&] { return verify_unchecked(*impl_); });
+}
 
 }  // namespace simdex

@@ -1,11 +1,12 @@
 // Batch work (pairs, join, clusters) against brute force: every scheme family, several k, duplicate
 // fingerprints with several ids, thread-count invariance, empty inputs.
+#include "simdex/batch.h"
+
 #include <doctest/doctest.h>
 
 #include <set>
 #include <tuple>
 
-#include "simdex/batch.h"
 #include "test_util.h"
 
 using namespace simdex;
@@ -77,7 +78,8 @@ std::set<std::vector<uint64_t>> brute_clusters(const std::vector<uint64_t>& f, c
   return out;
 }
 
-std::set<std::vector<uint64_t>> library_clusters(const Index& index, unsigned k, unsigned threads, std::size_t min_size) {
+std::set<std::vector<uint64_t>> library_clusters(const Index& index, unsigned k, unsigned threads,
+                                                 std::size_t min_size) {
   BatchOptions o;
   o.k = static_cast<int>(k);
   o.threads = threads;
@@ -126,13 +128,15 @@ Hits library_join(const Index& index, const std::vector<Query>& queries, unsigne
 Hits brute_join(const std::vector<Query>& queries, unsigned k, const Oracle& oracle) {
   Hits out;
   for (std::size_t i = 0; i < queries.size(); ++i)
-    for (const auto& e : oracle.query(queries[i].fingerprint, k)) out.emplace_back(i, e.fingerprint, e.distance);
+    for (const auto& e : oracle.query(queries[i].fingerprint, k))
+      out.emplace_back(i, e.fingerprint, e.distance);
   std::sort(out.begin(), out.end());
   return out;
 }
 
 // Builds `pairs` with `scheme` and checks pairs, clusters and join for every k up to the scheme's.
-void check_all(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes, uint64_t seed, bool join_too = true) {
+void check_all(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes, uint64_t seed,
+               bool join_too = true) {
   TempDir dir;
   BuildOptions options;
   options.scheme = scheme;
@@ -151,8 +155,9 @@ void check_all(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes, u
     std::vector<Query> queries;
     uint64_t id = 1000000;
     for (uint64_t q : queries_for(rng, pairs, k, 300)) queries.push_back({q, id++});
-    for (std::size_t i = 0; i < 50 && i < pairs.size(); ++i) queries.push_back({pairs[i].first, id++});  // stored
-    queries.push_back(queries.front());  // a repeated query is answered again
+    for (std::size_t i = 0; i < 50 && i < pairs.size(); ++i)
+      queries.push_back({pairs[i].first, id++});  // stored
+    queries.push_back(queries.front());           // a repeated query is answered again
     REQUIRE(library_join(index, queries, k, 2, oracle) == brute_join(queries, k, oracle));
   }
 }
@@ -255,7 +260,8 @@ TEST_CASE("duplicate groups, cluster sizes in ids, k above the index's k") {
     return errc::io;
   };
   CHECK(error_code([&] { find_pairs(index, too_big, [](std::span<const NearPair>) {}); }) == errc::usage);
-  CHECK(error_code([&] { find_clusters(index, too_big, {}, [](std::span<const ClusterMember>) {}); }) == errc::usage);
+  CHECK(error_code([&] { find_clusters(index, too_big, {}, [](std::span<const ClusterMember>) {}); }) ==
+        errc::usage);
   const std::vector<Query> q = {{0xff, 1}};
   CHECK(error_code([&] { join(index, q, too_big, [](std::span<const JoinHit>) {}); }) == errc::usage);
 }

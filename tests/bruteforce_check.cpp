@@ -3,7 +3,6 @@
 // queries. A small run is part of ctest; the issue-sized one is
 //   build/tests/bruteforce_check --n 1000000 --scheme paper-20 --planted 10000 --random 10000
 #include <CLI/CLI.hpp>
-
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -72,8 +71,11 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; same && i < got.size(); ++i)
       same = got[i].distance == want[i].first && got[i].fingerprint == want[i].second && !got[i].ids.empty();
     hits += got.size();
-    if (same) ++passed;
-    else if (++failed <= 5) std::printf("MISMATCH query 0x%016llx: %zu hits, brute force %zu\n", (unsigned long long)q, got.size(), want.size());
+    if (same)
+      ++passed;
+    else if (++failed <= 5)
+      std::printf("MISMATCH query 0x%016llx: %zu hits, brute force %zu\n", (unsigned long long)q, got.size(),
+                  want.size());
   };
   for (uint64_t i = 0; i < planted; ++i) {
     uint64_t q = fps[rng() % fps.size()];

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <map>
 #include <thread>
@@ -30,12 +30,18 @@ enum class Change { truncate, cp_smaller, cp_larger, cp_same_size, rsync_inplace
 
 std::string name(Change c) {
   switch (c) {
-    case Change::truncate: return "truncate";
-    case Change::cp_smaller: return "cp smaller";
-    case Change::cp_larger: return "cp larger";
-    case Change::cp_same_size: return "cp same size";
-    case Change::rsync_inplace: return "rsync --inplace";
-    case Change::rename: return "rename";
+    case Change::truncate:
+      return "truncate";
+    case Change::cp_smaller:
+      return "cp smaller";
+    case Change::cp_larger:
+      return "cp larger";
+    case Change::cp_same_size:
+      return "cp same size";
+    case Change::rsync_inplace:
+      return "rsync --inplace";
+    case Change::rename:
+      return "rename";
   }
   return "";
 }
@@ -43,7 +49,8 @@ std::string name(Change c) {
 void write_all(int fd, const std::vector<uint8_t>& bytes, bool positioned) {
   for (std::size_t at = 0; at < bytes.size();) {
     const std::size_t chunk = std::min<std::size_t>(bytes.size() - at, 64 * 1024);
-    const ssize_t n = positioned ? ::pwrite(fd, bytes.data() + at, chunk, static_cast<off_t>(at)) : ::write(fd, bytes.data() + at, chunk);
+    const ssize_t n = positioned ? ::pwrite(fd, bytes.data() + at, chunk, static_cast<off_t>(at))
+                                 : ::write(fd, bytes.data() + at, chunk);
     REQUIRE(n > 0);
     at += static_cast<std::size_t>(n);
   }
@@ -110,14 +117,17 @@ struct Files {
 
   std::vector<uint8_t> contents_for(Change c) const {
     switch (c) {
-      case Change::cp_larger: return larger;
+      case Change::cp_larger:
+        return larger;
       case Change::cp_same_size: {  // another index's bytes, cut or padded to the original's size
         auto b = larger;
         b.resize(original.size(), 0);
         return b;
       }
-      case Change::rename: return larger;
-      default: return smaller;
+      case Change::rename:
+        return larger;
+      default:
+        return smaller;
     }
   }
 };
@@ -172,7 +182,8 @@ void query_loop(const Index& index, const Files& f, const std::atomic<bool>& sto
 
 void run_case(Change c, bool lease) {
   const Files& f = files();
-  const std::string path = fresh_copy(f, std::string("live-") + (lease ? "lease-" : "plain-") + std::to_string(int(c)) + ".sdx");
+  const std::string path =
+      fresh_copy(f, std::string("live-") + (lease ? "lease-" : "plain-") + std::to_string(int(c)) + ".sdx");
   std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later write shows in mtime
   const Index index = open_watched(path, lease);
   std::atomic<bool> stop{false};
@@ -186,8 +197,8 @@ void run_case(Change c, bool lease) {
   stop = true;
   r1.join();
   r2.join();
-  INFO(name(c), lease ? " with lease" : " without lease", ": right ", t.right.load(), ", file_changed ", t.changed.load(),
-       ", wrong ", t.wrong.load(), ", other errors ", t.other_error.load());
+  INFO(name(c), lease ? " with lease" : " without lease", ": right ", t.right.load(), ", file_changed ",
+       t.changed.load(), ", wrong ", t.wrong.load(), ", other errors ", t.other_error.load());
   CHECK(before > 0);
   CHECK(t.wrong.load() == 0);
   CHECK(t.other_error.load() == 0);
@@ -244,8 +255,10 @@ TEST_CASE("SIGBUS not about an index mapping goes on to the handler installed be
       continue;
     }
     CAPTURE(own);
-    if (own) CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 42));
-    else CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));  // SIGBUS (ASan: its report, exit 1)
+    if (own)
+      CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 42));
+    else
+      CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0));  // SIGBUS (ASan: its report, exit 1)
   }
 }
 
@@ -285,7 +298,8 @@ TEST_CASE("batch commands on worker threads: a truncated file is an error of the
     std::vector<Query> qs;
     for (uint64_t q : f.queries) qs.push_back({q, 0});
     for (auto&& call : {std::function<void()>([&] { join(index, qs, o, [](std::span<const JoinHit>) {}); }),
-                        std::function<void()>([&] { find_clusters(index, o, {}, [](std::span<const ClusterMember>) {}); })}) {
+                        std::function<void()>(
+                            [&] { find_clusters(index, o, {}, [](std::span<const ClusterMember>) {}); })}) {
       try {
         call();
         FAIL("a batch call on a truncated file did not throw");

@@ -91,15 +91,19 @@ TEST_CASE("open-time rules give their named errors") {
     CAPTURE(rule);
     CHECK(open_error(g) == rule);
   };
-  expect("bad_magic", [](auto& g) { g[1] = 'X'; }, false);
-  expect("unsupported_version", [](auto& g) { g[8] = 2; }, false);
-  expect("header_checksum", [](auto& g) { g[60] ^= 1; }, false);
+  expect(
+      "bad_magic", [](auto& g) { g[1] = 'X'; }, false);
+  expect(
+      "unsupported_version", [](auto& g) { g[8] = 2; }, false);
+  expect(
+      "header_checksum", [](auto& g) { g[60] ^= 1; }, false);
   expect("reserved_nonzero", [](auto& g) { g[12] = 1; });
   expect("reserved_nonzero", [](auto& g) { g[100] = 1; });
-  expect("reserved_nonzero", [](auto& g) { g[128 + 150] = 1; });  // table 0 descriptor
+  expect("reserved_nonzero", [](auto& g) { g[128 + 150] = 1; });                        // table 0 descriptor
   expect("bad_header_field", [](auto& g) { format::store_le32(g.data() + 48, 100); });  // block_bytes
-  expect("bad_header_field", [](auto& g) { g[53] = 7; });                                // id_layout
-  expect("file_size_mismatch", [](auto& g) { g.push_back(0); }, false);
+  expect("bad_header_field", [](auto& g) { g[53] = 7; });                               // id_layout
+  expect(
+      "file_size_mismatch", [](auto& g) { g.push_back(0); }, false);
   expect("bad_permutation", [](auto& g) { g[128 + 5] = g[128 + 6]; });
   expect("bad_code_lengths", [](auto& g) {
     for (int s = 0; s < 64; ++s) g[128 + 64 + s] = 1;  // 64 codes of length 1: over-subscribed
@@ -132,7 +136,7 @@ TEST_CASE("reseal: a mutated file keeps no checksum problem, so the rules behind
   const auto f = small_index(200, 128);
   const uint64_t region = format::header_region_bytes(4);
   auto g = f;
-  g[region + 20] ^= 0x10;  // inside table 0's first block: its bit stream
+  g[region + 20] ^= 0x10;   // inside table 0's first block: its bit stream
   g[g.size() - 3] ^= 0x01;  // inside IDS
   g[60] ^= 0x01;            // inside scheme_name, in the header
   reseal(g.data(), g.size());

@@ -24,7 +24,8 @@ std::vector<uint8_t> built(Scheme scheme, std::size_t n) {
 
 void reseal_header(std::vector<uint8_t>& f) {
   const uint64_t region = format::header_region_bytes(format::load_le32(f.data() + 40));
-  format::store_le64(f.data() + format::FileHeader::kChecksumOffset, format::header_region_checksum(f.data(), region));
+  format::store_le64(f.data() + format::FileHeader::kChecksumOffset,
+                     format::header_region_checksum(f.data(), region));
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ namespace {
 std::vector<std::string> leftovers(const std::string& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind(writer::ScratchSpace::kPrefix, 0) == 0) out.push_back(e.path().string());
+    if (e.path().filename().string().rfind(writer::ScratchSpace::kPrefix, 0) == 0)
+      out.push_back(e.path().string());
   return out;
 }
 
@@ -36,9 +37,9 @@ TEST_CASE("radix_sort sorts like std::sort") {
       std::vector<uint64_t> v(n);
       for (auto& x : v) {
         x = rng();
-        if (kind == 1) x &= 0xffff;                   // high digits all zero: skipped passes
+        if (kind == 1) x &= 0xffff;                           // high digits all zero: skipped passes
         if (kind == 2) x = (x & 0xff) | (uint64_t{7} << 60);  // few distinct values, repeats
-        if (kind == 3) x = ~uint64_t{0} - (x & 3);    // top digits all ones
+        if (kind == 3) x = ~uint64_t{0} - (x & 3);            // top digits all ones
       }
       std::vector<uint64_t> expected = v, scratch(n);
       std::sort(expected.begin(), expected.end());
@@ -112,7 +113,7 @@ TEST_CASE("ExternalSorter: many runs and merge levels give the sorted records, t
     for (uint64_t x : values) sorter.add(x);
     sorter.finish();
     CHECK(sorter.external());
-    CHECK(sorter.runs_written() > 49);            // 49 runs, then merges of fan-in 2
+    CHECK(sorter.runs_written() > 49);  // 49 runs, then merges of fan-in 2
     CHECK(sorter.run_count() <= 2);
     std::sort(values.begin(), values.end());
     for (int pass = 0; pass < 2; ++pass) {

@@ -1,5 +1,5 @@
-// gen_fingerprints N [SEED [STEP]]: the input of the scale runs (scripts/scale, tests/scale_small_test.sh), streamed to
-// `simdex build` so no file of N lines is needed.
+// gen_fingerprints N [SEED [STEP]]: the input of the scale runs (scripts/scale, tests/scale_small_test.sh),
+// streamed to `simdex build` so no file of N lines is needed.
 //   without STEP: N pseudo-random 64-bit fingerprints, one 0x-hex line each (line i has id i);
 //   with STEP:    only every STEP-th of the same N, as `INDEX<TAB>0xFINGERPRINT` (to plant queries).
 #include <cstdint>
@@ -28,7 +28,9 @@ int main(int argc, char** argv) {
       if (std::fwrite(buf, 1, used, stdout) != used) return 1;
       used = 0;
     }
-    if (step != 0) used += static_cast<std::size_t>(std::snprintf(buf + used, 24, "%llu\t", static_cast<unsigned long long>(i)));
+    if (step != 0)
+      used += static_cast<std::size_t>(
+          std::snprintf(buf + used, 24, "%llu\t", static_cast<unsigned long long>(i)));
     buf[used++] = '0';
     buf[used++] = 'x';
     for (int s = 60; s >= 0; s -= 4) buf[used++] = digits[(v >> s) & 15];

@@ -10,8 +10,8 @@ using namespace simdex::test;
 
 namespace {
 
-void check_against_brute_force(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes, std::size_t queries,
-                               uint64_t seed) {
+void check_against_brute_force(const Pairs& pairs, const Scheme& scheme, uint32_t block_bytes,
+                               std::size_t queries, uint64_t seed) {
   TempDir dir;
   const std::string path = dir.file("x.sdx");
   BuildOptions options;
@@ -62,7 +62,8 @@ TEST_CASE("clustered near-duplicates, dense prefixes and duplicate fingerprints 
     check_against_brute_force(clustered_pairs(rng, 3000, flip), scheme, 256, 60, rng());
     check_against_brute_force(dense_prefix_pairs(rng, 3000, 40), scheme, 128, 30, rng());
     Pairs dup = clustered_pairs(rng, 500, flip);
-    for (std::size_t i = 0; i < 500; ++i) dup.emplace_back(dup[rng() % dup.size()].first, 10000 + rng() % 200);
+    for (std::size_t i = 0; i < 500; ++i)
+      dup.emplace_back(dup[rng() % dup.size()].first, 10000 + rng() % 200);
     check_against_brute_force(dup, scheme, 512, 60, rng());
   }
 }
@@ -72,11 +73,11 @@ TEST_CASE("edge sets: n = 0, 1, 2, one block, thousands of blocks, 0 and 2^64-1,
   const Scheme s = Scheme::named("paper-10", 3, 0);
   check_against_brute_force({}, s, 1024, 20, 1);
   check_against_brute_force({{0x1234, 7}}, s, 1024, 20, 2);
-  check_against_brute_force({{0, 1}, {~uint64_t{0}, 2}}, s, 1024, 20, 3);            // extremes
-  check_against_brute_force({{0, 1}, {1, 2}, {0, 3}}, s, 1024, 20, 4);               // single distinct h
+  check_against_brute_force({{0, 1}, {~uint64_t{0}, 2}}, s, 1024, 20, 3);  // extremes
+  check_against_brute_force({{0, 1}, {1, 2}, {0, 3}}, s, 1024, 20, 4);     // single distinct h
   check_against_brute_force({{0, 1}, {1, 2}, {2, 3}, {~uint64_t{0}, 9}}, s, 32, 20, 5);
-  check_against_brute_force(random_pairs(rng, 50), s, 4096, 40, 6);                  // all in one block
-  check_against_brute_force(random_pairs(rng, 20000), s, 32, 40, 7);                 // ~20000 blocks
+  check_against_brute_force(random_pairs(rng, 50), s, 4096, 40, 6);   // all in one block
+  check_against_brute_force(random_pairs(rng, 20000), s, 32, 40, 7);  // ~20000 blocks
 }
 
 TEST_CASE("every table round-trips: its blocks decode to the sorted permuted fingerprints") {
@@ -107,7 +108,9 @@ TEST_CASE("every table round-trips: its blocks decode to the sorted permuted fin
   }
 }
 
-TEST_CASE("the block search: interpolation from scratch and galloping from a lower block agree with a linear scan") {
+TEST_CASE(
+    "the block search: interpolation from scratch and galloping from a lower block agree with a linear "
+    "scan") {
   std::mt19937_64 rng(15);
   const Pairs pairs = clustered_pairs(rng, 20000, 3);
   TempDir dir;
@@ -123,15 +126,18 @@ TEST_CASE("the block search: interpolation from scratch and galloping from a low
       while (j < t.block_count() && t.key(j) < x) ++j;
       return j;
     };
-    std::vector<uint64_t> xs = {0, ~uint64_t{0}, t.key(0), t.key(t.block_count() - 1), t.key(t.block_count() - 1) + 1};
+    std::vector<uint64_t> xs = {0, ~uint64_t{0}, t.key(0), t.key(t.block_count() - 1),
+                                t.key(t.block_count() - 1) + 1};
     for (int i = 0; i < 300; ++i) xs.push_back(rng());
-    for (int i = 0; i < 300; ++i) xs.push_back(t.key(rng() % t.block_count()) - (rng() % 3));  // at and just below keys
+    for (int i = 0; i < 300; ++i)
+      xs.push_back(t.key(rng() % t.block_count()) - (rng() % 3));  // at and just below keys
     for (uint64_t x : xs) {
       CAPTURE(x);
       const uint64_t expected = linear(x);
       REQUIRE(t.first_block_not_below(x) == expected);
       // Any start at or below the answer gives it: near it (a sorted batch), far from it, at it.
-      for (uint64_t from : {expected, expected / 2, expected > 0 ? expected - 1 : 0, expected > 5 ? expected - 5 : 0, uint64_t{1}})
+      for (uint64_t from : {expected, expected / 2, expected > 0 ? expected - 1 : 0,
+                            expected > 5 ? expected - 5 : 0, uint64_t{1}})
         if (from <= expected) REQUIRE(t.first_block_not_below(x, from) == expected);
       // A start past the end stays in bounds.
       CHECK(t.first_block_not_below(x, t.block_count() + 7) == t.block_count());
@@ -171,7 +177,8 @@ TEST_CASE("k above the index's k is refused; a new build replaces the file atomi
   CHECK(old_index.fingerprint_count() == 100);  // the old mapping is untouched
   CHECK(old_index.verify().ok());
   CHECK(Index::open(dir.file("i.sdx")).fingerprint_count() == 300);
-  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir.file("i.sdx")).parent_path()))
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(dir.file("i.sdx")).parent_path()))
     CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
 }
 

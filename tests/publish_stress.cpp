@@ -5,11 +5,10 @@
 // At the end it sums the proportional set size (PSS) of the readers' mappings of the index, which
 // shows that the processes share the file's pages instead of each holding a copy.
 //   publish_stress [--readers 16] [--versions 6] [--n 50000]
-#include <CLI/CLI.hpp>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <bit>
 #include <chrono>
 #include <cstdio>
@@ -97,8 +96,10 @@ uint64_t pss_kb(pid_t pid, const std::string& name) {
     const bool header = dash != std::string::npos && dash > 0 &&
                         std::all_of(line.begin(), line.begin() + static_cast<long>(dash),
                                     [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-    if (header) inside = line.find(name) != std::string::npos;
-    else if (inside && line.rfind("Pss:", 0) == 0) total += std::stoull(line.substr(4));
+    if (header)
+      inside = line.find(name) != std::string::npos;
+    else if (inside && line.rfind("Pss:", 0) == 0)
+      total += std::stoull(line.substr(4));
   }
   return total;
 }
@@ -148,12 +149,15 @@ int main(int argc, char** argv) {
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed_readers;
   }
   std::size_t leftovers = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) leftovers += e.path().filename().string().find(".tmp-") != std::string::npos;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    leftovers += e.path().filename().string().find(".tmp-") != std::string::npos;
   std::filesystem::remove_all(dir);
-  std::printf("%u reader processes, %u republications, file %llu bytes; summed reader PSS of the index %llu kB "
-              "= %.2f x the file (%u private copies would be %.0f x)\n",
-              readers, versions, (unsigned long long)file_bytes, (unsigned long long)pss,
-              static_cast<double>(pss) * 1024 / static_cast<double>(file_bytes), readers, static_cast<double>(readers));
+  std::printf(
+      "%u reader processes, %u republications, file %llu bytes; summed reader PSS of the index %llu kB "
+      "= %.2f x the file (%u private copies would be %.0f x)\n",
+      readers, versions, (unsigned long long)file_bytes, (unsigned long long)pss,
+      static_cast<double>(pss) * 1024 / static_cast<double>(file_bytes), readers,
+      static_cast<double>(readers));
   const unsigned passed = (failed_readers == 0) + (leftovers == 0) + (pss * 1024 < 2 * file_bytes);
   std::printf("%u passed, %u failed\n", passed, 3 - passed);
   return passed == 3 ? 0 : 1;

@@ -47,7 +47,8 @@ std::vector<fs::path> files_in(const fs::path& dir, const std::string& extension
   std::vector<fs::path> out;
   if (fs::exists(dir))
     for (const auto& e : fs::directory_iterator(dir))
-      if (e.is_regular_file() && (extension.empty() || e.path().extension() == extension)) out.push_back(e.path());
+      if (e.is_regular_file() && (extension.empty() || e.path().extension() == extension))
+        out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -96,7 +97,8 @@ TEST_CASE("fuzz regressions, re-sealed, never crash the batch commands") {
       const Index index = Index::from_buffer(bytes.data(), bytes.size());
       quietly([&] { find_pairs(index, options, [](std::span<const NearPair>) {}); });
       quietly([&] { join(index, queries, options, [](std::span<const JoinHit>) {}); });
-      quietly([&] { find_clusters(index, options, ClusterOptions{}, [](std::span<const ClusterMember>) {}); });
+      quietly(
+          [&] { find_clusters(index, options, ClusterOptions{}, [](std::span<const ClusterMember>) {}); });
     });
   }
 }

@@ -18,7 +18,8 @@ inline void reseal_header(uint8_t* file, std::size_t size) {
   if (size < format::FileHeader::kEncodedBytes) return;
   const uint64_t region = format::header_region_bytes(format::load_le32(file + 40));  // table_count
   if (region > size) return;
-  format::store_le64(file + format::FileHeader::kChecksumOffset, format::header_region_checksum(file, region));
+  format::store_le64(file + format::FileHeader::kChecksumOffset,
+                     format::header_region_checksum(file, region));
 }
 
 // Every checksum: each block's block_checksum (§6), each section's checksum (§5), then the header's.
@@ -27,14 +28,17 @@ inline void reseal(uint8_t* file, std::size_t size) {
   const uint32_t table_count = format::load_le32(file + 40);
   const uint64_t block_bytes = format::load_le32(file + 48);
   if (format::header_region_bytes(table_count) > size) return;
-  const uint64_t section_table = format::FileHeader::kEncodedBytes + uint64_t{table_count} * format::TableDescriptor::kEncodedBytes;
+  const uint64_t section_table =
+      format::FileHeader::kEncodedBytes + uint64_t{table_count} * format::TableDescriptor::kEncodedBytes;
   for (uint32_t i = 0; i < format::section_count_for(table_count); ++i) {
     uint8_t* entry = file + section_table + uint64_t{i} * format::SectionEntry::kEncodedBytes;
     const uint64_t offset = format::load_le64(entry + 8), bytes = format::load_le64(entry + 16);
     if (offset > size || bytes > size - offset) continue;
-    if (format::expected_section_kind(i, table_count) == format::SectionKind::blocks && block_bytes > format::kBlockChecksumBytes)
+    if (format::expected_section_kind(i, table_count) == format::SectionKind::blocks &&
+        block_bytes > format::kBlockChecksumBytes)
       for (uint64_t at = offset; at + block_bytes <= offset + bytes; at += block_bytes)
-        format::store_le32(file + at, format::checksum32(file + at + format::kBlockChecksumBytes, block_bytes - format::kBlockChecksumBytes));
+        format::store_le32(file + at, format::checksum32(file + at + format::kBlockChecksumBytes,
+                                                         block_bytes - format::kBlockChecksumBytes));
     format::store_le64(entry + 24, format::checksum64(file + offset, bytes));
   }
   reseal_header(file, size);

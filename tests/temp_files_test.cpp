@@ -2,7 +2,6 @@
 // renamed over), and cleanup removes exactly the temporary files no live process holds locked,
 // whatever process id their names carry (spec/FORMAT.md §11).
 #include <doctest/doctest.h>
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -78,8 +77,10 @@ TEST_CASE("cleanup spares temporary files a live process holds and removes the o
     CAPTURE(spill);
     TempDir dir;
     // 2147483646 is no process here: the old rule (remove when the PID is gone) removed both.
-    const std::string live_run = dir.file(".simdex-sort-2147483646-0"), stale_run = dir.file(".simdex-sort-2147483646-1");
-    const std::string live_tmp = dir.file(".x.sdx.tmp-2147483646-0"), stale_tmp = dir.file(".x.sdx.tmp-2147483646-1");
+    const std::string live_run = dir.file(".simdex-sort-2147483646-0"),
+                      stale_run = dir.file(".simdex-sort-2147483646-1");
+    const std::string live_tmp = dir.file(".x.sdx.tmp-2147483646-0"),
+                      stale_tmp = dir.file(".x.sdx.tmp-2147483646-1");
     for (const auto& p : {live_run, stale_run, live_tmp, stale_tmp}) touch(p);
     std::mt19937_64 rng(31);
     {
@@ -125,7 +126,8 @@ TEST_CASE("a target that is not a regular file is refused, and left as it was") 
   const Pairs pairs = random_pairs(rng, 500);
   const BuildOptions o = small_build(dir, false);
   auto no_temp_left = [&] {
-    for (const auto& e : fs::directory_iterator(dir_of(dir))) CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+    for (const auto& e : fs::directory_iterator(dir_of(dir)))
+      CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
   };
 
   const std::string fifo = dir.file("fifo.sdx");
@@ -141,7 +143,8 @@ TEST_CASE("a target that is not a regular file is refused, and left as it was") 
   build(dir.file("real.sdx"), pairs, o);
   const auto real_bytes = read_bytes(dir.file("real.sdx"));
   fs::create_symlink("real.sdx", dir.file("link.sdx"));
-  CHECK_THROWS_WITH_AS(build(dir.file("link.sdx"), random_pairs(rng, 50), o), doctest::Contains("symbolic link"), Error);
+  CHECK_THROWS_WITH_AS(build(dir.file("link.sdx"), random_pairs(rng, 50), o),
+                       doctest::Contains("symbolic link"), Error);
   CHECK(fs::is_symlink(fs::symlink_status(dir.file("link.sdx"))));
   CHECK(read_bytes(dir.file("real.sdx")) == real_bytes);
   no_temp_left();

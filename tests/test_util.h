@@ -90,7 +90,8 @@ inline std::vector<Expected> answer(const Index& index, uint64_t q, unsigned k) 
 }
 
 // Queries: stored fingerprints with 0..k bits flipped (planted near-duplicates) and random ones.
-inline std::vector<uint64_t> queries_for(std::mt19937_64& rng, const Pairs& pairs, unsigned k, std::size_t count) {
+inline std::vector<uint64_t> queries_for(std::mt19937_64& rng, const Pairs& pairs, unsigned k,
+                                         std::size_t count) {
   std::vector<uint64_t> q;
   for (std::size_t i = 0; i < count; ++i) {
     if (pairs.empty() || i % 3 == 2) {
@@ -109,7 +110,8 @@ class TempDir {
  public:
   TempDir() {
     std::random_device rd;
-    path_ = std::filesystem::temp_directory_path() / ("simdex-test-" + std::to_string(rd()) + std::to_string(rd()));
+    path_ = std::filesystem::temp_directory_path() /
+            ("simdex-test-" + std::to_string(rd()) + std::to_string(rd()));
     std::filesystem::create_directories(path_);
   }
   ~TempDir() { std::filesystem::remove_all(path_); }

@@ -30,7 +30,8 @@ std::string base_of(const std::string& path) {
 // A target that exists must be a regular file: rename(2) would replace a device node, FIFO or
 // socket with the index, or the symbolic link itself rather than the file it names.
 const std::string& checked_target(const std::string& target) {
-  if (target.empty() || target.back() == '/') throw Error(errc::usage, "output path '" + target + "' names no file");
+  if (target.empty() || target.back() == '/')
+    throw Error(errc::usage, "output path '" + target + "' names no file");
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0) {
     if (errno == ENOENT) return target;
@@ -38,10 +39,14 @@ const std::string& checked_target(const std::string& target) {
   }
   if (S_ISLNK(st.st_mode))
     throw Error(errc::io, "output '" + target +
-                              "' is a symbolic link: simdex replaces only regular files (name the file it points to, or remove the link)");
+                              "' is a symbolic link: simdex replaces only regular files (name the file it "
+                              "points to, or remove the link)");
   if (!S_ISREG(st.st_mode))
     throw Error(errc::io, "output '" + target + "' exists and is not a regular file (" +
-                              (S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device") +
+                              (S_ISDIR(st.st_mode)    ? "a directory"
+                               : S_ISFIFO(st.st_mode) ? "a FIFO"
+                               : S_ISSOCK(st.st_mode) ? "a socket"
+                                                      : "a device") +
                               "): simdex replaces only regular files");
   return target;
 }
@@ -54,10 +59,12 @@ std::string temp_prefix(const std::string& target) {
 
 AtomicFile::AtomicFile(std::string target)
     : target_(std::move(target)),
-      temp_([prefix = temp_prefix(checked_target(target_)) + std::to_string(getpid()) + "-"] {
-        static std::atomic<unsigned> counter{0};
-        return prefix + std::to_string(counter++);
-      }, O_WRONLY, 0644) {
+      temp_(
+          [prefix = temp_prefix(checked_target(target_)) + std::to_string(getpid()) + "-"] {
+            static std::atomic<unsigned> counter{0};
+            return prefix + std::to_string(counter++);
+          },
+          O_WRONLY, 0644) {
   buffer_.reserve(kBufferBytes);
 }
 

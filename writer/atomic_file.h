@@ -20,7 +20,7 @@ class AtomicFile {
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
 
-  void write(const void* data, std::size_t size);  // sequential, buffered
+  void write(const void* data, std::size_t size);                      // sequential, buffered
   void write_at(uint64_t offset, const void* data, std::size_t size);  // for the header, at the end
   uint64_t position() const { return position_; }
   // Flush, fsync, rename over the target (checked again: still absent or a regular file), fsync the

@@ -62,8 +62,10 @@ void merge_readers(std::vector<RunReader<T>>& readers, F&& f) {
     RunReader<T>& r = readers[heap.back()];
     f(r.head());
     r.pop();
-    if (r.done()) heap.pop_back();
-    else std::push_heap(heap.begin(), heap.end(), later);
+    if (r.done())
+      heap.pop_back();
+    else
+      std::push_heap(heap.begin(), heap.end(), later);
   }
   if (heap.empty()) return;
   RunReader<T>& last = readers[heap[0]];
@@ -83,7 +85,9 @@ class ExternalSorter {
       : scratch_(scratch), plan_(SortPlan::for_memory(memory_bytes, sizeof(T))) {}
 
   // Allocates the buffer for `expected` records at once (at most a run), so it never reallocates.
-  void reserve(uint64_t expected) { buffer_.reserve(static_cast<std::size_t>(std::min(expected, plan_.buffer_records))); }
+  void reserve(uint64_t expected) {
+    buffer_.reserve(static_cast<std::size_t>(std::min(expected, plan_.buffer_records)));
+  }
   void add(const T& record) {
     if (buffer_.size() == buffer_.capacity()) grow();
     buffer_.push_back(record);
@@ -109,7 +113,8 @@ class ExternalSorter {
       spill();
       return;
     }
-    buffer_.reserve(static_cast<std::size_t>(std::min<uint64_t>(std::max<std::size_t>(2 * buffer_.size(), 4096), plan_.buffer_records)));
+    buffer_.reserve(static_cast<std::size_t>(
+        std::min<uint64_t>(std::max<std::size_t>(2 * buffer_.size(), 4096), plan_.buffer_records)));
   }
   std::size_t sort_buffer() {
     std::vector<T> scratch;
@@ -128,7 +133,8 @@ class ExternalSorter {
   }
   std::vector<RunReader<T>> readers_of(std::size_t first, std::size_t count) const {
     std::vector<RunReader<T>> readers;
-    for (std::size_t i = first; i < first + count; ++i) readers.emplace_back(*runs_[i], plan_.read_buffer_records);
+    for (std::size_t i = first; i < first + count; ++i)
+      readers.emplace_back(*runs_[i], plan_.read_buffer_records);
     return readers;
   }
 

@@ -13,7 +13,8 @@ namespace simdex {
 
 uint64_t default_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  const uint64_t physical = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  const uint64_t physical =
+      pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
   return std::max<uint64_t>(physical / 4, uint64_t{64} << 20);
 }
 
@@ -26,13 +27,16 @@ uint64_t sort_budget(uint64_t bound) { return bound - std::min<uint64_t>(bound /
 
 struct IndexBuilder::State {
   State(const BuildOptions& o)
-      : memory(sort_budget(o.memory_bytes ? o.memory_bytes : default_memory_bytes())), scratch(o.temp_dir), pairs(scratch, memory) {}
+      : memory(sort_budget(o.memory_bytes ? o.memory_bytes : default_memory_bytes())),
+        scratch(o.temp_dir),
+        pairs(scratch, memory) {}
   uint64_t memory;  // the sort budget of the bound
   writer::ScratchSpace scratch;
   writer::ExternalSorter<writer::SortPairs> pairs;  // (fingerprint, id)
 };
 
-IndexBuilder::IndexBuilder(BuildOptions options) : options_(std::move(options)), state_(std::make_unique<State>(options_)) {}
+IndexBuilder::IndexBuilder(BuildOptions options)
+    : options_(std::move(options)), state_(std::make_unique<State>(options_)) {}
 IndexBuilder::~IndexBuilder() = default;
 IndexBuilder::IndexBuilder(IndexBuilder&&) noexcept = default;
 IndexBuilder& IndexBuilder::operator=(IndexBuilder&&) noexcept = default;
@@ -126,8 +130,9 @@ BuildSummary IndexBuilder::write(const std::string& path) {
 
   const uint64_t held = fingerprints.memory_bytes() + id_offsets.memory_bytes() + ids.memory_bytes();
   const uint64_t table_memory = s.memory > held ? s.memory - held : 0;
-  BuildSummary summary = writer::write_index(path, writer::IndexContents{fingerprints, id_offsets, ids}, scheme,
-                                             options_, s.scratch, std::max<uint64_t>(table_memory, s.memory / 4));
+  BuildSummary summary =
+      writer::write_index(path, writer::IndexContents{fingerprints, id_offsets, ids}, scheme, options_,
+                          s.scratch, std::max<uint64_t>(table_memory, s.memory / 4));
   summary.temp_files = s.scratch.files_created();
   summary.temp_peak_bytes = s.scratch.peak_bytes();
   return summary;

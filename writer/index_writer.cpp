@@ -66,7 +66,8 @@ struct TableResult {
 // The two passes over one table's sorted entries (spec/FORMAT.md §7: the code is built from the h
 // of the whole table, then the blocks are cut with it). for_each_sorted(f) calls f(entry) ascending.
 template <typename ForEachSorted>
-TableResult encode_sorted(ForEachSorted&& for_each_sorted, uint32_t block_bytes, TableEncoder::BlockSink sink) {
+TableResult encode_sorted(ForEachSorted&& for_each_sorted, uint32_t block_bytes,
+                          TableEncoder::BlockSink sink) {
   TableResult r;
   HHistogram histogram;
   for_each_sorted([&](uint64_t e) { histogram.add(e); });
@@ -110,7 +111,8 @@ uint64_t in_memory_table_bytes(uint64_t n) { return 26 * n + (1 << 20); }
 // order of spec §5, then the header region that describes them, filled in as the sections go.
 class FileWriter {
  public:
-  FileWriter(const std::string& path, const IndexContents& contents, const Scheme& scheme, const BuildOptions& options)
+  FileWriter(const std::string& path, const IndexContents& contents, const Scheme& scheme,
+             const BuildOptions& options)
       : contents_(contents), scheme_(scheme), options_(options), file_(path), sections_(file_) {
     region_.tables.resize(scheme.tables.size());
   }
@@ -124,8 +126,10 @@ class FileWriter {
   // BLOCKS, BLOCK_KEYS and BLOCK_RANKS of every table, in table order.
   void write_tables(ScratchSpace& scratch, uint64_t memory_bytes) {
     const uint64_t fit = memory_bytes / in_memory_table_bytes(contents_.fingerprints.size());
-    if (fit >= 1) write_tables_in_memory(scratch, memory_bytes, fit);
-    else write_tables_one_at_a_time(scratch, memory_bytes);
+    if (fit >= 1)
+      write_tables_in_memory(scratch, memory_bytes, fit);
+    else
+      write_tables_one_at_a_time(scratch, memory_bytes);
   }
 
   // ID_OFFSETS (empty when every fingerprint has one id) and IDS, already in the order of table 0's
@@ -186,9 +190,9 @@ class FileWriter {
       for (; launched < std::min(limit, table_count()); ++launched) {
         auto encode = [&, t = launched] {
           std::vector<uint8_t> blocks;
-          TableResult r = build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch,
-                                      per_worker,
-                                      [&](const uint8_t* b, std::size_t size) { blocks.insert(blocks.end(), b, b + size); });
+          TableResult r = build_table(
+              contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, per_worker,
+              [&](const uint8_t* b, std::size_t size) { blocks.insert(blocks.end(), b, b + size); });
           r.blocks = std::move(blocks);
           return r;
         };
@@ -214,9 +218,9 @@ class FileWriter {
   void write_tables_one_at_a_time(ScratchSpace& scratch, uint64_t memory_bytes) {
     for (uint32_t t = 0; t < table_count(); ++t) {
       sections_.begin(SectionKind::blocks, t);
-      const TableResult table = build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch,
-                                            memory_bytes,
-                                            [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
+      const TableResult table =
+          build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, memory_bytes,
+                      [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
       end_section();
       write_keys_and_ranks(t, table);
     }

@@ -29,7 +29,8 @@ void radix_sort(std::span<uint64_t> keys, std::span<uint64_t> scratch) {
   for (unsigned p = 0; p < kPasses; ++p) {
     auto& c = count[p];
     const std::size_t buckets = std::size_t{1} << kBits[p];
-    if (std::any_of(c.begin(), c.begin() + buckets, [n](uint64_t x) { return x == n; })) continue;  // one digit
+    if (std::any_of(c.begin(), c.begin() + buckets, [n](uint64_t x) { return x == n; }))
+      continue;  // one digit
     uint64_t sum = 0;
     for (std::size_t b = 0; b < buckets; ++b) {
       const uint64_t x = c[b];

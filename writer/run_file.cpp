@@ -81,6 +81,8 @@ std::size_t TempFile::read_at(uint64_t offset, void* data, std::size_t bytes) co
   return done;
 }
 
-void throw_short_read(const std::string& path) { throw Error(errc::io, "temporary file " + path + " is shorter than written"); }
+void throw_short_read(const std::string& path) {
+  throw Error(errc::io, "temporary file " + path + " is shorter than written");
+}
 
 }  // namespace simdex::writer

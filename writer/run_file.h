@@ -63,7 +63,9 @@ class RunWriter {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
-  RunWriter(TempFile& file, std::size_t buffer_records) : file_(file) { buffer_.reserve(std::max<std::size_t>(buffer_records, 1)); }
+  RunWriter(TempFile& file, std::size_t buffer_records) : file_(file) {
+    buffer_.reserve(std::max<std::size_t>(buffer_records, 1));
+  }
   ~RunWriter() = default;  // an unflushed writer is abandoned with its file (on failure)
   void add(const T& record) {
     buffer_.push_back(record);
@@ -89,7 +91,9 @@ class RunReader {
 
  public:
   RunReader(const TempFile& file, std::size_t buffer_records, uint64_t first = 0, uint64_t count = UINT64_MAX)
-      : file_(&file), next_(first), end_(first + std::min(count, file.size() / sizeof(T) - first)),
+      : file_(&file),
+        next_(first),
+        end_(first + std::min(count, file.size() / sizeof(T) - first)),
         buffer_(std::max<std::size_t>(buffer_records, 1)) {
     refill();
   }

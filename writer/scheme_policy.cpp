@@ -73,7 +73,8 @@ std::pair<std::vector<unsigned>, unsigned> lead(const std::vector<std::vector<un
   for (unsigned b : chosen) order.insert(order.end(), blocks[b].begin(), blocks[b].end());
   const auto leading = static_cast<unsigned>(order.size());
   for (unsigned b = 0; b < blocks.size(); ++b)
-    if (!std::binary_search(chosen.begin(), chosen.end(), b)) order.insert(order.end(), blocks[b].begin(), blocks[b].end());
+    if (!std::binary_search(chosen.begin(), chosen.end(), b))
+      order.insert(order.end(), blocks[b].begin(), blocks[b].end());
   return {order, leading};
 }
 
@@ -116,7 +117,8 @@ Scheme Scheme::two_level(unsigned top, unsigned sub, unsigned k) {
   for (const auto& chosen : combinations(top, top - k)) {
     auto [order, leading] = lead(parts, chosen);
     const std::vector<unsigned> rest(order.begin() + leading, order.end());
-    if (rest.size() < sub) throw Error(errc::usage, "too few bits left for " + std::to_string(sub) + " sub-blocks");
+    if (rest.size() < sub)
+      throw Error(errc::usage, "too few bits left for " + std::to_string(sub) + " sub-blocks");
     const auto sub_parts = split(rest, sub);
     for (const auto& follow : combinations(sub, sub - k)) {
       auto [sub_order, following] = lead(sub_parts, follow);
@@ -147,7 +149,9 @@ Scheme Scheme::automatic(uint64_t count, unsigned k) {
 Scheme Scheme::named(std::string_view name, unsigned k, uint64_t expected_count) {
   auto paper = [&](Scheme s, const char* n) {
     if (k != 3)
-      throw Error(errc::usage, "scheme '" + std::string(name) + "' is the paper's scheme for k = 3; use --blocks M for k = " + std::to_string(k));
+      throw Error(errc::usage,
+                  "scheme '" + std::string(name) +
+                      "' is the paper's scheme for k = 3; use --blocks M for k = " + std::to_string(k));
     s.name = n;
     return s;
   };
@@ -168,7 +172,8 @@ Scheme Scheme::named(std::string_view name, unsigned k, uint64_t expected_count)
 
 std::vector<std::pair<std::string, std::string>> scheme_catalogue() {
   return {
-      {"paper-20", "k=3: 6 blocks (11,11,11,11,10,10), 3 lead; 20 tables, p=31..33 (the paper's choice, 8B pages)"},
+      {"paper-20",
+       "k=3: 6 blocks (11,11,11,11,10,10), 3 lead; 20 tables, p=31..33 (the paper's choice, 8B pages)"},
       {"paper-16", "k=3: two levels, 1 of 4 16-bit blocks then 1 of 4 12-bit blocks; 16 tables, p=28"},
       {"paper-10", "k=3: 5 blocks (13,13,13,13,12), 2 lead; 10 tables, p=25..26"},
       {"paper-4", "k=3: 4 blocks of 16, 1 leads; 4 tables, p=16"},

@@ -1,5 +1,3 @@
-#include "simdex/scheme.h"
-
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include "format/coverage.h"
 #include "format/permutation.h"
 #include "simdex/error.h"
+#include "simdex/scheme.h"
 
 using simdex::Scheme;
 
@@ -41,7 +40,8 @@ TEST_CASE("the paper's four k=3 schemes: table counts and prefix lengths") {
 
 TEST_CASE("every scheme covers every k up to its own, and table 0 is the identity") {
   std::vector<Scheme> schemes;
-  for (const char* n : {"paper-20", "paper-16", "paper-10", "paper-4"}) schemes.push_back(Scheme::named(n, 3, 0));
+  for (const char* n : {"paper-20", "paper-16", "paper-10", "paper-4"})
+    schemes.push_back(Scheme::named(n, 3, 0));
   for (unsigned k = 0; k <= 8; ++k)
     for (unsigned m = k + 1; m <= k + 3; ++m) schemes.push_back(Scheme::one_level(m, k));
   schemes.push_back(Scheme::two_level(3, 3, 2));
@@ -91,7 +91,9 @@ TEST_CASE("every scheme simdex makes decides within a small part of the budget")
     CHECK(c.status == simdex::format::Coverage::Status::covered);
     most = std::max(most, c.steps);
     // One more bit of distance is never covered by these schemes: the search finds the witness.
-    if (s.max_distance < 64) CHECK(simdex::format::check_coverage(masks_of(s), s.max_distance + 1).status == simdex::format::Coverage::Status::uncovered);
+    if (s.max_distance < 64)
+      CHECK(simdex::format::check_coverage(masks_of(s), s.max_distance + 1).status ==
+            simdex::format::Coverage::Status::uncovered);
   };
   for (unsigned k = 0; k <= 32; ++k)
     for (unsigned m = k + 1; m <= 64; ++m) {
@@ -113,6 +115,7 @@ TEST_CASE("every scheme simdex makes decides within a small part of the budget")
       }
   for (const char* name : {"paper-20", "paper-16", "paper-10", "paper-4"}) check(Scheme::named(name, 3, 0));
   MESSAGE("most steps: " << most << ", all schemes in "
-                         << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s");
+                         << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+                         << " s");
   CHECK(most < simdex::format::kCoverageBudget / 2);
 }

@@ -56,7 +56,8 @@ void unregister(int slot) {
 
 // Whether `path` still names the file open on `fd` (a cleanup may have removed it in between).
 bool names_fd(const std::string& path, int fd) {
-  struct stat by_path {}, by_fd {};
+  struct stat by_path {
+  }, by_fd{};
   return ::stat(path.c_str(), &by_path) == 0 && ::fstat(fd, &by_fd) == 0 && by_path.st_dev == by_fd.st_dev &&
          by_path.st_ino == by_fd.st_ino;
 }
@@ -100,7 +101,9 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
     if ((locked || errno != EWOULDBLOCK) && names_fd(path_, fd_)) break;
     ::close(fd_);
     fd_ = -1;
-    if (attempt >= kAttempts) throw Error(errc::io, "cannot create temporary file '" + path_ + "': removed by another build's cleanup");
+    if (attempt >= kAttempts)
+      throw Error(errc::io,
+                  "cannot create temporary file '" + path_ + "': removed by another build's cleanup");
   }
   struct stat st {};
   if (::fstat(fd_, &st) == 0) {
@@ -143,7 +146,8 @@ void remove_unlocked(const std::string& dir, const std::string& prefix) {
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || is_own(st)) continue;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) continue;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_fd(path, fd))
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        names_fd(path, fd))
       ::unlink(path.c_str());
     ::close(fd);
   }
@@ -169,7 +173,8 @@ void remove_temporary_files_on_signals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction old {};
     // An ignored or handled signal stays as it is (a build started with nohup or `&` ignores SIGINT).
-    if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;
+    if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+      continue;
     struct sigaction action {};
     action.sa_handler = writer::remove_temps_and_die;
     sigemptyset(&action.sa_mask);

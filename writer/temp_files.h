@@ -34,7 +34,7 @@ class OwnedTemp {
  private:
   std::string path_;
   int fd_ = -1;
-  int slot_ = -1;  // in the signal registry; -1: not registered
+  int slot_ = -1;                 // in the signal registry; -1: not registered
   std::pair<dev_t, ino_t> id_{};  // in the set of this process's own files
   bool renamed_ = false;
 };

@@ -15,14 +15,17 @@ namespace simdex::writer {
 class U64Store {
  public:
   static constexpr std::size_t kBufferValues = 1 << 17;  // 1 MiB per writer or reader
-  U64Store() = default;                                   // in memory
-  explicit U64Store(ScratchSpace& scratch)                // in a temporary file
-      : file_(std::make_unique<TempFile>(scratch)), writer_(std::make_unique<RunWriter<uint64_t>>(*file_, kBufferValues)) {}
+  U64Store() = default;                                  // in memory
+  explicit U64Store(ScratchSpace& scratch)               // in a temporary file
+      : file_(std::make_unique<TempFile>(scratch)),
+        writer_(std::make_unique<RunWriter<uint64_t>>(*file_, kBufferValues)) {}
 
   void push(uint64_t v) {
     ++size_;
-    if (writer_) writer_->add(v);
-    else memory_.push_back(v);
+    if (writer_)
+      writer_->add(v);
+    else
+      memory_.push_back(v);
   }
   void finish() {
     if (writer_) writer_->flush();

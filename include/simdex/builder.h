@@ -21,13 +21,13 @@
 namespace simdex {
 
 struct BuildOptions {
-  unsigned k = 3;                 // used when scheme is empty: Scheme::automatic(distinct count, k)
-  std::optional<Scheme> scheme;   // the tables; overrides k
+  unsigned k = 3;                // used when scheme is empty: Scheme::automatic(distinct count, k)
+  std::optional<Scheme> scheme;  // the tables; overrides k
   // Block size B: 32 .. 1 MiB, a multiple of 8. Smaller blocks mean less to decode per probe and
   // a little more file; 256 was chosen from bench/RESULTS.md ("Block size": against 1024, about
   // half the query time for about 8% more bytes).
   uint32_t block_bytes = 256;
-  unsigned threads = 0;           // 0: all cores
+  unsigned threads = 0;  // 0: all cores
   // Memory bound of the build (0: default_memory_bytes()), for the peak RSS of a process whose only
   // large user of memory is the builder (the pairs added are held within it too). Beyond it the
   // builder sorts externally: sorted runs in temporary files, merged; the output bytes are the same
@@ -54,8 +54,8 @@ struct BuildSummary {
   uint64_t file_bytes = 0;
   std::string scheme_name;
   std::size_t table_count = 0;
-  uint64_t temp_files = 0;         // temporary files written (0: everything was sorted in memory)
-  uint64_t temp_peak_bytes = 0;    // most temporary disk space in use at once
+  uint64_t temp_files = 0;       // temporary files written (0: everything was sorted in memory)
+  uint64_t temp_peak_bytes = 0;  // most temporary disk space in use at once
 };
 
 class SIMDEX_EXPORT IndexBuilder {

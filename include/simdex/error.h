@@ -13,9 +13,9 @@ namespace simdex {
 
 enum class errc {
   // Outside the file format.
-  io,             // a file or stream could not be opened, read or written
-  usage,          // an argument out of range (k above the index's k, bad block size, ...)
-  input,          // a malformed input line or document
+  io,     // a file or stream could not be opened, read or written
+  usage,  // an argument out of range (k above the index's k, bad block size, ...)
+  input,  // a malformed input line or document
   // Reader rules of spec/FORMAT.md, in the order the spec lists them.
   file_too_small,
   bad_magic,
@@ -38,7 +38,7 @@ enum class errc {
   // Outside the file format (appended): the file was truncated or overwritten in place while mapped.
   file_changed,
   // Outside the file format (appended): a batch command refused before it starts.
-  work_limit,     // the estimated work exceeds BatchOptions::work_limit (CLI: --force goes on)
+  work_limit,  // the estimated work exceeds BatchOptions::work_limit (CLI: --force goes on)
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".

@@ -35,10 +35,18 @@ class SIMDEX_EXPORT IdList {
     iterator() = default;
     explicit iterator(const uint8_t* p) : p_(p) {}
     uint64_t operator*() const;
-    iterator& operator++() { p_ += 8; return *this; }
-    iterator operator++(int) { auto t = *this; p_ += 8; return t; }
+    iterator& operator++() {
+      p_ += 8;
+      return *this;
+    }
+    iterator operator++(int) {
+      auto t = *this;
+      p_ += 8;
+      return t;
+    }
     difference_type operator-(const iterator& o) const { return (p_ - o.p_) / 8; }
     bool operator==(const iterator& o) const = default;
+
    private:
     const uint8_t* p_ = nullptr;
   };
@@ -66,8 +74,8 @@ struct TableInfo {
   std::array<uint8_t, 64> source_bit{};
   unsigned prefix_bits = 0;
   uint64_t block_count = 0;
-  uint64_t bytes = 0;           // blocks + block keys + block ranks
-  double bits_per_entry = 0;    // bytes * 8 / fingerprint_count
+  uint64_t bytes = 0;         // blocks + block keys + block ranks
+  double bits_per_entry = 0;  // bytes * 8 / fingerprint_count
   std::array<uint8_t, 64> code_length{};
 };
 
@@ -79,9 +87,9 @@ struct IndexInfo {
   uint64_t id_count = 0;
   uint32_t block_bytes = 0;
   uint64_t file_bytes = 0;
-  uint64_t ids_bytes = 0;                 // ID_OFFSETS + IDS
+  uint64_t ids_bytes = 0;  // ID_OFFSETS + IDS
   std::vector<TableInfo> tables;
-  double floor_bits_per_entry = 0;        // log2 C(2^64, n) / n: no encoding of the set does better
+  double floor_bits_per_entry = 0;  // log2 C(2^64, n) / n: no encoding of the set does better
 };
 
 struct Problem {

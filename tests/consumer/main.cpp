@@ -53,13 +53,15 @@ int main(int argc, char** argv) {
   }
 
   // The text part: the same text gives the same fingerprint, a different one another.
-  const bool text_ok = simdex::fingerprint("the quick brown fox jumps over the lazy dog") ==
-                           simdex::Fingerprinter().fingerprint("The quick brown fox jumps over the lazy dog") &&
-                       simdex::fingerprint("a b c d") != simdex::fingerprint("w x y z");
+  const bool text_ok =
+      simdex::fingerprint("the quick brown fox jumps over the lazy dog") ==
+          simdex::Fingerprinter().fingerprint("The quick brown fox jumps over the lazy dog") &&
+      simdex::fingerprint("a b c d") != simdex::fingerprint("w x y z");
 
   const bool ok = hits == 3 && id_sum == 42 + 43 + 44 && pairs == 5 && verified && error_caught && text_ok;
   std::printf("simdex %s: %zu hits, ids sum %llu, %zu pairs, verify %s, error %s, text %s: %s\n",
               simdex::version(), hits, id_sum, pairs, verified ? "ok" : "FAILED",
-              error_caught ? "caught" : "NOT CAUGHT", text_ok ? "ok" : "FAILED", ok ? "CONSUMER OK" : "CONSUMER FAILED");
+              error_caught ? "caught" : "NOT CAUGHT", text_ok ? "ok" : "FAILED",
+              ok ? "CONSUMER OK" : "CONSUMER FAILED");
   return ok ? 0 : 1;
 }

@@ -37,8 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     // Queries near what the file holds (its middle bytes), the extremes, and a repeat.
     uint64_t middle = 0;
     if (size >= 16) middle = simdex::format::load_le64(file.data() + (size / 2 & ~std::size_t{7}));
-    const std::vector<simdex::Query> queries = {{0, 0}, {~uint64_t{0}, 1}, {middle, 2}, {middle ^ 0x8001, 3},
-                                                {0x5555555555555555, 4}, {middle, 5}};
+    const std::vector<simdex::Query> queries = {
+        {0, 0}, {~uint64_t{0}, 1}, {middle, 2}, {middle ^ 0x8001, 3}, {0x5555555555555555, 4}, {middle, 5}};
     simdex::join(index, queries, options, [&](std::span<const simdex::JoinHit> hits) {
       for (const auto& h : hits) {
         seen += h.query ^ h.fingerprint;
@@ -48,12 +48,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
 #elif SIMDEX_FUZZ_TARGET == 3
     simdex::ClusterOptions cluster_options;
     cluster_options.min_size = 1;
-    simdex::find_clusters(index, options, cluster_options, [&](std::span<const simdex::ClusterMember> members) {
-      for (const auto& m : members) {
-        seen += m.fingerprint;
-        touch(m.ids);
-      }
-    });
+    simdex::find_clusters(index, options, cluster_options,
+                          [&](std::span<const simdex::ClusterMember> members) {
+                            for (const auto& m : members) {
+                              seen += m.fingerprint;
+                              touch(m.ids);
+                            }
+                          });
 #else
 #error "SIMDEX_FUZZ_TARGET must be 1, 2 or 3"
 #endif

@@ -16,7 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const DecodeTable table(lengths);
   const uint8_t* block = data + 64;
   const std::size_t available = size - 64;
-  const auto block_bytes = static_cast<uint32_t>(std::min<std::size_t>(available & ~std::size_t{7}, kMaxBlockBytes));
+  const auto block_bytes =
+      static_cast<uint32_t>(std::min<std::size_t>(available & ~std::size_t{7}, kMaxBlockBytes));
   uint64_t previous = 0, sum = 0;
   bool ascending = true;
   const auto r = decode_block(block, block_bytes, block_bytes, table, [&](uint64_t e, uint32_t i) {

@@ -53,7 +53,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     try {  // build --text: documents
       simdex::cli::TextOptions options;
       options.input_format = format;
-      simdex::cli::for_each_text_fingerprint(file.path(), options, "", [&](uint64_t id, uint64_t fp) { seen += id ^ fp; });
+      simdex::cli::for_each_text_fingerprint(file.path(), options, "",
+                                             [&](uint64_t id, uint64_t fp) { seen += id ^ fp; });
     } catch (const simdex::Error&) {
     }
   }
