@@ -2,16 +2,7 @@
 # Batch commands under hostile limits: threads that cannot be created, work that would explode. usage: batch_limits_test.sh SIMDEX
 set -uo pipefail
 simdex=$1
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0; fail=0
-check() {  # check NAME EXPECTED_RC COMMAND...
-  local name=$1 want=$2; shift 2
-  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $name: rc=$rc, want $want"; cat "$dir/err"; fi
-}
-same() {  # same NAME FILE1 FILE2
-  if cmp -s "$2" "$3"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $1: $2 and $3 differ"; fi
-}
+. "$(dirname "$0")/shell_checks.sh"
 
 awk 'BEGIN { srand(7); for (i = 0; i < 4000; ++i) printf "%d%09d\n", int(rand() * 1e9), int(rand() * 1e9) }' > "$dir/in.txt"
 check build 0 "$simdex" build -q -o "$dir/a.sdx" --scheme paper-4 "$dir/in.txt"
@@ -55,5 +46,4 @@ for cmd in pairs clusters; do
 done
 check join-force 0 "$simdex" join --force "$dir/a.sdx" "$dir/in.txt"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

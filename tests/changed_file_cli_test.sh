@@ -4,10 +4,7 @@
 # after a rename it answers from the file it opened, exit 0. usage: changed_file_cli_test.sh SIMDEX
 set -uo pipefail
 simdex=$1
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL $*"; }
+. "$(dirname "$0")/shell_checks.sh"
 
 awk 'BEGIN { srand(7); for (i = 0; i < 40000; i++) printf "%d%09d\t%d\n", int(rand() * 1e9), int(rand() * 1e9), i }' > "$dir/a.tsv"
 awk 'BEGIN { srand(8); for (i = 0; i < 2000; i++) printf "%d%09d\t%d\n", int(rand() * 1e9), int(rand() * 1e9), i }' > "$dir/b.tsv"
@@ -66,5 +63,4 @@ kill -BUS "$pid"; wait "$pid"; rc=$?
 exec 4>&-
 # 135: killed by SIGBUS; under ASan its handler (the one before simdex's) reports and exits 1.
 if [ "$rc" = 135 ] || [ "$rc" = 1 ]; then ok; else bad "kill -BUS: rc=$rc, want 135 (or ASan's 1)"; fi
-echo "changed_file_cli: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish changed_file_cli

@@ -6,20 +6,9 @@
 set -uo pipefail
 simdex=$1
 src=$2
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/shell_checks.sh"
 # Under ASan, freed memory waits in a quarantine: keep it small so peak RSS means what it says.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1"
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL $*"; }
-check() {  # check NAME EXPECTED_RC COMMAND...
-  local name=$1 want=$2; shift 2
-  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then ok; else bad "$name: rc=$rc, want $want"; head -c 600 "$dir/err"; fi
-}
-expect_grep() {  # expect_grep NAME PATTERN FILE
-  if grep -q -- "$2" "$3"; then ok; else bad "$1: '$2' not in $3:"; head -c 600 "$3"; fi
-}
 # peak_kb COMMAND...: runs it (output to $dir/out, $dir/err) and prints its maximum resident set in KiB.
 peak_kb() {
   /usr/bin/time -f '%M' -o "$dir/rss" "$@" >"$dir/out" 2>"$dir/err"
@@ -200,5 +189,4 @@ echo "query with 3M ids: peak RSS $kb KiB (no hit: $kb_base KiB)"
 # The ids' 24 MB are mapped and read (resident); as text they are 21 MB more when held, none streamed.
 [ "$kb" -lt $((kb_base + 24000 + 8000)) ] && ok || bad "query with 3M ids: peak RSS $kb KiB (no hit: $kb_base KiB)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

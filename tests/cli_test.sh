@@ -2,16 +2,7 @@
 # The simdex CLI end to end: build, query, info, verify, and its errors. usage: cli_test.sh SIMDEX
 set -uo pipefail
 simdex=$1
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0; fail=0
-check() {  # check NAME EXPECTED_RC COMMAND...
-  local name=$1 want=$2; shift 2
-  "$@" >"$dir/out" 2>"$dir/err"; local rc=$?
-  if [ "$rc" = "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $name: rc=$rc, want $want"; cat "$dir/err"; fi
-}
-expect_grep() {  # expect_grep NAME PATTERN FILE
-  if grep -q -- "$2" "$3"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $1: '$2' not in $3:"; cat "$3"; fi
-}
+. "$(dirname "$0")/shell_checks.sh"
 
 printf '0x00000000000000ff\t10\n0x00000000000000fe\t11\n0x00000000000000ff\t12\n0xffffffffffffffff\t13\n255\t14\n' > "$dir/in.tsv"
 check build 0 "$simdex" build -q -o "$dir/a.sdx" --scheme paper-4 "$dir/in.tsv"
@@ -171,5 +162,4 @@ check fp-lines 0 "$simdex" fingerprint --input-format lines "$dir/docs/a.txt"
 expect_grep fp-lines-id "$(printf '\t0$')" "$dir/out"
 check fp-stopwords-missing 1 "$simdex" fingerprint --stopwords-file "$dir/none" "$dir/docs.jsonl"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

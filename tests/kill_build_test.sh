@@ -6,10 +6,7 @@
 # usage: kill_build_test.sh SIMDEX [ROUNDS]
 set -uo pipefail
 simdex=$1; rounds=${2:-12}
-dir=$(mktemp -d); trap 'rm -rf "$dir"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/shell_checks.sh"
 python3 - "$dir" <<'PY'
 import random, sys
 d = sys.argv[1]
@@ -60,5 +57,4 @@ for sig in INT TERM; do
   echo "SIG$sig ended $signalled builds"
 done
 echo "killed $killed of $rounds builds (build takes ${took} ms)"
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish
