@@ -3,9 +3,11 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -47,6 +49,41 @@ int register_path(const std::string& path) {
   return -1;
 }
 
+// Creations between open() and registration. The creating thread blocks the cleanup signals
+// meanwhile, so a handler runs on another thread: it sets `dying`, then waits for the creations
+// under way (a few milliseconds at most) before it scans the slots. A creation that sees `dying`
+// creates nothing; one the handler waits for is registered before the scan. So no file created
+// just before or during the signal is left behind.
+std::atomic<int> creating{0};
+std::atomic<bool> dying{false};
+
+class CreationWindow {
+ public:
+  CreationWindow() {
+    sigset_t cleanup_signals;
+    sigemptyset(&cleanup_signals);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&cleanup_signals, sig);
+    pthread_sigmask(SIG_BLOCK, &cleanup_signals, &old_);
+    creating.fetch_add(1);
+  }
+  ~CreationWindow() {
+    creating.fetch_sub(1);
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  CreationWindow(const CreationWindow&) = delete;
+  CreationWindow& operator=(const CreationWindow&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+void wait_for_creations() noexcept {
+  for (int i = 0; i < 1000 && creating.load() > 0; ++i) {
+    const timespec millisecond{0, 1'000'000};
+    ::nanosleep(&millisecond, nullptr);
+  }
+}
+
 void unregister(int slot) {
   if (slot < 0) return;
   int expected = kLive;
@@ -78,6 +115,8 @@ bool is_own(const struct stat& st) {
 }
 
 void remove_temps_and_die(int sig) {
+  dying.store(true);
+  wait_for_creations();
   remove_registered_temps();
   ::signal(sig, SIG_DFL);
   ::raise(sig);  // blocked until this handler returns; then the default action ends the process
@@ -89,8 +128,19 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
   constexpr int kAttempts = 100;
   for (int attempt = 1;; ++attempt) {
     path_ = next_name();
-    fd_ = ::open(path_.c_str(), O_CREAT | O_EXCL | O_CLOEXEC | flags, mode);
+    int open_error = 0;
+    {
+      const CreationWindow window;  // registered before a cleanup signal can end the process
+      if (dying.load())
+        throw Error(errc::io, "not creating '" + path_ + "': the process is ending by a signal");
+      fd_ = ::open(path_.c_str(), O_CREAT | O_EXCL | O_CLOEXEC | flags, mode);
+      if (fd_ >= 0)
+        slot_ = register_path(path_);
+      else
+        open_error = errno;
+    }
     if (fd_ < 0) {
+      errno = open_error;
       // A taken name: the same process id in another PID namespace, or a leftover.
       if (errno == EEXIST && attempt < kAttempts) continue;
       fail("cannot create temporary file", path_);
@@ -99,6 +149,8 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
     // the file system has no locks; cleanup cannot lock there either, so it removes nothing.
     const bool locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
     if ((locked || errno != EWOULDBLOCK) && names_fd(path_, fd_)) break;
+    unregister(slot_);  // the file is another build's cleanup's now
+    slot_ = -1;
     ::close(fd_);
     fd_ = -1;
     if (attempt >= kAttempts)
@@ -111,7 +163,6 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
     std::lock_guard lock(own_mutex);
     own_files.insert(id_);
   }
-  slot_ = register_path(path_);
 }
 
 OwnedTemp::~OwnedTemp() {
