@@ -66,6 +66,10 @@ bool DocumentReader::next(Document& doc) {
       const auto colon = why.find(": ", why.find("column"));
       if (colon != std::string::npos) why.erase(0, colon + 2);
       throw fail("not valid JSON at byte " + std::to_string(e.byte) + ": " + why);
+    } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range: a number beyond a double
+      std::string why = e.what();
+      if (const auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
+      throw fail("not valid JSON: " + why);
     }
     if (!j.is_object()) throw fail("expected a JSON object, one document per line");
     const auto id = j.find(id_field_);

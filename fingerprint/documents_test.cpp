@@ -74,6 +74,10 @@ TEST_CASE("malformed JSON Lines name the line") {
   CHECK(error_of("{\"id\": 1, \"text\": 5}\n").find(":1: field \"text\" must be a JSON string") !=
         std::string::npos);
   CHECK(error_of("{\"id\": 1, \"text\": \"\\ud800\"}\n").find(":1: not valid JSON") != std::string::npos);
+  // A number beyond a double is nlohmann's out_of_range, not a parse_error (found by fuzz_input).
+  CHECK(
+      error_of(ok + "{\"id\": 1, \"text\": \"a\", \"x\": 102e4979}\n").find("test.jsonl:2: not valid JSON") !=
+      std::string::npos);
   CHECK(error_of(ok) == "");
 }
 
