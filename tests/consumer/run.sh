@@ -46,11 +46,14 @@ case "$mode" in
   cmake)
     prefix=$2 work=$3
     cmake_consumer "$work/shared" -DCMAKE_PREFIX_PATH="$prefix"
-    ldd "$work/shared/simdex_consumer" | grep -q "libsimdex.so.0" ||
+    # ldd's output kept first: `ldd | grep -q` fails under pipefail when grep stops reading early.
+    ldd "$work/shared/simdex_consumer" >"$work/shared.ldd"
+    grep -q "libsimdex.so.0" "$work/shared.ldd" ||
       { echo "consumer: the shared build does not load libsimdex.so.0.*" >&2; exit 1; }
     check "$work/shared/simdex_consumer" "$work/shared.sdx"
     cmake_consumer "$work/static" -DCMAKE_PREFIX_PATH="$prefix" -DSIMDEX_CONSUMER_STATIC=ON
-    if ldd "$work/static/simdex_consumer" | grep -q libsimdex; then
+    ldd "$work/static/simdex_consumer" >"$work/static.ldd"
+    if grep -q libsimdex "$work/static.ldd"; then
       echo "consumer: the static build loads libsimdex.so" >&2; exit 1
     fi
     check "$work/static/simdex_consumer" "$work/static.sdx"
