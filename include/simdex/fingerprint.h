@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,5 +62,11 @@ class SIMDEX_EXPORT Fingerprinter {
 
 // One-off convenience; prefer a Fingerprinter for many texts.
 SIMDEX_EXPORT std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options = {});
+
+// out[i] = the fingerprint of texts[i], the same bits as Fingerprinter, on `threads` threads (0: all
+// cores), each with its own Fingerprinter. Throws Error(usage) when the spans' sizes differ or the
+// options are out of range; `out` is then unspecified.
+SIMDEX_EXPORT void fingerprint_all(std::span<const std::string_view> texts, std::span<std::uint64_t> out,
+                                   const FingerprintOptions& options = {}, unsigned threads = 0);
 
 }  // namespace simdex

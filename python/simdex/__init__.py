@@ -1,0 +1,215 @@
+"""simdex: near-duplicate detection over 64-bit simhash fingerprints.
+
+Fingerprint texts, build an index file, open it and ask for near-duplicates::
+
+    import simdex
+    fps = simdex.fingerprint(texts)                  # np.uint64, one per text, all cores
+    simdex.build("docs.sdx", fps)                    # ids: the texts' positions
+    with simdex.open("docs.sdx") as index:
+        index.query(fps[0])                          # [Hit(fingerprint, distance, ids), ...]
+        index.join(fps)                              # Matches of numpy arrays
+        index.clusters()                             # [Cluster(fingerprints, ids), ...]
+
+Work runs without the GIL (threads run in parallel); an open Index may be shared by threads and,
+after fork, by the processes of a multiprocessing pool. Failures raise simdex.Error, whose .code
+is the spec's name for the failure.
+"""
+
+from collections import namedtuple as _namedtuple
+import os as _os
+
+import numpy as _np
+
+from . import _simdex
+from ._errors import (Error, FileChangedError, FileError, FormatError, InputError, UsageError,
+                      WorkLimitError)
+from ._simdex import BuildSummary, Hit, Problem, VerifyReport, english_stopwords
+
+__version__ = _simdex.__version__
+
+__all__ = [
+    "fingerprint", "build", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
+    "BuildSummary", "VerifyReport", "Problem", "english_stopwords", "Error", "UsageError",
+    "InputError", "FileError", "FormatError", "FileChangedError", "WorkLimitError",
+]
+
+Matches = _namedtuple("Matches", "query query_id fingerprint distance id")
+Matches.__doc__ = """Results of Index.join: numpy arrays of equal length, one row per (query, stored
+fingerprint, id), sorted by (query, distance, fingerprint, id). query: position in the queries
+(int64); query_id: the query's id (uint64; its position when no ids were given); fingerprint:
+the stored fingerprint (uint64); distance: Hamming distance (int32); id: an id stored with it."""
+
+Pairs = _namedtuple("Pairs", "a b distance")
+Pairs.__doc__ = """Results of Index.pairs: numpy arrays a, b (uint64, a < b) and distance
+(int32), one row per pair of distinct stored fingerprints within k bits, sorted by (a, b)."""
+
+Cluster = _namedtuple("Cluster", "fingerprints ids")
+Cluster.__doc__ = """One cluster of Index.clusters: its fingerprints (uint64 array, ascending)
+and the ids stored with them (uint64 array, the ids of each fingerprint in turn)."""
+
+
+def _u64(values, name):
+    """values as a contiguous 1-D np.uint64 array, refusing what would change the numbers."""
+    a = _np.asarray(values)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+    if a.dtype == _np.uint64:
+        return _np.ascontiguousarray(a)
+    if a.size == 0:
+        return _np.empty(0, dtype=_np.uint64)
+    if a.dtype.kind == "u":
+        return a.astype(_np.uint64)
+    if a.dtype.kind == "i":
+        if a.min() < 0:
+            raise ValueError(f"{name} holds negative values; fingerprints and ids are unsigned 64-bit "
+                             f"(signed storage of the same bits: pass {name}.view(np.uint64))")
+        return a.astype(_np.uint64)
+    if a.dtype.kind == "O":
+        try:
+            return _np.array(a.tolist(), dtype=_np.uint64)
+        except (OverflowError, TypeError, ValueError):
+            pass
+    raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64), got dtype {a.dtype}")
+
+
+def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads=0):
+    """The 64-bit simhash of each text, as spec/FINGERPRINT.md computes it (the same bits as
+    `simdex fingerprint` with the same flags).
+
+    texts: an iterable of str (or UTF-8 bytes): a list, a pandas Series, a datasets column, a
+        generator. Ill-formed text is repaired, never rejected; a text with no word gives 0.
+    shingle: words per feature, 1..16 (the CLI's --shingle).
+    weighting: "frequency" (a feature counts as often as it occurs) or "binary" (once).
+    stopwords: None, "english" (the built-in list) or an iterable of words to drop.
+    threads: worker threads; 0 uses all cores.
+
+    Returns an np.uint64 array, one fingerprint per text, in order.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise TypeError("texts must be an iterable of texts; for one text use fingerprint([text])[0]")
+    if stopwords is None:
+        words = []
+    elif isinstance(stopwords, str):
+        if stopwords != "english":
+            raise ValueError("stopwords must be None, 'english' or a list of words")
+        words = english_stopwords()
+    else:
+        words = list(stopwords)
+    return _simdex.fingerprint_texts(texts, shingle, weighting, words, threads)
+
+
+class Builder(_simdex.Builder):
+    """Builds an index file from (fingerprint, id) pairs added in any number of calls.
+
+        b = simdex.Builder(k=3)
+        b.add(fingerprints)            # ids: 0, 1, 2, ... in the order added
+        b.add(more, ids=more_ids)
+        b.write("docs.sdx")            # atomic: temporary file, fsync, rename
+
+    k: the largest Hamming distance queries may ask for (the CLI's -k).
+    scheme: None or "auto" (chosen for the data), "paper-4/10/16/20" or "blocks-M".
+    block_bytes: block size, a multiple of 8 in 32..1048576.
+    memory: bound on the build's memory in bytes (0: a quarter of RAM); beyond it the pairs are
+        sorted in temporary files.
+    threads: worker threads (0: all cores). temp_dir: where temporary files go (default: beside
+        the output). The same pairs give the same bytes, whatever their order. One write per Builder.
+    """
+
+    def add(self, fingerprints, ids=None):
+        """Adds fingerprints (array-like of unsigned 64-bit ints) with their ids (same length);
+        without ids, each gets its position among all pairs added (pairs_added, +1, ...)."""
+        fps = _u64(fingerprints, "fingerprints")
+        self._add(fps, None if ids is None else _u64(ids, "ids"))
+
+    def __repr__(self):
+        state = "written" if self.written else f"{self.pairs_added} pairs"
+        return f"<simdex.Builder k={self.k}: {state}>"
+
+
+def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memory=0, threads=0,
+          temp_dir=None):
+    """Writes an index file of `fingerprints` (with `ids`, by default their positions) to `path`,
+    atomically, and returns a BuildSummary. The options are Builder's:
+
+        simdex.build("docs.sdx", simdex.fingerprint(texts), k=3)
+    """
+    b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
+                temp_dir=temp_dir)
+    b.add(fingerprints, ids)
+    return b.write(_os.fspath(path))
+
+
+class Index(_simdex.Index):
+    """An open index file (memory-mapped, read-only). Make one with simdex.open(path).
+
+    query(fp, k=None)       stored fingerprints within k bits of fp: [Hit(fingerprint, distance, ids)]
+    join(fps, k=None, ...)  the same for many queries at once, on all cores: Matches of arrays
+    pairs(k=None)           every pair of stored fingerprints within k: Pairs of arrays
+    clusters(k=None, ...)   connected groups of near-duplicates: [Cluster(fingerprints, ids)]
+    ids_of(fp)              the ids stored with fp (uint64 array; empty if fp is not stored)
+    info                    dict of the file's scheme, counts and sizes (as `simdex info --json`)
+    verify()                reads every byte, checks every rule: VerifyReport
+
+    k=None means the index's k (index.k); more than it raises UsageError. Share one Index among
+    threads freely; close() (or a with block) unmaps the file once the calls in flight are done.
+    """
+
+    def ids_of(self, fingerprint):
+        """The ids stored with `fingerprint`, ascending (np.uint64; empty when it is not stored)."""
+        return self._ids_of(fingerprint)
+
+    def join(self, fingerprints, k=None, ids=None, threads=0, force=False):
+        """Every (query, stored fingerprint) pair within k bits, on `threads` threads (0: all cores).
+
+        fingerprints: array-like of uint64 queries; ids: optional ids for them (query_id).
+        force: run even when the estimated work exceeds the default limit (WorkLimitError).
+        Returns Matches(query, query_id, fingerprint, distance, id), numpy arrays, one row per
+        stored id of each hit, sorted by (query, distance, fingerprint, id).
+        """
+        fps = _u64(fingerprints, "fingerprints")
+        qids = None if ids is None else _u64(ids, "ids")
+        return Matches(*self._join(fps, qids, k, threads, force))
+
+    query_many = join
+
+    def pairs(self, k=None, threads=0, force=False):
+        """Every pair (a, b), a < b, of distinct stored fingerprints within k bits: Pairs(a, b,
+        distance) of numpy arrays sorted by (a, b). `simdex pairs` computes the same."""
+        return Pairs(*self._pairs(k, threads, force))
+
+    def clusters(self, k=None, min_size=2, size_in_ids=False, threads=0, force=False):
+        """The connected components of the "within k bits" graph of the stored fingerprints, as
+        `simdex clusters` finds them: a list of Cluster(fingerprints, ids). Clusters with fewer
+        than min_size fingerprints (ids, with size_in_ids=True) are left out. To deduplicate,
+        keep one id per cluster and drop the others."""
+        return [Cluster(f, i) for f, i in self._clusters(k, min_size, size_in_ids, threads, force)]
+
+    def __contains__(self, fingerprint):
+        return len(self._ids_of(fingerprint)) > 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __reduce__(self):  # pickled (multiprocessing spawn): reopened by path in the other process
+        return (open, (self.path, self.detect_changes))
+
+
+def open(path, detect_changes=True):
+    """Opens the index file at `path` (memory-mapped; O(1) in the file's size) and returns an Index.
+
+        with simdex.open("docs.sdx") as index:
+            for hit in index.query(0x1234ABCD5678EF00, k=3):
+                print(hit.fingerprint, hit.distance, hit.ids)
+
+    Raises FileError (an OSError) when the file cannot be read and FormatError when it is not a
+    valid index (bad_magic, header_checksum, ...: the .code names the spec's rule).
+    detect_changes: notice a file truncated or overwritten in place while open (FileChangedError)
+    instead of dying of SIGBUS; it installs simdex's SIGBUS handler once per process.
+    """
+    return Index(_os.fspath(path), detect_changes)

@@ -1,0 +1,75 @@
+"""The exceptions simdex raises. Every one is a simdex.Error whose .code is the spec's name for
+the failure (spec/FORMAT.md "Reader rules" for a malformed file, else io, usage, input,
+file_changed or work_limit); usage and input errors are also ValueErrors, io errors OSErrors."""
+
+
+class Error(Exception):
+    """A simdex failure. .code is the rule's name, e.g. "bad_magic" or "usage"."""
+
+    code = "io"
+
+    def __init__(self, message, code=None):
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+
+
+class UsageError(Error, ValueError):
+    """An argument out of range (k above the index's k, a bad block size, ...)."""
+
+    code = "usage"
+
+
+class InputError(Error, ValueError):
+    """A malformed input document or line."""
+
+    code = "input"
+
+
+class FileError(Error, OSError):
+    """A file could not be opened, read or written."""
+
+    code = "io"
+
+
+class FormatError(Error):
+    """The file breaks a rule of spec/FORMAT.md (corrupt, truncated, not an index)."""
+
+    code = "bad_magic"
+
+
+class FileChangedError(Error):
+    """The file was truncated or overwritten in place while open (replace files by rename)."""
+
+    code = "file_changed"
+
+
+class WorkLimitError(Error):
+    """A batch job would do more work than its limit; pass force=True to run it anyway."""
+
+    code = "work_limit"
+
+
+_BY_CODE = {
+    "usage": UsageError,
+    "input": InputError,
+    "io": FileError,
+    "file_changed": FileChangedError,
+    "work_limit": WorkLimitError,
+}
+
+
+def error_class(code):
+    """The exception class for an error code (the compiled module's translator calls this)."""
+    return _BY_CODE.get(code, FormatError)
+
+
+def make_error(message, code):
+    """An instance of error_class(code) carrying `code` (OSError takes no second argument)."""
+    exc = error_class(code)(message)
+    exc.code = code
+    return exc
+
+
+for _cls in (Error, UsageError, InputError, FileError, FormatError, FileChangedError, WorkLimitError):
+    _cls.__module__ = "simdex"  # simdex.FormatError in tracebacks, as users import it

@@ -1,0 +1,49 @@
+// The pieces of the _simdex extension module (python/simdex/ is the package users import): each
+// bind_* adds one part; the helpers turn C++ results into numpy arrays and structured tuples.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+namespace simdex::python {
+
+namespace py = pybind11;
+
+void bind_errors(py::module_& m);
+void bind_fingerprint(py::module_& m);
+void bind_build(py::module_& m);
+void bind_index(py::module_& m);
+
+// A 1-D array that owns `values` (moved, not copied).
+template <class T>
+py::array_t<T> to_numpy(std::vector<T>&& values) {
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(static_cast<py::ssize_t>(owned->size()), owned->data(), owner);
+}
+
+// A named tuple type implemented in C (PyStructSequence): cheap to create, prints its fields,
+// unpacks and pickles like a tuple. `name` is "simdex.Name"; fields are {name, doc} pairs.
+class StructType {
+ public:
+  StructType(const char* name, const char* doc,
+             std::initializer_list<std::pair<const char*, const char*>> fields);
+  // A new instance holding `items`, one per field.
+  py::object make(std::initializer_list<py::object> items) const;
+  PyTypeObject* type() const { return type_; }
+  py::object type_object() const {
+    return py::reinterpret_borrow<py::object>(reinterpret_cast<PyObject*>(type_));
+  }
+
+ private:
+  std::vector<PyStructSequence_Field> fields_;
+  PyStructSequence_Desc desc_{};
+  PyTypeObject* type_ = nullptr;
+};
+
+}  // namespace simdex::python

@@ -1,0 +1,113 @@
+// simdex.Builder: IndexBuilder behind a lock (Python threads may share one), fed numpy arrays with
+// the GIL released.
+#include <filesystem>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "python/src/bindings.h"
+#include "simdex/builder.h"
+#include "simdex/error.h"
+
+namespace simdex::python {
+
+namespace {
+
+using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
+
+const StructType& summary_type() {
+  static const StructType* type =
+      new StructType("simdex.BuildSummary", "What Builder.write() and simdex.build() wrote.",
+                     {{"path", "the index file"},
+                      {"fingerprint_count", "distinct fingerprints"},
+                      {"id_count", "distinct (fingerprint, id) pairs"},
+                      {"file_bytes", "size of the file"},
+                      {"scheme_name", "the table scheme"},
+                      {"table_count", "number of tables"},
+                      {"temp_files", "temporary files of the external sort (0: sorted in memory)"}});
+  return *type;
+}
+
+class Builder {
+ public:
+  Builder(unsigned k, const std::optional<std::string>& scheme, std::uint32_t block_bytes,
+          std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir) {
+    options_.k = k;
+    if (scheme && *scheme != "auto") options_.scheme = Scheme::named(*scheme, k, 0);
+    options_.block_bytes = block_bytes;
+    options_.memory_bytes = memory;
+    options_.threads = threads;
+    if (temp_dir) options_.temp_dir = *temp_dir;
+    builder_.emplace(options_);
+  }
+
+  void add(const U64Array& fingerprints, const std::optional<U64Array>& ids) {
+    if (fingerprints.ndim() != 1 || (ids && ids->ndim() != 1))
+      throw py::value_error("fingerprints and ids must be 1-D arrays");
+    if (ids && ids->size() != fingerprints.size())
+      throw py::value_error("ids has " + std::to_string(ids->size()) + " values for " +
+                            std::to_string(fingerprints.size()) + " fingerprints");
+    const std::uint64_t* fp = fingerprints.data();
+    const std::uint64_t* id = ids ? ids->data() : nullptr;
+    const auto n = static_cast<std::size_t>(fingerprints.size());
+    py::gil_scoped_release unlocked;
+    std::lock_guard lock(mutex_);
+    IndexBuilder& b = live();
+    for (std::size_t i = 0; i < n; ++i) b.add(fp[i], id ? id[i] : next_id_ + i);
+    next_id_ += n;
+  }
+
+  py::object write(const std::string& path) {
+    BuildSummary s;
+    {
+      py::gil_scoped_release unlocked;
+      std::lock_guard lock(mutex_);
+      IndexBuilder& b = live();
+      if (options_.temp_dir.empty()) {  // as the CLI: temporary files beside the output
+        const std::string dir = std::filesystem::path(path).parent_path().string();
+        if (!dir.empty() && !std::filesystem::is_directory(dir))
+          throw Error(errc::io, "cannot write " + path + ": directory '" + dir + "' does not exist");
+      }
+      s = b.write(path);
+      builder_.reset();  // one write per builder: its pairs are consumed
+    }
+    return summary_type().make({py::str(path), py::int_(s.fingerprint_count), py::int_(s.id_count),
+                                py::int_(s.file_bytes), py::str(s.scheme_name), py::int_(s.table_count),
+                                py::int_(s.temp_files)});
+  }
+
+  std::uint64_t pairs_added() const { return next_id_; }
+  bool written() const { return !builder_; }
+  const BuildOptions& options() const { return options_; }
+
+ private:
+  IndexBuilder& live() {
+    if (!builder_) throw py::value_error("this Builder has written its index already; make a new one");
+    return *builder_;
+  }
+
+  BuildOptions options_;
+  std::optional<IndexBuilder> builder_;
+  std::uint64_t next_id_ = 0;  // pairs added so far: the default id of the next one
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+void bind_build(py::module_& m) {
+  m.attr("BuildSummary") = summary_type().type_object();
+  py::class_<Builder>(m, "Builder")
+      .def(py::init<unsigned, const std::optional<std::string>&, std::uint32_t, std::uint64_t, unsigned,
+                    const std::optional<std::string>&>(),
+           py::arg("k") = 3, py::arg("scheme") = py::none(),
+           py::arg("block_bytes") = BuildOptions{}.block_bytes, py::arg("memory") = 0, py::arg("threads") = 0,
+           py::arg("temp_dir") = py::none())
+      .def("_add", &Builder::add, py::arg("fingerprints"), py::arg("ids") = py::none())
+      .def("write", &Builder::write, py::arg("path"))
+      .def_property_readonly("pairs_added", &Builder::pairs_added)
+      .def_property_readonly("written", &Builder::written)
+      .def_property_readonly("k", [](const Builder& b) { return b.options().k; })
+      .def("__len__", &Builder::pairs_added);
+}
+
+}  // namespace simdex::python

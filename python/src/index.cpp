@@ -1,0 +1,306 @@
+// simdex.Index: an open index file. The Index is held by a shared_ptr that every call copies while
+// it holds the GIL, so close() from one thread never unmaps the file under a call in another: the
+// mapping goes when the last call using it returns.
+#include "simdex/index.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "python/src/bindings.h"
+#include "simdex/batch.h"
+#include "simdex/error.h"
+
+namespace simdex::python {
+
+namespace {
+
+using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
+
+const StructType& hit_type() {
+  static const StructType* type =
+      new StructType("simdex.Hit", "A stored fingerprint within k bits of the query, with its ids.",
+                     {{"fingerprint", "the stored fingerprint (int)"},
+                      {"distance", "Hamming distance to the query (int)"},
+                      {"ids", "the ids stored with it (tuple of int, ascending)"}});
+  return *type;
+}
+
+const StructType& problem_type() {
+  static const StructType* type = new StructType(
+      "simdex.Problem", "A rule of spec/FORMAT.md a file breaks (or one verify() could not decide).",
+      {{"code", "the rule's name, as simdex.Error.code"},
+       {"where", "the place in the file"},
+       {"what", "what is wrong"}});
+  return *type;
+}
+
+const StructType& report_type() {
+  static const StructType* type =
+      new StructType("simdex.VerifyReport", "What Index.verify() found: ok is True when every rule holds.",
+                     {{"ok", "no problem found"},
+                      {"problems", "list of Problem (at most 100)"},
+                      {"unchecked", "list of Problem: rules left undecided (not failures)"},
+                      {"blocks_checked", "blocks decoded"},
+                      {"bytes_checked", "bytes read"}});
+  return *type;
+}
+
+BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force) {
+  if (k && *k < 0) throw py::value_error("k must be >= 0 (or None for the index's k)");
+  BatchOptions o;
+  o.k = k.value_or(-1);
+  o.threads = threads;
+  if (force) o.work_limit = UINT64_MAX;
+  return o;
+}
+
+template <class Ids>
+py::tuple ids_tuple(const Ids& ids) {
+  py::tuple t(ids.size());
+  std::size_t i = 0;
+  for (std::uint64_t id : ids) PyTuple_SET_ITEM(t.ptr(), i++, PyLong_FromUnsignedLongLong(id));
+  return t;
+}
+
+class PyIndex {
+ public:
+  PyIndex(std::string path, bool detect_changes) : path_(std::move(path)), detect_changes_(detect_changes) {
+    OpenOptions o;
+    o.detect_changes = detect_changes;
+    py::gil_scoped_release unlocked;
+    index_ = std::make_shared<const Index>(Index::open(path_, o));
+  }
+
+  // The open index, for one call (see the file's comment). Needs the GIL.
+  std::shared_ptr<const Index> get() const {
+    if (!index_) throw py::value_error("the index " + path_ + " is closed");
+    return index_;
+  }
+
+  void close() { index_.reset(); }
+  bool closed() const { return !index_; }
+  const std::string& path() const { return path_; }
+  bool detect_changes() const { return detect_changes_; }
+
+  py::list query(std::uint64_t fingerprint, std::optional<int> k) const {
+    if (k && *k < 0) throw py::value_error("k must be >= 0 (or None for the index's k)");
+    const auto index = get();
+    thread_local std::vector<Hit> hits;  // reused: a query allocates only what it returns
+    {
+      py::gil_scoped_release unlocked;
+      index->query(fingerprint, index->search_distance(k.value_or(-1)), hits);
+    }
+    py::list out(hits.size());
+    for (std::size_t i = 0; i < hits.size(); ++i)
+      PyList_SET_ITEM(
+          out.ptr(), i,
+          hit_type()
+              .make({py::int_(hits[i].fingerprint), py::int_(hits[i].distance), ids_tuple(hits[i].ids)})
+              .release()
+              .ptr());
+    index->check_unchanged();  // the ids were read from the mapping: still the file opened?
+    return out;
+  }
+
+  py::array_t<std::uint64_t> ids_of(std::uint64_t fingerprint) const {
+    const auto index = get();
+    std::vector<std::uint64_t> ids;
+    for (std::uint64_t id : index->ids_of(fingerprint)) ids.push_back(id);
+    index->check_unchanged();
+    return to_numpy(std::move(ids));
+  }
+
+  // Rows (query, query_id, fingerprint, distance, id), one per id of each hit, sorted.
+  py::tuple join(const U64Array& fingerprints, const std::optional<U64Array>& ids, std::optional<int> k,
+                 unsigned threads, bool force) const {
+    if (ids && ids->size() != fingerprints.size())
+      throw py::value_error("ids has " + std::to_string(ids->size()) + " values for " +
+                            std::to_string(fingerprints.size()) + " fingerprints");
+    const auto index = get();
+    BatchOptions o = batch_options(k, threads, force);
+    o.with_ids = true;
+    struct Row {
+      std::size_t query;
+      std::uint64_t query_id, fingerprint;
+      unsigned distance;
+      std::uint64_t id;
+    };
+    std::vector<Row> rows;
+    {
+      py::gil_scoped_release unlocked;
+      std::vector<Query> queries(static_cast<std::size_t>(fingerprints.size()));
+      for (std::size_t i = 0; i < queries.size(); ++i)
+        queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
+      join_rows(*index, queries, o, [&](std::span<const JoinHit> hits) {
+        for (const JoinHit& h : hits)
+          for (std::uint64_t id : h.ids) rows.push_back({h.query, h.query_id, h.fingerprint, h.distance, id});
+      });
+      std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return std::tie(a.query, a.distance, a.fingerprint, a.id) <
+               std::tie(b.query, b.distance, b.fingerprint, b.id);
+      });
+    }
+    std::vector<std::int64_t> query(rows.size());
+    std::vector<std::uint64_t> query_id(rows.size()), fingerprint(rows.size()), id(rows.size());
+    std::vector<std::int32_t> distance(rows.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      query[i] = static_cast<std::int64_t>(rows[i].query);
+      query_id[i] = rows[i].query_id;
+      fingerprint[i] = rows[i].fingerprint;
+      distance[i] = static_cast<std::int32_t>(rows[i].distance);
+      id[i] = rows[i].id;
+    }
+    return py::make_tuple(to_numpy(std::move(query)), to_numpy(std::move(query_id)),
+                          to_numpy(std::move(fingerprint)), to_numpy(std::move(distance)),
+                          to_numpy(std::move(id)));
+  }
+
+  // (a, b, distance) of every pair of distinct stored fingerprints within k, sorted by (a, b).
+  py::tuple pairs(std::optional<int> k, unsigned threads, bool force) const {
+    const auto index = get();
+    const BatchOptions o = batch_options(k, threads, force);
+    std::vector<std::tuple<std::uint64_t, std::uint64_t, unsigned>> all;
+    {
+      py::gil_scoped_release unlocked;
+      find_pairs(*index, o, [&](std::span<const NearPair> batch) {
+        for (const NearPair& p : batch) all.emplace_back(p.a, p.b, p.distance);
+      });
+      std::sort(all.begin(), all.end());
+    }
+    std::vector<std::uint64_t> a(all.size()), b(all.size());
+    std::vector<std::int32_t> distance(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) std::tie(a[i], b[i], distance[i]) = all[i];
+    return py::make_tuple(to_numpy(std::move(a)), to_numpy(std::move(b)), to_numpy(std::move(distance)));
+  }
+
+  // One (fingerprints, ids) pair of arrays per cluster, in the library's order.
+  py::list clusters(std::optional<int> k, std::size_t min_size, bool size_in_ids, unsigned threads,
+                    bool force) const {
+    const auto index = get();
+    const BatchOptions o = batch_options(k, threads, force);
+    ClusterOptions c;
+    c.min_size = min_size;
+    c.size_in_ids = size_in_ids;
+    std::vector<std::vector<std::uint64_t>> fingerprints, ids;
+    {
+      py::gil_scoped_release unlocked;
+      find_clusters(*index, o, c, [&](std::span<const ClusterMember> members) {
+        auto& f = fingerprints.emplace_back();
+        auto& i = ids.emplace_back();
+        for (const ClusterMember& m : members) {
+          f.push_back(m.fingerprint);
+          for (std::uint64_t id : m.ids) i.push_back(id);
+        }
+      });
+    }
+    py::list out(fingerprints.size());
+    for (std::size_t n = 0; n < fingerprints.size(); ++n)
+      PyList_SET_ITEM(
+          out.ptr(), n,
+          py::make_tuple(to_numpy(std::move(fingerprints[n])), to_numpy(std::move(ids[n]))).release().ptr());
+    return out;
+  }
+
+  py::dict info() const {
+    const auto index = get();
+    const IndexInfo i = index->info();
+    std::uint64_t table_bytes = 0;
+    py::list tables;
+    for (const TableInfo& t : i.tables) {
+      table_bytes += t.bytes;
+      py::dict d;
+      d["prefix_bits"] = t.prefix_bits;
+      d["blocks"] = t.block_count;
+      d["bytes"] = t.bytes;
+      d["bits_per_entry"] = t.bits_per_entry;
+      tables.append(d);
+    }
+    const double n = static_cast<double>(i.fingerprint_count);
+    py::dict d;  // the names of `simdex info --json` (the spec's, FORMAT.md §3)
+    d["format"] = std::to_string(i.version_major) + "." + std::to_string(i.version_minor);
+    d["scheme_name"] = i.scheme_name;
+    d["max_distance"] = i.max_distance;
+    d["fingerprint_count"] = i.fingerprint_count;
+    d["id_count"] = i.id_count;
+    d["block_bytes"] = i.block_bytes;
+    d["file_bytes"] = i.file_bytes;
+    d["ids_bytes"] = i.ids_bytes;
+    d["floor_bits_per_entry"] = i.floor_bits_per_entry;
+    d["mean_bits_per_entry"] = i.tables.empty() || n == 0 ? 0.0
+                                                          : static_cast<double>(table_bytes) * 8 / n /
+                                                                static_cast<double>(i.tables.size());
+    d["tables"] = tables;
+    return d;
+  }
+
+  py::object verify() const {
+    const auto index = get();
+    VerifyReport r;
+    {
+      py::gil_scoped_release unlocked;
+      r = index->verify();
+    }
+    auto problems = [](const std::vector<Problem>& list) {
+      py::list out;
+      for (const Problem& p : list)
+        out.append(problem_type().make(
+            {py::str(std::string(errc_name(p.code))), py::str(p.where), py::str(p.what)}));
+      return out;
+    };
+    return report_type().make({py::bool_(r.ok()), problems(r.problems), problems(r.unchecked),
+                               py::int_(r.blocks_checked), py::int_(r.bytes_checked)});
+  }
+
+  std::string repr() const {
+    if (!index_) return "<simdex.Index " + std::string(py::repr(py::str(path_))) + " (closed)>";
+    return "<simdex.Index " + std::string(py::repr(py::str(path_))) + ": " +
+           std::to_string(index_->fingerprint_count()) +
+           " fingerprints, k=" + std::to_string(index_->max_distance()) + ", " +
+           std::to_string(index_->table_count()) + " tables>";
+  }
+
+ private:
+  // simdex::join under another name: PyIndex::join hides it.
+  template <class... A>
+  static void join_rows(A&&... a) {
+    simdex::join(std::forward<A>(a)...);
+  }
+
+  std::string path_;
+  bool detect_changes_;
+  std::shared_ptr<const Index> index_;
+};
+
+}  // namespace
+
+void bind_index(py::module_& m) {
+  m.attr("Hit") = hit_type().type_object();
+  m.attr("Problem") = problem_type().type_object();
+  m.attr("VerifyReport") = report_type().type_object();
+  py::class_<PyIndex>(m, "Index")
+      .def(py::init<std::string, bool>(), py::arg("path"), py::arg("detect_changes") = true)
+      .def("query", &PyIndex::query, py::arg("fingerprint"), py::arg("k") = py::none())
+      .def("_ids_of", &PyIndex::ids_of, py::arg("fingerprint"))
+      .def("_join", &PyIndex::join, py::arg("fingerprints"), py::arg("ids"), py::arg("k"), py::arg("threads"),
+           py::arg("force"))
+      .def("_pairs", &PyIndex::pairs, py::arg("k"), py::arg("threads"), py::arg("force"))
+      .def("_clusters", &PyIndex::clusters, py::arg("k"), py::arg("min_size"), py::arg("size_in_ids"),
+           py::arg("threads"), py::arg("force"))
+      .def_property_readonly("info", &PyIndex::info)
+      .def("verify", &PyIndex::verify)
+      .def("close", &PyIndex::close)
+      .def_property_readonly("closed", &PyIndex::closed)
+      .def_property_readonly("path", &PyIndex::path)
+      .def_property_readonly("detect_changes", &PyIndex::detect_changes)
+      .def_property_readonly("fingerprint_count",
+                             [](const PyIndex& i) { return i.get()->fingerprint_count(); })
+      .def_property_readonly("k", [](const PyIndex& i) { return i.get()->max_distance(); })
+      .def("__len__", [](const PyIndex& i) { return i.get()->fingerprint_count(); })
+      .def("__repr__", &PyIndex::repr);
+}
+
+}  // namespace simdex::python

@@ -1,0 +1,34 @@
+// _simdex: the compiled half of the simdex Python package (python/simdex/__init__.py wraps it).
+#include "python/src/bindings.h"
+#include "simdex/version.h"
+
+namespace simdex::python {
+
+StructType::StructType(const char* name, const char* doc,
+                       std::initializer_list<std::pair<const char*, const char*>> fields) {
+  for (const auto& [field, field_doc] : fields)
+    fields_.push_back({const_cast<char*>(field), const_cast<char*>(field_doc)});
+  fields_.push_back({nullptr, nullptr});
+  desc_ = {const_cast<char*>(name), const_cast<char*>(doc), fields_.data(), static_cast<int>(fields.size())};
+  type_ = PyStructSequence_NewType(&desc_);
+  if (!type_) throw py::error_already_set();
+}
+
+py::object StructType::make(std::initializer_list<py::object> items) const {
+  PyObject* o = PyStructSequence_New(type_);
+  if (!o) throw py::error_already_set();
+  Py_ssize_t i = 0;
+  for (const py::object& item : items) PyStructSequence_SetItem(o, i++, py::object(item).release().ptr());
+  return py::reinterpret_steal<py::object>(o);
+}
+
+}  // namespace simdex::python
+
+PYBIND11_MODULE(_simdex, m) {
+  m.doc() = "The compiled part of simdex; import simdex instead.";
+  m.attr("__version__") = SIMDEX_VERSION_STRING;
+  simdex::python::bind_errors(m);
+  simdex::python::bind_fingerprint(m);
+  simdex::python::bind_build(m);
+  simdex::python::bind_index(m);
+}
