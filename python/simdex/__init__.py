@@ -51,6 +51,8 @@ and the ids stored with them (uint64 array, the ids of each fingerprint in turn)
 def _u64(values, name):
     """values as a contiguous 1-D np.uint64 array, refusing what would change the numbers."""
     a = _np.asarray(values)
+    if a.dtype.kind == "f" and not isinstance(values, _np.ndarray):
+        a = _np.asarray(values, dtype=object)  # Python ints beyond int64 made numpy choose float
     if a.ndim == 0:
         a = a.reshape(1)
     if a.ndim != 1:
@@ -67,10 +69,13 @@ def _u64(values, name):
                              f"(signed storage of the same bits: pass {name}.view(np.uint64))")
         return a.astype(_np.uint64)
     if a.dtype.kind == "O":
-        try:
-            return _np.array(a.tolist(), dtype=_np.uint64)
-        except (OverflowError, TypeError, ValueError):
-            pass
+        items = a.tolist()
+        odd = next((x for x in items if isinstance(x, bool) or not isinstance(x, (int, _np.integer))), None)
+        if odd is None:
+            if not all(0 <= x < 2**64 for x in items):
+                raise ValueError(f"{name} holds values outside 0..2**64-1")
+            return _np.array(items, dtype=_np.uint64)
+        raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64); got a {type(odd).__name__}")
     raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64), got dtype {a.dtype}")
 
 

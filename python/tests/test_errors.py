@@ -1,0 +1,124 @@
+"""Bad inputs raise clear errors: wrong dtypes, k too large, corrupt, missing and closed files."""
+
+import os
+
+import numpy as np
+import pytest
+
+import simdex
+from conftest import random_fingerprints
+
+
+@pytest.fixture()
+def index_path(tmp_path):
+    path = tmp_path / "x.sdx"
+    simdex.build(path, random_fingerprints(2000, 1), k=3)
+    return path
+
+
+def test_error_hierarchy_and_codes(tmp_path):
+    with pytest.raises(simdex.FileError) as e:
+        simdex.open(tmp_path / "missing.sdx")
+    assert isinstance(e.value, simdex.Error) and isinstance(e.value, OSError)
+    assert e.value.code == "io" and "missing.sdx" in str(e.value)
+    (tmp_path / "text.sdx").write_text("hello, not an index\n" * 200)
+    with pytest.raises(simdex.FormatError) as e:
+        simdex.open(tmp_path / "text.sdx")
+    assert e.value.code == "bad_magic" and type(e.value).__module__ == "simdex"
+    (tmp_path / "empty.sdx").write_bytes(b"")
+    with pytest.raises(simdex.Error) as e:
+        simdex.open(tmp_path / "empty.sdx")
+    assert e.value.code == "file_too_small"
+
+
+def test_corrupt_files_raise_format_errors(index_path, tmp_path):
+    data = bytearray(index_path.read_bytes())
+    rng = np.random.default_rng(7)
+    codes = set()
+    for trial in range(60):
+        bad = bytearray(data)
+        pos = int(rng.integers(0, len(bad)))
+        bad[pos] ^= 1 << int(rng.integers(0, 8))
+        path = tmp_path / f"bad{trial}.sdx"
+        path.write_bytes(bytes(bad))
+        try:
+            with simdex.open(path) as index:
+                report = index.verify()
+                assert not report.ok, f"a flipped bit at {pos} went unnoticed"
+                codes.update(p.code for p in report.problems)
+                assert all(p.code in simdex._simdex.error_codes for p in report.problems)
+        except simdex.Error as e:
+            assert e.code in simdex._simdex.error_codes and e.code not in ("usage", "io")
+            codes.add(e.code)
+    truncated = tmp_path / "truncated.sdx"
+    truncated.write_bytes(bytes(data[: len(data) // 2]))
+    with pytest.raises(simdex.FormatError):
+        simdex.open(truncated)
+    assert codes  # the spec's rule names
+
+
+def test_k_too_large_is_a_usage_error(index_path):
+    with simdex.open(index_path) as index:
+        for call in (lambda: index.query(1, k=4), lambda: index.join([1, 2], k=9), lambda: index.pairs(k=4),
+                     lambda: index.clusters(k=64)):
+            with pytest.raises(simdex.UsageError) as e:
+                call()
+            assert isinstance(e.value, ValueError) and e.value.code == "usage" and "k = " in str(e.value)
+        with pytest.raises(ValueError, match="k must be >= 0"):
+            index.query(1, k=-1)
+    with pytest.raises(simdex.UsageError):
+        simdex.build(index_path.parent / "y.sdx", [1, 2, 3], k=3, block_bytes=33)
+    with pytest.raises(simdex.UsageError):
+        simdex.build(index_path.parent / "y.sdx", [1, 2, 3], scheme="paper-99")
+
+
+def test_wrong_dtypes_and_shapes(index_path):
+    with simdex.open(index_path) as index:
+        with pytest.raises(TypeError, match="np.uint64"):
+            index.join(np.array([1.5, 2.0]))
+        with pytest.raises(TypeError, match="np.uint64"):
+            index.join(["0x12"])
+        with pytest.raises(ValueError, match="negative"):
+            index.join(np.array([-1, 2], dtype=np.int64))
+        with pytest.raises(ValueError, match="1-D"):
+            index.join(np.zeros((2, 2), dtype=np.uint64))
+        with pytest.raises(ValueError, match="ids has 1 values for 2"):
+            index.join(np.array([1, 2], dtype=np.uint64), ids=[5])
+        with pytest.raises(TypeError):
+            index.query(1.5)
+        with pytest.raises(TypeError):
+            index.query(-1)
+        # Accepted: any unsigned or non-negative integer array, Python ints up to 2**64 - 1.
+        assert index.join([2**64 - 1, 0]).query.dtype == np.int64
+        assert index.join(np.array([3], dtype=np.uint32)).fingerprint.dtype == np.uint64
+        assert index.join([]).query.size == 0
+    with pytest.raises(TypeError, match="np.uint64"):
+        simdex.build(index_path.parent / "z.sdx", np.array([0.5]))
+    with pytest.raises(ValueError, match="ids has 2 values for 3"):
+        simdex.build(index_path.parent / "z.sdx", [1, 2, 3], ids=[1, 2])
+    assert not (index_path.parent / "z.sdx").exists()
+
+
+def test_closed_index_and_spent_builder(index_path, tmp_path):
+    index = simdex.open(index_path)
+    index.close()
+    index.close()  # twice is fine
+    for call in (lambda: index.query(1), lambda: index.info, lambda: len(index), lambda: index.pairs()):
+        with pytest.raises(ValueError, match="closed"):
+            call()
+    b = simdex.Builder()
+    b.add([1, 2, 3])
+    b.write(str(tmp_path / "b.sdx"))
+    with pytest.raises(ValueError, match="written"):
+        b.add([4])
+    with pytest.raises(ValueError, match="written"):
+        b.write(str(tmp_path / "c.sdx"))
+
+
+def test_write_errors_leave_nothing(tmp_path):
+    with pytest.raises(simdex.FileError, match="does not exist"):
+        simdex.build(tmp_path / "no" / "such" / "dir.sdx", [1, 2])
+    os.mkdir(tmp_path / "a_directory.sdx")
+    with pytest.raises(simdex.Error):
+        simdex.build(tmp_path / "a_directory.sdx", [1, 2])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory.sdx"]

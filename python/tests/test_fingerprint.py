@@ -1,0 +1,87 @@
+"""simdex.fingerprint against `simdex fingerprint`, across options and thread counts."""
+
+import gzip
+import json
+import os
+
+import numpy as np
+import pytest
+
+import simdex
+from conftest import run
+
+
+def corpus(source_dir):
+    path = os.path.join(source_dir, "data", "corpus", "docs.jsonl.gz")
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f if line.strip()]
+    return path, [d["id"] for d in docs], [d["text"] for d in docs]
+
+
+def cli_fingerprints(cli, path, *flags):
+    ids, fps = [], []
+    for line in run(cli, "fingerprint", path, *flags).splitlines():
+        fp, doc_id = line.split("\t")
+        fps.append(int(fp, 16))
+        ids.append(int(doc_id))
+    return ids, np.array(fps, dtype=np.uint64)
+
+
+@pytest.mark.parametrize("flags,kwargs", [
+    ([], {}),
+    (["--shingle", "1", "--weighting", "binary", "--stopwords", "english"],
+     dict(shingle=1, weighting="binary", stopwords="english")),
+    (["--shingle", "5"], dict(shingle=5)),
+])
+def test_equal_to_the_cli_on_the_corpus(cli, source_dir, flags, kwargs):
+    path, ids, texts = corpus(source_dir)
+    cli_ids, expected = cli_fingerprints(cli, path, *flags)
+    assert cli_ids == ids
+    got = simdex.fingerprint(texts, **kwargs)
+    assert got.dtype == np.uint64 and got.shape == (len(texts),)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_thread_counts_and_input_kinds_agree(source_dir):
+    _, _, texts = corpus(source_dir)
+    texts = texts[:700]
+    one = simdex.fingerprint(texts, threads=1)
+    for threads in (2, 7, 0):
+        np.testing.assert_array_equal(simdex.fingerprint(texts, threads=threads), one)
+    np.testing.assert_array_equal(simdex.fingerprint(t for t in texts), one)  # a generator
+    np.testing.assert_array_equal(simdex.fingerprint(tuple(texts)), one)
+    np.testing.assert_array_equal(simdex.fingerprint([t.encode() for t in texts]), one)  # UTF-8 bytes
+    np.testing.assert_array_equal(simdex.fingerprint(np.array(texts)), one)  # numpy str array
+
+
+def test_edge_texts(cli, tmp_path):
+    texts = ["", "   ", "one", "Héllo, WORLD", "ＦＵＬＬ width", "中文字的文本", "a\u0000b", "x" * 100000]
+    lines = tmp_path / "docs.jsonl"
+    lines.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    _, expected = cli_fingerprints(cli, str(lines))
+    np.testing.assert_array_equal(simdex.fingerprint(texts), expected)
+    assert simdex.fingerprint([""])[0] == 0
+    assert simdex.fingerprint([]).shape == (0,)
+    # Ill-formed input is repaired, not refused: a lone surrogate, invalid UTF-8 bytes.
+    assert simdex.fingerprint(["a \ud800 b c"]).shape == (1,)
+    assert simdex.fingerprint([b"a \xff b c"])[0] == simdex.fingerprint(["a \ufffd b c"])[0]
+
+
+def test_custom_stopwords_are_dropped():
+    base = simdex.fingerprint(["alpha beta gamma delta"], shingle=1)[0]
+    assert simdex.fingerprint(["alpha beta ZETA gamma delta"], shingle=1, stopwords=["zeta"])[0] == base
+
+
+def test_bad_arguments():
+    with pytest.raises(TypeError, match="iterable of texts"):
+        simdex.fingerprint("one text")
+    with pytest.raises(TypeError, match="item 1 is int"):
+        simdex.fingerprint(["ok", 5])
+    with pytest.raises(ValueError, match="shingle"):
+        simdex.fingerprint(["a"], shingle=0)
+    with pytest.raises(ValueError, match="shingle"):
+        simdex.fingerprint(["a"], shingle=17)
+    with pytest.raises(ValueError, match="weighting"):
+        simdex.fingerprint(["a"], weighting="tfidf")
+    with pytest.raises(ValueError, match="stopwords"):
+        simdex.fingerprint(["a"], stopwords="french")

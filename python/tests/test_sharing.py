@@ -1,0 +1,126 @@
+"""One Index shared by threads and by forked processes; no leak over 10,000 opens; close() while
+other threads query."""
+
+import gc
+import multiprocessing
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import simdex
+from conftest import brute_force, clustered_fingerprints
+
+STORED = clustered_fingerprints(20000, seed=21)
+QUERIES = STORED[::97] ^ np.uint64(0b1011)
+_shared = None  # the Index the forked children inherit
+
+
+@pytest.fixture(scope="module")
+def path(tmp_path_factory):
+    p = tmp_path_factory.mktemp("sharing") / "shared.sdx"
+    simdex.build(p, STORED, k=3)
+    return str(p)
+
+
+def expected_answers():
+    return [sorted(brute_force(STORED, q, 3).items()) for q in QUERIES]
+
+
+def answers(index, queries=QUERIES):
+    return [sorted((h.fingerprint, h.distance) for h in index.query(q)) for q in queries]
+
+
+def test_threads_share_one_index(path):
+    expected = expected_answers()
+    with simdex.open(path) as index:
+        results, errors = {}, []
+
+        def worker(n):
+            try:
+                for _ in range(5):
+                    results[n] = answers(index)
+                    m = index.join(QUERIES, threads=2)
+                    assert len(set(zip(m.query.tolist(), m.fingerprint.tolist()))) == sum(map(len, expected))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == []
+        assert all(r == expected for r in results.values()) and len(results) == 8
+
+
+def test_close_while_other_threads_query(path):
+    for _ in range(5):
+        index = simdex.open(path)
+        outcomes = []
+
+        def worker():
+            try:
+                while True:
+                    index.query(QUERIES[0])
+            except ValueError as e:
+                outcomes.append(str(e))
+
+        threads = [threading.Thread(target=worker) for _ in range(4)]
+        for t in threads:
+            t.start()
+        index.close()
+        for t in threads:
+            t.join()
+        assert len(outcomes) == 4 and all("closed" in o for o in outcomes)
+
+
+def _child_answers(chunk):
+    return answers(_shared, QUERIES[chunk::4])
+
+
+def test_forked_processes_share_the_mapping(path):
+    global _shared
+    _shared = simdex.open(path)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ctx.Pool(4) as pool:
+            parts = pool.map(_child_answers, range(4))
+        expected = expected_answers()
+        for chunk, part in enumerate(parts):
+            assert part == expected[chunk::4]
+        # An Index pickles as its path: a spawned process reopens it.
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            assert pool.apply(len, (_shared,)) == len(np.unique(STORED))
+    finally:
+        _shared.close()
+
+
+def _fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def _rss_kib():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_no_leak_over_10000_opens(path):
+    for _ in range(200):  # warm up: allocator pools, thread-local buffers, the error classes
+        with simdex.open(path) as index:
+            index.query(QUERIES[0])
+    gc.collect()
+    fds, rss = _fds(), _rss_kib()
+    for n in range(10000):
+        index = simdex.open(path)
+        index.query(QUERIES[n % len(QUERIES)])
+        if n % 2:
+            index.close()  # the other half are closed by garbage collection
+        del index
+    for _ in range(1000):
+        with pytest.raises(simdex.FileError):
+            simdex.open(path + ".missing")
+    gc.collect()
+    assert _fds() == fds
+    assert _rss_kib() - rss < 8 * 1024, "RSS grew by more than 8 MiB over 10,000 opens"
