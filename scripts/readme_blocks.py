@@ -5,7 +5,8 @@
   readme_blocks.py check README SOURCE_DIR BUILD_DIR
       fast (ctest readme_commands): every command a block runs is a file of the repository, a file
       of the build (build/... is looked up in BUILD_DIR) or a program on PATH, and every path
-      argument exists, or is made by an earlier command (-o PATH, > PATH) or by scripts/demo.
+      argument exists, or is made by an earlier command (-o PATH, > PATH, python3 -m venv DIR) or by
+      scripts/demo.
 """
 import os
 import re
@@ -78,6 +79,7 @@ def split_redirections(command):
 
 def check(readme, source_dir, build_dir):
     made = set(re.findall(r"\bout/[\w.-]+", open(os.path.join(source_dir, "scripts/demo")).read()))
+    made_dirs = set()  # directories an earlier command makes (python3 -m venv DIR): their files too
     problems = []
     all_blocks = blocks(readme)
     if not all_blocks:
@@ -89,7 +91,8 @@ def check(readme, source_dir, build_dir):
             path = path[2:]
         if path.startswith("build/"):
             return os.path.exists(os.path.join(build_dir, path[len("build/"):]))
-        return os.path.exists(os.path.join(source_dir, path)) or path in made
+        return (os.path.exists(os.path.join(source_dir, path)) or path in made
+                or any(path.startswith(m.rstrip("/") + "/") for m in made_dirs))
 
     for n, block in enumerate(all_blocks, 1):
         for command in commands(block):
@@ -110,6 +113,8 @@ def check(readme, source_dir, build_dir):
                 elif looks_like_path(word) and not exists(word):
                     problems.append("block %d: %s: no such file (and no earlier command makes it)" % (n, word))
             made.update(outputs)
+            if words[1:3] == ["-m", "venv"]:
+                made_dirs.update(w for w in words[3:] if not w.startswith("-"))
     return problems
 
 

@@ -283,16 +283,24 @@ void bind_index(py::module_& m) {
   m.attr("VerifyReport") = report_type().type_object();
   py::class_<PyIndex>(m, "Index")
       .def(py::init<std::string, bool>(), py::arg("path"), py::arg("detect_changes") = true)
-      .def("query", &PyIndex::query, py::arg("fingerprint"), py::arg("k") = py::none())
+      .def("query", &PyIndex::query, py::arg("fingerprint"), py::arg("k") = py::none(),
+           "Every stored fingerprint within k bits of `fingerprint` (k=None: the index's k), each once,\n"
+           "as a list of Hit(fingerprint, distance, ids) sorted by (distance, fingerprint).\n"
+           "Raises UsageError when k exceeds the index's k.")
       .def("_ids_of", &PyIndex::ids_of, py::arg("fingerprint"))
       .def("_join", &PyIndex::join, py::arg("fingerprints"), py::arg("ids"), py::arg("k"), py::arg("threads"),
            py::arg("force"))
       .def("_pairs", &PyIndex::pairs, py::arg("k"), py::arg("threads"), py::arg("force"))
       .def("_clusters", &PyIndex::clusters, py::arg("k"), py::arg("min_size"), py::arg("size_in_ids"),
            py::arg("threads"), py::arg("force"))
-      .def_property_readonly("info", &PyIndex::info)
-      .def("verify", &PyIndex::verify)
-      .def("close", &PyIndex::close)
+      .def_property_readonly("info", &PyIndex::info,
+                             "The file's format, scheme, counts, sizes and tables: a dict with the names\n"
+                             "`simdex info --json` prints (spec/FORMAT.md section 3).")
+      .def("verify", &PyIndex::verify,
+           "Reads every byte and checks every rule of spec/FORMAT.md (checksums, order, coverage):\n"
+           "a VerifyReport whose .ok is True when all hold; .problems name the rules broken.")
+      .def("close", &PyIndex::close,
+           "Closes the index; the file is unmapped once calls in flight in other threads return.")
       .def_property_readonly("closed", &PyIndex::closed)
       .def_property_readonly("path", &PyIndex::path)
       .def_property_readonly("detect_changes", &PyIndex::detect_changes)
