@@ -124,39 +124,68 @@ class PyIndex {
     BatchOptions o = batch_options(k, threads, force);
     o.with_ids = true;
     struct Row {
-      std::size_t query;
-      std::uint64_t query_id, fingerprint;
+      std::uint64_t query, fingerprint, id;
       unsigned distance;
-      std::uint64_t id;
     };
-    std::vector<Row> rows;
+    const auto n = static_cast<std::size_t>(fingerprints.size());
+    std::vector<Query> queries(n);
+    // Rows come in any order (threads). They are kept in chunks (no copy as they grow), counted
+    // per query, then placed straight into the output arrays by query (a counting sort) and each
+    // query's few rows sorted by (distance, fingerprint, id): memory is touched as little as it can
+    // be, which is what the time goes to at millions of rows.
+    std::vector<std::vector<Row>> chunks;
+    std::vector<std::size_t> start(n + 1, 0);
+    std::size_t total = 0;
     {
       py::gil_scoped_release unlocked;
-      std::vector<Query> queries(static_cast<std::size_t>(fingerprints.size()));
-      for (std::size_t i = 0; i < queries.size(); ++i)
-        queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
+      for (std::size_t i = 0; i < n; ++i) queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
       join_rows(*index, queries, o, [&](std::span<const JoinHit> hits) {
         for (const JoinHit& h : hits)
-          for (std::uint64_t id : h.ids) rows.push_back({h.query, h.query_id, h.fingerprint, h.distance, id});
+          for (std::uint64_t id : h.ids) {
+            if (chunks.empty() || chunks.back().size() == chunks.back().capacity())
+              chunks.emplace_back().reserve(std::size_t{1} << 16);
+            chunks.back().push_back({h.query, h.fingerprint, id, h.distance});
+            ++start[h.query + 1];
+            ++total;
+          }
       });
-      std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-        return std::tie(a.query, a.distance, a.fingerprint, a.id) <
-               std::tie(b.query, b.distance, b.fingerprint, b.id);
-      });
+      for (std::size_t q = 0; q < n; ++q) start[q + 1] += start[q];
     }
-    std::vector<std::int64_t> query(rows.size());
-    std::vector<std::uint64_t> query_id(rows.size()), fingerprint(rows.size()), id(rows.size());
-    std::vector<std::int32_t> distance(rows.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      query[i] = static_cast<std::int64_t>(rows[i].query);
-      query_id[i] = rows[i].query_id;
-      fingerprint[i] = rows[i].fingerprint;
-      distance[i] = static_cast<std::int32_t>(rows[i].distance);
-      id[i] = rows[i].id;
+    const auto size = static_cast<py::ssize_t>(total);
+    py::array_t<std::int64_t> query(size);
+    py::array_t<std::uint64_t> query_id(size), fingerprint(size), id(size);
+    py::array_t<std::int32_t> distance(size);
+    {
+      py::gil_scoped_release unlocked;
+      std::int64_t* out_query = query.mutable_data();
+      std::uint64_t *out_query_id = query_id.mutable_data(), *out_fingerprint = fingerprint.mutable_data(),
+                    *out_id = id.mutable_data();
+      std::int32_t* out_distance = distance.mutable_data();
+      auto put = [&](std::size_t at, const Row& r) {
+        out_query[at] = static_cast<std::int64_t>(r.query);
+        out_query_id[at] = queries[r.query].id;
+        out_fingerprint[at] = r.fingerprint;
+        out_distance[at] = static_cast<std::int32_t>(r.distance);
+        out_id[at] = r.id;
+      };
+      std::vector<std::size_t> next(start.begin(), start.end() - 1);
+      for (auto& chunk : chunks) {
+        for (const Row& r : chunk) put(next[r.query]++, r);
+        std::vector<Row>().swap(chunk);
+      }
+      std::vector<Row> group;
+      for (std::size_t q = 0; q < n; ++q) {
+        if (start[q + 1] - start[q] < 2) continue;
+        group.clear();
+        for (std::size_t at = start[q]; at < start[q + 1]; ++at)
+          group.push_back({q, out_fingerprint[at], out_id[at], static_cast<unsigned>(out_distance[at])});
+        std::sort(group.begin(), group.end(), [](const Row& a, const Row& b) {
+          return std::tie(a.distance, a.fingerprint, a.id) < std::tie(b.distance, b.fingerprint, b.id);
+        });
+        for (std::size_t i = 0; i < group.size(); ++i) put(start[q] + i, group[i]);
+      }
     }
-    return py::make_tuple(to_numpy(std::move(query)), to_numpy(std::move(query_id)),
-                          to_numpy(std::move(fingerprint)), to_numpy(std::move(distance)),
-                          to_numpy(std::move(id)));
+    return py::make_tuple(query, query_id, fingerprint, distance, id);
   }
 
   // (a, b, distance) of every pair of distinct stored fingerprints within k, sorted by (a, b).

@@ -122,3 +122,17 @@ def test_write_errors_leave_nothing(tmp_path):
     with pytest.raises(simdex.Error):
         simdex.build(tmp_path / "a_directory.sdx", [1, 2])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a_directory.sdx"]
+
+
+def test_results_and_errors_pickle(index_path):
+    """What a multiprocessing worker sends back: hits, reports and errors, with their codes."""
+    import pickle
+    with simdex.open(index_path) as index:
+        hit = index.query(random_fingerprints(2000, 1)[0])[0]
+        assert pickle.loads(pickle.dumps(hit)) == hit and type(pickle.loads(pickle.dumps(hit))) is simdex.Hit
+        report = index.verify()
+        assert pickle.loads(pickle.dumps(report)) == report
+        with pytest.raises(simdex.UsageError) as e:
+            index.query(1, k=10)
+    again = pickle.loads(pickle.dumps(e.value))
+    assert type(again) is simdex.UsageError and again.code == "usage" and str(again) == str(e.value)
