@@ -124,3 +124,17 @@ def test_no_leak_over_10000_opens(path):
     gc.collect()
     assert _fds() == fds
     assert _rss_kib() - rss < 8 * 1024, "RSS grew by more than 8 MiB over 10,000 opens"
+
+
+def test_threads_share_one_builder(tmp_path):
+    b = simdex.Builder(k=3)
+    parts = np.array_split(np.arange(len(STORED)), 16)
+    threads = [threading.Thread(target=lambda p=p: b.add(STORED[p], p.astype(np.uint64))) for p in parts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert b.pairs_added == len(STORED)
+    b.write(str(tmp_path / "threads.sdx"))
+    simdex.build(tmp_path / "one.sdx", STORED, k=3)
+    assert (tmp_path / "threads.sdx").read_bytes() == (tmp_path / "one.sdx").read_bytes()
