@@ -26,6 +26,13 @@ class CMakeBuild(build_ext):
     """The one extension, simdex._simdex, is CMake's target simdex_python."""
 
     def build_extension(self, ext):
+        try:
+            import pybind11  # noqa: F401 - CMake finds it through this Python
+        except ImportError:
+            raise RuntimeError(
+                "building simdex needs pybind11 in the Python that builds it: with --no-build-isolation, "
+                "install it (Debian: apt-get install python3-pybind11) and make the venv with "
+                "--system-site-packages; or let pip fetch it (no --no-build-isolation)") from None
         tree = ROOT / "build-pip"
         configure = [
             "cmake", "-S", str(ROOT), "-B", str(tree), "-DCMAKE_BUILD_TYPE=Release",

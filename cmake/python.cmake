@@ -1,15 +1,21 @@
-# SIMDEX_BUILD_PYTHON: the Python module (python/). It needs a Python with numpy, pybind11 and its
-# headers (Debian: python3-numpy python3-pybind11 python3-dev). `python3` on PATH may be another
-# Python (pyenv, conda) without them, so the candidates are probed in turn: SIMDEX_PYTHON when set,
-# then /usr/bin/python3, then the python3 on PATH. The first that has all three is used.
-function(simdex_find_python)
+# SIMDEX_BUILD_PYTHON: the Python module (python/). It needs a Python with pybind11 and its headers
+# (Debian: python3-pybind11 python3-dev), and numpy to run (python3-numpy). `python3` on PATH may be
+# another Python (pyenv, conda) without them, so the candidates are probed in turn: SIMDEX_PYTHON
+# when set, then /usr/bin/python3, then the python3 on PATH. The first that has them is used. The
+# module is on by default where one has numpy too (its tests need it); a build that asks for it
+# (pip's, setup.py) needs only pybind11: numpy is a dependency of the installed package.
+function(simdex_find_python need_numpy)
   if(SIMDEX_PYTHON)
     set(candidates ${SIMDEX_PYTHON})
   else()
     find_program(_simdex_path_python3 NAMES python3 NO_CACHE)
     set(candidates /usr/bin/python3 ${_simdex_path_python3})
   endif()
-  string(CONCAT probe "import os, sysconfig, numpy, pybind11\n"
+  set(imports "os, sysconfig, pybind11")
+  if(need_numpy)
+    string(APPEND imports ", numpy")
+  endif()
+  string(CONCAT probe "import ${imports}\n"
                 "assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))\n"
                 "print(pybind11.get_cmake_dir(), end='')")
   foreach(python IN LISTS candidates)
@@ -29,7 +35,7 @@ endfunction()
 set(_simdex_python_default OFF)
 if(PROJECT_IS_TOP_LEVEL AND SIMDEX_TEXT AND NOT SIMDEX_SANITIZE AND NOT SIMDEX_FUZZ)
   if(NOT DEFINED SIMDEX_BUILD_PYTHON OR SIMDEX_BUILD_PYTHON)
-    simdex_find_python()
+    simdex_find_python(TRUE)
     if(SIMDEX_PYBIND11_DIR)
       set(_simdex_python_default ON)
     endif()
@@ -38,10 +44,10 @@ endif()
 option(SIMDEX_BUILD_PYTHON "Build the Python module (needs a Python with numpy and pybind11)" ${_simdex_python_default})
 if(SIMDEX_BUILD_PYTHON)
   if(NOT SIMDEX_PYBIND11_DIR)
-    simdex_find_python()
+    simdex_find_python(FALSE)
   endif()
   if(NOT SIMDEX_PYBIND11_DIR)
-    message(FATAL_ERROR "SIMDEX_BUILD_PYTHON: no Python with numpy, pybind11 and Python.h found "
+    message(FATAL_ERROR "SIMDEX_BUILD_PYTHON: no Python with pybind11 and Python.h found "
                         "(scripts/install-deps installs them; or set SIMDEX_PYTHON=/path/to/python3)")
   endif()
   if(NOT SIMDEX_TEXT)
