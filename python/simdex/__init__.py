@@ -128,6 +128,11 @@ class Builder(_simdex.Builder):
         fps = _u64(fingerprints, "fingerprints")
         self._add(fps, None if ids is None else _u64(ids, "ids"))
 
+    def write(self, path):
+        """Writes the index to `path` atomically (temporary file, fsync, rename) and returns a
+        BuildSummary; on failure `path` is untouched. A Builder writes once."""
+        return super().write(_os.fspath(path))
+
     def __repr__(self):
         state = "written" if self.written else f"{self.pairs_added} pairs"
         return f"<simdex.Builder k={self.k}: {state}>"
@@ -143,7 +148,7 @@ def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memor
     b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
                 temp_dir=temp_dir)
     b.add(fingerprints, ids)
-    return b.write(_os.fspath(path))
+    return b.write(path)
 
 
 class Index(_simdex.Index):

@@ -53,7 +53,7 @@ def test_builder_in_parts_gives_the_same_file(built, tmp_path):
     for part in np.array_split(order, 7):
         b.add(stored[part], ids[part])
     assert b.pairs_added == len(stored) and len(b) == len(stored)
-    b.write(str(tmp_path / "parts.sdx"))
+    b.write(tmp_path / "parts.sdx")  # a PathLike
     assert (tmp_path / "parts.sdx").read_bytes() == open(path, "rb").read()
     assert "written" in repr(b)
 
