@@ -69,6 +69,7 @@ py::array_t<std::uint64_t> fingerprint_texts(const py::iterable& texts, unsigned
     batch.clear();
     owners.clear();
     bytes = 0;
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C between batches
   };
   for (py::handle item : texts) {
     py::object owner;

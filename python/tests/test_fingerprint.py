@@ -85,3 +85,22 @@ def test_bad_arguments():
         simdex.fingerprint(["a"], weighting="tfidf")
     with pytest.raises(ValueError, match="stopwords"):
         simdex.fingerprint(["a"], stopwords="french")
+
+
+def test_ctrl_c_stops_a_long_run():
+    """SIGINT reaches Python between batches: a KeyboardInterrupt, not a run to the end."""
+    import signal
+    import threading
+
+    def texts():
+        for i in range(20_000_000):  # never reached: the interrupt comes first
+            yield f"document {i} with a few words"
+        raise AssertionError("SIGINT did not stop simdex.fingerprint")
+
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            simdex.fingerprint(texts())
+    finally:
+        timer.cancel()
