@@ -89,7 +89,10 @@ class PyIndex {
   py::list query(std::uint64_t fingerprint, std::optional<int> k) const {
     if (k && *k < 0) throw py::value_error("k must be >= 0 (or None for the index's k)");
     const auto index = get();
-    thread_local std::vector<Hit> hits;  // reused: a query allocates only what it returns
+    // A buffer reused by the thread's queries, so a query allocates only what it returns. Taken,
+    // not borrowed: building the hits may run Python code (a finalizer) that queries again.
+    thread_local std::vector<Hit> spare;
+    std::vector<Hit> hits = std::move(spare);
     {
       py::gil_scoped_release unlocked;
       index->query(fingerprint, index->search_distance(k.value_or(-1)), hits);
@@ -103,6 +106,7 @@ class PyIndex {
               .release()
               .ptr());
     index->check_unchanged();  // the ids were read from the mapping: still the file opened?
+    spare = std::move(hits);
     return out;
   }
 
@@ -139,7 +143,7 @@ class PyIndex {
     {
       py::gil_scoped_release unlocked;
       for (std::size_t i = 0; i < n; ++i) queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
-      join_rows(*index, queries, o, [&](std::span<const JoinHit> hits) {
+      simdex::join(*index, queries, o, [&](std::span<const JoinHit> hits) {
         for (const JoinHit& h : hits)
           for (std::uint64_t id : h.ids) {
             if (chunks.empty() || chunks.back().size() == chunks.back().capacity())
@@ -293,12 +297,6 @@ class PyIndex {
   }
 
  private:
-  // simdex::join under another name: PyIndex::join hides it.
-  template <class... A>
-  static void join_rows(A&&... a) {
-    simdex::join(std::forward<A>(a)...);
-  }
-
   std::string path_;
   bool detect_changes_;
   std::shared_ptr<const Index> index_;
