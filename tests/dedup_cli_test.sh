@@ -5,22 +5,8 @@
 set -uo pipefail
 simdex=$1 src=$2
 . "$(dirname "$0")/shell_checks.sh"
+. "$(dirname "$0")/dedup_pipeline.sh"
 corpus=$src/data/corpus/docs.jsonl.gz
-
-# keep_first FP_FILE CLUSTERS INPUT: INPUT's non-blank lines without those of every cluster member
-# but the first in input order. FP_FILE: `fingerprint` output (one line a document, input order);
-# CLUSTERS: `clusters --ids` output.
-keep_first() {
-  awk -F'\t' 'FILENAME == ARGV[1] { doc[$2] = (doc[$2] == "" ? FNR : doc[$2] "," FNR); next }
-    FILENAME == ARGV[2] {
-      n = split($0, ids, ","); first = 0; delete m; k = 0
-      for (i = 1; i <= n; i++) { c = split(doc[ids[i]], d, ","); for (j = 1; j <= c; j++) m[++k] = d[j] + 0 }
-      for (i = 1; i <= k; i++) if (!first || m[i] < first) first = m[i]
-      for (i = 1; i <= k; i++) if (m[i] != first) drop[m[i]] = 1
-      next }
-    /^[ \t\r]*$/ { next }
-    { if (!(++rec in drop)) print }' "$1" "$2" <(zcat -f "$3")
-}
 
 # The demo corpus (integer ids): dedup against the pipeline.
 check dedup-corpus 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl" --report "$dir/report.json" -q
