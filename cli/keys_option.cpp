@@ -11,16 +11,16 @@
 namespace simdex::cli {
 
 void add_keys_option(CLI::App& cmd, KeysArg& arg) {
-  arg.option = cmd.add_option("--keys", arg.file,
-                              "Print keys instead of ids, from the key map FILE (default: INDEX.keys.tsv "
-                              "beside the index; spec/KEYS.md). Write it after INDEX, or as --keys=FILE")
-                   ->expected(0, 1);
+  // A flag that takes a value only as --keys=FILE: a bare --keys never swallows the next argument.
+  arg.option = cmd.add_flag("--keys", arg.file,
+                            "Print keys instead of ids, from the key map beside the index (INDEX.keys.tsv; "
+                            "spec/KEYS.md) or, with --keys=FILE, from FILE");
 }
 
 std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
   if (!arg.option || arg.option->count() == 0) return std::nullopt;
   std::string file = arg.file;
-  if (file.empty()) {
+  if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
     file = key_map_path(index);
     std::error_code ec;
     if (!std::filesystem::exists(file, ec) && std::filesystem::exists(index + ".paths.tsv", ec))

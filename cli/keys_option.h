@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/output.h"
 #include "simdex/keys.h"
 
 namespace simdex::cli {
@@ -28,6 +29,19 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index);
 // Appends `id` as a list element: its key escaped (',' too) or the decimal id; in JSON, the key as a
 // JSON string or the id as a number.
 void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json);
+
+// `ids` comma-separated, as keys with `keys` (append_key), else as Output::append_list writes them.
+template <typename List>
+void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
+  if (!keys) return out.append_list(ids);
+  bool first = true;
+  for (std::uint64_t id : ids) {
+    if (!first) out.buffer().push_back(',');
+    append_key(out.buffer(), *keys, id, json);
+    first = false;
+    out.maybe_flush();
+  }
+}
 
 // `build` from fingerprint lines: the key map beside INPUT (written by `fingerprint`) is copied
 // beside OUTPUT, checked; without one, a map left beside OUTPUT by an earlier build is removed.

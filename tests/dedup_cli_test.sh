@@ -61,6 +61,14 @@ check fp-keys 0 "$simdex" fingerprint "$dir/k.jsonl" --id-field url -o "$dir/k.f
 expect_grep fp-keys-line-id "$(printf '\t1$')" "$dir/k.fp"
 check build-carries-map 0 "$simdex" build -q -k 8 -o "$dir/k2.sdx" "$dir/k.fp"
 check build-carries-map-same 0 cmp "$dir/k.fp.keys.tsv" "$dir/k2.sdx.keys.tsv"
+# query, join and pairs print keys too; a bare --keys takes no argument (FP stays a query).
+check query-keys 0 "$simdex" query "$dir/k2.sdx" --keys "$(head -1 "$dir/k.fp" | cut -f1)"
+expect_grep query-keys-out "$(printf '\t0\thttps://a.example/1$')" "$dir/out"
+check join-keys 0 "$simdex" join "$dir/k2.sdx" "$dir/k.fp" --keys --json
+expect_grep join-keys-out '"distance":0,"ids":\["https://a.example/2,\\u0009b"\]' "$dir/out"
+expect_grep join-keys-line-id '"distance":0,"ids":\[1\]' "$dir/out"
+check pairs-keys 0 "$simdex" pairs "$dir/k2.sdx" --keys
+expect_grep pairs-keys-out "$(printf '\t8\thttps://a.example/2\\\\x2c\\\\tb\thttps://a.example/1$')" "$dir/out"
 check clusters-no-map 1 "$simdex" clusters "$dir/corpus.sdx" --keys
 expect_grep clusters-no-map-msg "no key map" "$dir/err"
 check clusters-keys-file 0 "$simdex" clusters "$dir/corpus.sdx" --keys="$dir/k.sdx.keys.tsv"
