@@ -110,7 +110,7 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
   keys.check();  // a collision is an error even when no map is written
   if (keys.key_count() > 0 && !key_map.empty()) {
     keys.write(key_map);
-  } else if (keys.key_count() > 0) {
+  } else if (keys.key_count() > 0 && o.note_unmapped_keys) {
     std::cerr
         << "simdex: note: the input's keys are in no key map (the output is stdout): use --key-map FILE\n";
   } else if (o.paths_file.empty() && !key_map.empty()) {

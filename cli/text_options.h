@@ -22,6 +22,7 @@ struct TextOptions {
   std::string stopwords_file;                          // more stopwords, one a line
   std::string paths_file;                              // --key-map (alias --paths): where the key map goes
   std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
+  bool note_unmapped_keys = false;  // say on stderr when keys were read but no key map is written
 };
 
 // Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,
