@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/progress.h"
 #include "cli/text_options.h"
@@ -87,6 +88,7 @@ void run_build(const BuildArgs& a) {
       if (auto pair = reader.parse(line)) add(pair->first, pair->second);
   }
   const BuildSummary s = builder.write(a.output);
+  if (!a.text) carry_key_map(a.input, a.output);  // with --text the documents' keys were written
   progress.finish();
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

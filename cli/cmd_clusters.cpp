@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
@@ -17,9 +18,11 @@ struct ClustersArgs : SearchArgs {
   std::size_t min_size = 2;
   bool ids = false, sort = false;
   std::string format = "tsv";
+  KeysArg keys;
 };
 
-void print_cluster(Output& out, const std::vector<uint64_t>& values, const ClustersArgs& a) {
+void print_cluster(Output& out, const std::vector<uint64_t>& values, const ClustersArgs& a,
+                   const std::optional<KeyMap>& keys) {
   auto& b = out.buffer();
   // seomoz/simhash-cpp src/bin/simhash-find-clusters.cpp, write_clusters():
   //   stream << "[" << *(it++); ... stream << ", " << *it; ... stream << "]\n";
@@ -28,18 +31,25 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Clust
   if (a.format == "seomoz") b.push_back('[');
   if (a.format == "json")
     fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(),
-                   a.ids ? "ids" : "fingerprints");
+                   keys    ? "keys"
+                   : a.ids ? "ids"
+                           : "fingerprints");
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) b.append(std::string_view(sep));
-    fmt::format_to(std::back_inserter(b), "{}", values[i]);
+    if (keys)
+      append_key(b, *keys, values[i], a.format == "json");
+    else
+      fmt::format_to(std::back_inserter(b), "{}", values[i]);
     out.maybe_flush();
   }
   out.print("{}\n", a.format == "seomoz" ? "]" : a.format == "json" ? "]}" : "");
 }
 
 void run_clusters(const ClustersArgs& a) {
-  if (a.format == "seomoz" && a.ids)
-    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+  const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
+  const bool ids = a.ids || keys;  // --keys prints the ids' keys
+  if (a.format == "seomoz" && ids)
+    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids and --keys");
   const Index index = Index::open(a.index);
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
@@ -49,7 +59,7 @@ void run_clusters(const ClustersArgs& a) {
   o.progress = [&](uint64_t done, uint64_t total) { progress.update("clusters: blocks", done, total); };
   ClusterOptions c;
   c.min_size = a.min_size;
-  c.size_in_ids = a.ids;
+  c.size_in_ids = ids;
   Output out;
   std::vector<uint64_t> values;
   std::vector<std::vector<uint64_t>> all;  // --sort only
@@ -57,18 +67,18 @@ void run_clusters(const ClustersArgs& a) {
     progress.finish();  // the scan is over once clusters come
     values.clear();
     for (const ClusterMember& m : members) {
-      if (!a.ids)
+      if (!ids)
         values.push_back(m.fingerprint);
       else
         for (uint64_t id : m.ids) values.push_back(id);
     }
-    if (!a.sort) return print_cluster(out, values, a);
+    if (!a.sort) return print_cluster(out, values, a, keys);
     std::sort(values.begin(), values.end());
     all.push_back(values);
   });
   progress.finish();
   std::sort(all.begin(), all.end());
-  for (const auto& v : all) print_cluster(out, v, a);
+  for (const auto& v : all) print_cluster(out, v, a, keys);
   out.close();
 }
 }  // namespace
@@ -82,6 +92,7 @@ void add_clusters_command(CLI::App& app) {
       "(so two members may be farther apart than k through others). One cluster a line:\n"
       "  FP,FP,...                              (decimal) its fingerprints\n"
       "  ID,ID,...                              with --ids: the ids of its fingerprints\n"
+      "  KEY,KEY,...                            with --keys: their keys (',' in a key as \\x2c)\n"
       "  {\"size\":N,\"fingerprints\":[...]}        with --format json ({\"size\":N,\"ids\":[...]} with "
       "--ids)\n"
       "  [FP, FP, ...]                          with --format seomoz (as simhash-find-clusters)\n"
@@ -94,9 +105,11 @@ void add_clusters_command(CLI::App& app) {
       "Examples:\n"
       "  simdex clusters docs.sdx -k 3 --min-size 3\n"
       "  simdex clusters docs.sdx --ids > duplicate-documents.txt\n"
+      "  simdex clusters docs.sdx --keys                # keys from docs.sdx.keys.tsv\n"
       "  simdex clusters docs.sdx --format seomoz");
   add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
+  add_keys_option(*cmd, args->keys);
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
       ->check(CLI::Range(1, 1 << 30));
   cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")

@@ -19,7 +19,9 @@ struct FingerprintArgs {
 
 void run_fingerprint(const FingerprintArgs& a) {
   Output out(a.output);
-  for_each_text_fingerprint(a.input, a.text, a.output, [&out](std::uint64_t id, std::uint64_t fp) {
+  TextOptions text = a.text;
+  text.note_unmapped_keys = true;  // to stdout: the keys' map needs --key-map
+  for_each_text_fingerprint(a.input, text, a.output, [&out](std::uint64_t id, std::uint64_t fp) {
     out.print("0x{:016x}\t{}\n", fp, id);
   });
   out.close();
@@ -41,12 +43,15 @@ void add_fingerprint_command(CLI::App& app) {
       "\n"
       "Inputs:\n"
       "  jsonl  {\"id\": 17, \"text\": \"...\"} one object a line (other fields are ignored; rename the two\n"
-      "         with --id-field/--text-field). Blank lines are skipped. A malformed line stops the run\n"
-      "         with its line number.\n"
+      "         with --id-field/--text-field). The id field may hold an integer (the id), a string (a\n"
+      "         key: id = XXH3-64 of its bytes) or be absent (id = the 0-based line number);\n"
+      "         spec/KEYS.md. Blank lines are skipped. A malformed line stops the run with its number.\n"
       "  lines  every line is a document, empty lines too; id = 0-based line number.\n"
-      "  dir    every regular file below the directory is a document (compressed files are unpacked);\n"
-      "         id = position in the byte order of the '/'-separated relative paths. The ID<TAB>PATH\n"
-      "         listing goes to --paths, or beside the output as OUTPUT.paths.tsv.\n"
+      "  dir    every regular file below the directory is a document (compressed files are unpacked),\n"
+      "         keyed by its '/'-separated relative path.\n"
+      "Keys (strings, paths) go to the key map, ID<TAB>KEY lines sorted by id (spec/KEYS.md): to\n"
+      "--key-map FILE, or beside the output as OUTPUT.keys.tsv (`simdex build` carries it beside the\n"
+      "index, where `--keys` finds it). Two keys with one id stop the run, naming both.\n"
       "\n"
       "The fingerprint (spec/FINGERPRINT.md): invalid UTF-8 is replaced, never rejected; text is\n"
       "normalized (NFKC, case folded), cut into words (Chinese, Japanese, Thai: pairs of characters),\n"
@@ -57,7 +62,8 @@ void add_fingerprint_command(CLI::App& app) {
       "Examples:\n"
       "  simdex fingerprint data/corpus/docs.jsonl.gz -o corpus.fp\n"
       "  simdex fingerprint --input-format lines --shingle 2 titles.txt\n"
-      "  simdex fingerprint mails/ -o mails.fp          # also writes mails.fp.paths.tsv\n"
+      "  simdex fingerprint mails/ -o mails.fp          # also writes mails.fp.keys.tsv\n"
+      "  simdex fingerprint crawl.jsonl.zst --id-field url -o crawl.fp\n"
       "  echo '{\"id\": 1, \"text\": \"Hello, world\"}' | simdex fingerprint -\n");
   cmd->callback([args] { run_fingerprint(*args); });
 }

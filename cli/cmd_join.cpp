@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -24,13 +25,14 @@ struct JoinArgs : SearchArgs {
   std::string memory;  // "": default_memory_bytes()
   bool json = false, sort = false, stats = false, text = false;
   TextOptions text_options;
+  KeysArg keys;
 };
 
 // What join() holds per query (the query, its permuted copy and sort order per table, with slack):
 // a chunk of queries fits in --memory.
 constexpr uint64_t bytes_per_query = 64;
 
-void print_hit(Output& out, const JoinHit& h, bool json) {
+void print_hit(Output& out, const JoinHit& h, bool json, const KeyMap* keys) {
   auto& b = out.buffer();
   if (json)
     fmt::format_to(std::back_inserter(b),
@@ -39,7 +41,7 @@ void print_hit(Output& out, const JoinHit& h, bool json) {
   else
     fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t{}\t", h.query_id, h.query_fingerprint, h.fingerprint,
                    h.distance);
-  out.append_list(h.ids);
+  append_ids(out, h.ids, keys, json);
   out.print("{}\n", json ? "]}" : "");
 }
 
@@ -60,7 +62,8 @@ void for_each_query(const JoinArgs& a, const std::function<void(const Query&)>& 
 // join over all of them (with --sort too: chunks follow the input order, and each is sorted).
 class ChunkedJoin {
  public:
-  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out) : index_(index), a_(a), out_(out) {
+  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out)
+      : index_(index), a_(a), out_(out), keys_(open_keys(a.keys, a.index)) {
     const uint64_t memory = a.memory.empty() ? default_memory_bytes() : parse_size(a.memory, "--memory");
     chunk_ = std::max<uint64_t>(1024, memory / bytes_per_query);
     options_.k = a.k;
@@ -89,13 +92,13 @@ class ChunkedJoin {
       if (a_.sort)
         sorted.insert(sorted.end(), batch.begin(), batch.end());
       else
-        for (const JoinHit& h : batch) print_hit(out_, h, a_.json);
+        for (const JoinHit& h : batch) print_hit(out_, h, a_.json, keys_ ? &*keys_ : nullptr);
     });
     // The order of `simdex query`: queries in input order, each one's hits by (distance, fingerprint).
     std::sort(sorted.begin(), sorted.end(), [](const JoinHit& x, const JoinHit& y) {
       return std::tie(x.query, x.distance, x.fingerprint) < std::tie(y.query, y.distance, y.fingerprint);
     });
-    for (const JoinHit& h : sorted) print_hit(out_, h, a_.json);
+    for (const JoinHit& h : sorted) print_hit(out_, h, a_.json, keys_ ? &*keys_ : nullptr);
     add_stats(s);
     query_count_ += queries_.size();
     queries_.clear();
@@ -113,6 +116,7 @@ class ChunkedJoin {
   const Index& index_;
   const JoinArgs& a_;
   Output& out_;
+  const std::optional<KeyMap> keys_;  // --keys
   Progress progress_{Progress::stderr_is_terminal()};
   BatchOptions options_;
   uint64_t chunk_ = 0, query_count_ = 0;
@@ -163,6 +167,7 @@ void add_join_command(CLI::App& app) {
   add_search_options(*cmd, *args, true);
   cmd->add_option("queries", args->queries, "Query input (default: stdin)");
   cmd->add_flag("--json", args->json, "JSON Lines output");
+  add_keys_option(*cmd, args->keys);
   cmd->add_flag("--sort", args->sort, "Sort the output (holds a chunk's hits in memory)");
   cmd->add_option(
       "--memory", args->memory,

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
@@ -16,9 +17,10 @@ namespace {
 struct PairsArgs : SearchArgs {
   bool ids = false, sort = false, stats = false;
   std::string format = "tsv";
+  KeysArg keys;
 };
 
-void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
+void print_pair(Output& out, const NearPair& p, const PairsArgs& a, const KeyMap* keys) {
   auto& b = out.buffer();
   if (a.format == "seomoz") {
     // seomoz/simhash-cpp src/bin/simhash-find-all.cpp, write_matches():
@@ -28,37 +30,39 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
   }
   if (a.format == "json") {
     fmt::format_to(std::back_inserter(b), R"({{"a":{},"b":{},"distance":{})", p.a, p.b, p.distance);
-    if (a.ids) {
-      b.append(std::string_view(R"(,"ids_a":[)"));
-      out.append_list(p.ids_a);
-      b.append(std::string_view(R"(],"ids_b":[)"));
-      out.append_list(p.ids_b);
+    if (a.ids || keys) {
+      b.append(std::string_view(keys ? R"(,"keys_a":[)" : R"(,"ids_a":[)"));
+      append_ids(out, p.ids_a, keys, true);
+      b.append(std::string_view(keys ? R"(],"keys_b":[)" : R"(],"ids_b":[)"));
+      append_ids(out, p.ids_b, keys, true);
       b.push_back(']');
     }
     out.print("}}\n");
     return;
   }
   fmt::format_to(std::back_inserter(b), "{}\t{}\t{}", p.a, p.b, p.distance);
-  if (a.ids) {
+  if (a.ids || keys) {
     b.push_back('\t');
-    out.append_list(p.ids_a);
+    append_ids(out, p.ids_a, keys, false);
     b.push_back('\t');
-    out.append_list(p.ids_b);
+    append_ids(out, p.ids_b, keys, false);
   }
   out.print("\n");
 }
 
 void run_pairs(const PairsArgs& a) {
-  if (a.format == "seomoz" && a.ids)
-    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+  const std::optional<KeyMap> keys = open_keys(a.keys, a.index);  // --keys prints the ids' keys
+  const bool ids = a.ids || keys;
+  if (a.format == "seomoz" && ids)
+    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids and --keys");
   const Index index = Index::open(a.index);
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;
   if (a.force) o.work_limit = UINT64_MAX;
-  o.with_ids = a.ids;
-  o.duplicates = a.ids;
+  o.with_ids = ids;
+  o.duplicates = ids;
   o.progress = [&](uint64_t done, uint64_t total) { progress.update("pairs: blocks", done, total); };
   Output out;
   std::vector<NearPair> all;  // --sort only
@@ -66,13 +70,13 @@ void run_pairs(const PairsArgs& a) {
     if (a.sort) {
       all.insert(all.end(), batch.begin(), batch.end());
     } else {
-      for (const NearPair& p : batch) print_pair(out, p, a);
+      for (const NearPair& p : batch) print_pair(out, p, a, keys ? &*keys : nullptr);
     }
   });
   progress.finish();
   std::sort(all.begin(), all.end(),
             [](const NearPair& x, const NearPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-  for (const NearPair& p : all) print_pair(out, p, a);
+  for (const NearPair& p : all) print_pair(out, p, a, keys ? &*keys : nullptr);
   out.close();
   if (a.stats) {
     for (std::size_t t = 0; t < stats.tables.size(); ++t)
@@ -106,6 +110,7 @@ void add_pairs_command(CLI::App& app) {
   add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids,
                 "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
+  add_keys_option(*cmd, args->keys);
   cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
       ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
   cmd->add_flag("--sort", args->sort, "Sort the output by (A, B) (holds every pair in memory)");

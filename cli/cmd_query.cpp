@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/search_options.h"
@@ -19,10 +20,12 @@ struct QueryArgs : SearchArgs {
   bool json = false;
   bool text = false;
   TextOptions text_options;
+  KeysArg keys;
 };
 
 // `query_id` is set for --text queries (documents have ids): then the line starts with it.
-void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit, bool json) {
+void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit, bool json,
+               const KeyMap* keys) {
   auto& b = out.buffer();
   if (json) {
     b.push_back('{');
@@ -33,18 +36,19 @@ void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, co
     if (query_id) fmt::format_to(std::back_inserter(b), "{}\t", *query_id);
     fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t", query, hit.fingerprint, hit.distance);
   }
-  out.append_list(hit.ids);
+  append_ids(out, hit.ids, keys, json);
   out.print("{}\n", json ? "]}" : "");
 }
 
 void run_query(const QueryArgs& a) {
   const Index index = Index::open(a.index);
+  const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
   const unsigned k = index.search_distance(a.k);
   Output out;
   std::vector<Hit> hits;
   auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {
     index.query(q, k, hits);
-    for (const Hit& h : hits) print_hit(out, query_id, q, h, a.json);
+    for (const Hit& h : hits) print_hit(out, query_id, q, h, a.json, keys ? &*keys : nullptr);
     index.check_unchanged();  // the ids were read from the mapping just now
   };
   if (a.text) {
@@ -95,6 +99,7 @@ void add_query_command(CLI::App& app) {
   add_search_options(*cmd, *args, false);
   cmd->add_option("fingerprint", args->fingerprints, "Query fingerprints (default: read stdin)");
   cmd->add_flag("--json", args->json, "JSON Lines output");
+  add_keys_option(*cmd, args->keys);
   cmd->add_flag("--text", args->text, "Query with documents instead of fingerprints");
   add_text_options(*cmd, args->text_options);
   cmd->callback([args] { run_query(*args); });

@@ -15,5 +15,6 @@ void add_fingerprint_command(CLI::App& app);  // cli/cmd_fingerprint.cpp
 void add_join_command(CLI::App& app);         // cli/cmd_join.cpp
 void add_pairs_command(CLI::App& app);        // cli/cmd_pairs.cpp
 void add_clusters_command(CLI::App& app);     // cli/cmd_clusters.cpp
+void add_dedup_command(CLI::App& app);        // cli/cmd_dedup.cpp
 
 }  // namespace simdex::cli

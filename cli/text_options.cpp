@@ -1,5 +1,7 @@
 #include "cli/text_options.h"
 
+#include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -12,13 +14,16 @@ void add_text_options(CLI::App& cmd, TextOptions& o) {
   const std::string g = "Text";
   cmd.add_option("--input-format", o.input_format,
                  "auto: a directory is 'dir', anything else 'jsonl'.\n"
-                 "jsonl: one JSON object a line with an id and a text field.\n"
+                 "jsonl: one JSON object a line with a text field and an optional id field.\n"
                  "lines: one document a line, id = 0-based line number.\n"
-                 "dir: one document a file; see --paths")
+                 "dir: one document a file, keyed by its path; see --key-map")
       ->check(CLI::IsMember({"auto", "jsonl", "lines", "dir"}))
       ->capture_default_str()
       ->group(g);
-  cmd.add_option("--id-field", o.id_field, "JSON Lines: the field holding the id, an integer 0..2^64-1")
+  cmd.add_option("--id-field", o.id_field,
+                 "JSON Lines: the field holding the id: an integer 0..2^64-1 is the id, a string is a key "
+                 "(id = XXH3-64 of its bytes, kept in the key map), absent or null: the 0-based line "
+                 "number (spec/KEYS.md)")
       ->capture_default_str()
       ->group(g);
   cmd.add_option("--text-field", o.text_field, "JSON Lines: the field holding the text, a string")
@@ -41,9 +46,9 @@ void add_text_options(CLI::App& cmd, TextOptions& o) {
   cmd.add_option("--stopwords-file", o.stopwords_file,
                  "More stopwords, one a line (UTF-8; case and width do not matter)")
       ->group(g);
-  cmd.add_option("--paths", o.paths_file,
-                 "Directory input: write the ID<TAB>PATH listing here (default: beside the output, "
-                 "OUTPUT.paths.tsv)")
+  cmd.add_option("--key-map,--paths", o.paths_file,
+                 "Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of string keys and paths here "
+                 "(default: beside the output, OUTPUT.keys.tsv)")
       ->group(g);
 }
 
@@ -67,8 +72,6 @@ FingerprintOptions fingerprint_options(const TextOptions& o) {
   return f;
 }
 
-namespace {
-
 DocumentOptions document_options(const TextOptions& o) {
   DocumentOptions d;
   if (o.input_format == "auto")
@@ -87,24 +90,33 @@ DocumentOptions document_options(const TextOptions& o) {
   return d;
 }
 
-}  // namespace
-
 void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                const std::string& listing_beside,
                                const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
   Fingerprinter fingerprinter(fingerprint_options(o));
   DocumentSource documents(input, document_options(o));
-  if (documents.format() == DocumentFormat::directory) {
-    std::string listing = o.paths_file;
-    if (listing.empty() && !listing_beside.empty()) listing = listing_beside + ".paths.tsv";
-    if (listing.empty())
-      throw Error(errc::usage,
-                  "a directory input needs --paths FILE for its ID<TAB>PATH listing when the "
-                  "output goes to stdout");
-    documents.write_paths(listing);
-  }
+  std::string key_map = o.paths_file;
+  if (key_map.empty() && !listing_beside.empty()) key_map = key_map_path(listing_beside);
+  if (key_map.empty() && documents.format() == DocumentFormat::directory)
+    throw Error(errc::usage,
+                "a directory input needs --key-map FILE for its key map (the files' paths) when the "
+                "output goes to stdout");
+  KeyMapBuilder keys;
   Document doc;
-  while (documents.next(doc)) fn(doc.id, fingerprinter.fingerprint(doc.text));
+  while (documents.next(doc)) {
+    keys.add(doc);
+    fn(doc.id, fingerprinter.fingerprint(doc.text));
+  }
+  keys.check();  // a collision is an error even when no map is written
+  if (keys.key_count() > 0 && !key_map.empty()) {
+    keys.write(key_map);
+  } else if (keys.key_count() > 0 && o.note_unmapped_keys) {
+    std::cerr
+        << "simdex: note: the input's keys are in no key map (the output is stdout): use --key-map FILE\n";
+  } else if (o.paths_file.empty() && !key_map.empty()) {
+    std::error_code ec;  // no keys: a map left by an earlier run beside the output would mislead
+    std::filesystem::remove(key_map, ec);
+  }
 }
 
 }  // namespace simdex::cli

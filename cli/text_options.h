@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "simdex/documents.h"
 #include "simdex/fingerprint.h"
 
 namespace simdex::cli {
@@ -19,23 +20,29 @@ struct TextOptions {
   std::string weighting = "frequency";                 // frequency | binary
   std::string stopwords = "none";                      // none | english
   std::string stopwords_file;                          // more stopwords, one a line
-  std::string paths_file;                              // directory input: where the ID<TAB>PATH listing goes
+  std::string paths_file;                              // --key-map (alias --paths): where the key map goes
   std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
+  bool note_unmapped_keys = false;  // say on stderr when keys were read but no key map is written
 };
 
 // Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,
-// --stopwords-file and --paths to `cmd`, in an option group "Text", storing into `options`.
+// --stopwords-file and --key-map (alias --paths) to `cmd`, in an option group "Text", storing into
+// `options`.
 void add_text_options(CLI::App& cmd, TextOptions& options);
+
+// The library options --input-format, --id-field, --text-field stand for.
+DocumentOptions document_options(const TextOptions& options);
 
 // The library options the flags stand for. Throws simdex::Error (errc::usage, or errc::io when the
 // stopwords file cannot be read).
 FingerprintOptions fingerprint_options(const TextOptions& options);
 
 // Fingerprints every document of `input` (a file, "-" for stdin, or a directory), read by
-// simdex::DocumentSource (its ids), and calls fn(id, fingerprint) for each, in input order. A
-// directory's ID<TAB>PATH listing is written to options.paths_file, or when that is empty to
-// `<listing_beside>.paths.tsv`; with neither, a directory input is a usage error. Throws
-// simdex::Error: errc::input naming the file and line of a malformed document, errc::io, errc::usage.
+// simdex::DocumentSource (its ids), and calls fn(id, fingerprint) for each, in input order. The key
+// map of the documents' keys (spec/KEYS.md) is written to options.paths_file, or when that is empty
+// to key_map_path(listing_beside) (a stale one there is removed when the input has no keys); with
+// neither, a directory input is a usage error. Throws simdex::Error: errc::input naming the file and
+// line of a malformed document or a collision of ids, errc::io, errc::usage.
 void for_each_text_fingerprint(const std::string& input, const TextOptions& options,
                                const std::string& listing_beside,
                                const std::function<void(std::uint64_t id, std::uint64_t fingerprint)>& fn);

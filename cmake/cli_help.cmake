@@ -1,7 +1,7 @@
 # cmake -DSIMDEX=path/to/simdex -DVERSION=x.y.z -DOUT_DIR=dir -P cli_help.cmake
 # Writes OUT_DIR/simdex-help.txt (simdex --help and each command's --help) and OUT_DIR/simdex.1, a man
 # page holding the same text, so the installed documentation is the command's own.
-set(commands build query info verify fingerprint pairs join clusters)
+set(commands build query info verify fingerprint pairs join clusters dedup)
 execute_process(COMMAND ${SIMDEX} --help OUTPUT_VARIABLE text RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${SIMDEX} --help failed (${rc})")

@@ -11,7 +11,7 @@ find_package(Threads REQUIRED)
 target_sources(simdex_format PRIVATE ${PROJECT_SOURCE_DIR}/format/version.cpp)
 set(SIMDEX_PARTS simdex_error simdex_format simdex_writer simdex_reader simdex_io)
 if(SIMDEX_TEXT)
-  list(APPEND SIMDEX_PARTS simdex_fingerprint simdex_documents)
+  list(APPEND SIMDEX_PARTS simdex_fingerprint simdex_documents simdex_dedup)
 endif()
 # PIC: the parts end up in a shared library, and a static libsimdex.a must link into one (a Python
 # module). Hidden visibility: only SIMDEX_EXPORT declarations leave libsimdex.so.

@@ -79,7 +79,7 @@ TEST_CASE("a file is JSON Lines unless told otherwise; plain lines get their lin
   CHECK(read_all(b) == Docs{{0, "the cat sat"}, {1, ""}, {2, "second line"}});
 }
 
-TEST_CASE("a directory: its files in byte order of their relative paths, id = position; the listing") {
+TEST_CASE("a directory: its files in byte order of their relative paths, keyed by them; the key map") {
   TempDir t;
   t.write("in/b.txt", "beta text");
   t.write("in/a.txt", "alpha text");
@@ -88,11 +88,16 @@ TEST_CASE("a directory: its files in byte order of their relative paths, id = po
   DocumentSource d((t.path / "in").string());
   CHECK(d.format() == DocumentFormat::directory);
   CHECK(d.paths() == std::vector<std::string>{"B.txt", "a.txt", "b.txt", "sub/c.txt"});
-  CHECK(read_all(d) ==
-        Docs{{0, "upper case sorts first"}, {1, "alpha text"}, {2, "beta text"}, {3, "gamma"}});
-  const auto listing = (t.path / "paths.tsv").string();
+  CHECK(read_all(d) == Docs{{simdex::key_id("B.txt"), "upper case sorts first"},
+                            {simdex::key_id("a.txt"), "alpha text"},
+                            {simdex::key_id("b.txt"), "beta text"},
+                            {simdex::key_id("sub/c.txt"), "gamma"}});
+  const auto listing = (t.path / "docs.keys.tsv").string();
   d.write_paths(listing);
-  CHECK(slurp(listing) == "0\tB.txt\n1\ta.txt\n2\tb.txt\n3\tsub/c.txt\n");
+  const simdex::KeyMap map = simdex::KeyMap::read(listing);
+  CHECK(map.size() == 4);
+  for (const std::string& path : d.paths()) CHECK(map.find(simdex::key_id(path)) == std::string_view(path));
+  CHECK(slurp(listing).starts_with("#simdex-keys 1\n"));
 }
 
 TEST_CASE("errors carry their kind") {

@@ -20,13 +20,15 @@ namespace fs = std::filesystem;
 namespace text {
 
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
-                               std::string id_field, std::string text_field, std::size_t max_line_bytes)
+                               std::string id_field, std::string text_field, std::size_t max_line_bytes,
+                               std::uint64_t (*key_hash)(std::string_view))
     : in_(in),
       name_(std::move(name)),
       format_(format),
       id_field_(std::move(id_field)),
       text_field_(std::move(text_field)),
-      max_line_bytes_(max_line_bytes) {}
+      max_line_bytes_(max_line_bytes),
+      key_hash_(key_hash ? key_hash : key_id) {}
 
 bool DocumentReader::next(Document& doc) {
   for (;;) {
@@ -41,8 +43,10 @@ bool DocumentReader::next(Document& doc) {
                                    std::to_string(max_line_bytes_) + " bytes");
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();  // CRLF files
     doc.line = line_no_;
+    doc.key = {};
     if (format_ == DocumentFormat::lines) {
       doc.id = line_no_ - 1;
+      doc.id_kind = IdKind::line;
       doc.text = line_;
       return true;
     }
@@ -72,14 +76,26 @@ bool DocumentReader::next(Document& doc) {
       throw fail("not valid JSON: " + why);
     }
     if (!j.is_object()) throw fail("expected a JSON object, one document per line");
-    const auto id = j.find(id_field_);
-    if (id == j.end()) throw fail("no field \"" + id_field_ + "\" (the document id)");
-    if (!id->is_number_unsigned())
-      throw fail("field \"" + id_field_ + "\" must be an integer in 0..2^64-1, not " + id->dump());
     const auto text = j.find(text_field_);
     if (text == j.end()) throw fail("no field \"" + text_field_ + "\" (the document text)");
     if (!text->is_string()) throw fail("field \"" + text_field_ + "\" must be a JSON string");
-    doc.id = id->get<std::uint64_t>();
+    // The id (spec/KEYS.md): an integer as it is, a string key hashed, none the line number.
+    const auto id = j.find(id_field_);
+    if (id == j.end() || id->is_null()) {
+      doc.id = line_no_ - 1;
+      doc.id_kind = IdKind::line;
+    } else if (id->is_number_unsigned()) {
+      doc.id = id->get<std::uint64_t>();
+      doc.id_kind = IdKind::integer;
+    } else if (id->is_string()) {
+      key_ = std::move(id->get_ref<std::string&>());
+      doc.key = key_;
+      doc.id = key_hash_(key_);
+      doc.id_kind = IdKind::key;
+    } else {
+      throw fail("field \"" + id_field_ + "\" must be a string (a key) or an integer in 0..2^64-1, not " +
+                 id->dump());
+    }
     text_ = std::move(text->get_ref<std::string&>());
     doc.text = text_;
     return true;
@@ -113,8 +129,9 @@ struct DocumentSource::Impl {
   // A directory: its files, and the id of the next one.
   fs::path dir;
   std::vector<std::string> paths;
-  std::uint64_t next_id = 0;
+  std::size_t next_file = 0;
   std::string text;
+  std::uint64_t (*key_hash)(std::string_view) = key_id;
 };
 
 DocumentSource::DocumentSource(const std::string& input, DocumentOptions options)
@@ -129,13 +146,14 @@ DocumentSource::DocumentSource(const std::string& input, DocumentOptions options
     if (!is_dir) throw Error(errc::usage, "directory input needs a directory, not '" + input + "'");
     impl_->dir = input;
     impl_->paths = list_files(impl_->dir);
+    if (options.key_hash) impl_->key_hash = options.key_hash;
     return;
   }
   if (is_dir)
     throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
   impl_->in.emplace(input);
   impl_->reader.emplace(impl_->in->stream(), impl_->in->name(), format, std::move(options.id_field),
-                        std::move(options.text_field), options.max_line_bytes);
+                        std::move(options.text_field), options.max_line_bytes, options.key_hash);
 }
 
 DocumentSource::~DocumentSource() = default;
@@ -146,23 +164,24 @@ DocumentFormat DocumentSource::format() const { return impl_->format; }
 
 bool DocumentSource::next(Document& doc) {
   if (impl_->reader) return impl_->reader->next(doc);
-  if (impl_->next_id >= impl_->paths.size()) return false;
-  doc.id = impl_->next_id++;
-  io::InputStream in((impl_->dir / impl_->paths[doc.id]).string());
+  if (impl_->next_file >= impl_->paths.size()) return false;
+  const std::string& path = impl_->paths[impl_->next_file++];
+  io::InputStream in((impl_->dir / path).string());
   impl_->text.assign(std::istreambuf_iterator<char>(in.stream()), std::istreambuf_iterator<char>());
   doc.text = impl_->text;
   doc.line = 0;
+  doc.key = path;
+  doc.id = impl_->key_hash(path);
+  doc.id_kind = IdKind::key;
   return true;
 }
 
 const std::vector<std::string>& DocumentSource::paths() const { return impl_->paths; }
 
 void DocumentSource::write_paths(const std::string& file) const {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(errc::io, "cannot write '" + file + "': " + std::strerror(errno));
-  for (std::uint64_t id = 0; id < impl_->paths.size(); ++id) out << id << '\t' << impl_->paths[id] << '\n';
-  out.flush();
-  if (!out) throw Error(errc::io, "write error on '" + file + "'");
+  KeyMapBuilder keys;
+  for (const std::string& path : impl_->paths) keys.add(impl_->key_hash(path), IdKind::key, path, 0);
+  keys.write(file);
 }
 
 std::vector<std::string> read_stopwords_file(const std::string& path) {

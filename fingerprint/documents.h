@@ -17,7 +17,8 @@ class DocumentReader {
   // `name` names the input in error messages ("<stdin>", a path). `format` is jsonl or lines.
   // A line longer than max_line_bytes is an error (errc::input naming the line), not a document.
   DocumentReader(std::istream& in, std::string name, DocumentFormat format, std::string id_field = "id",
-                 std::string text_field = "text", std::size_t max_line_bytes = std::size_t{64} << 20);
+                 std::string text_field = "text", std::size_t max_line_bytes = std::size_t{64} << 20,
+                 std::uint64_t (*key_hash)(std::string_view) = nullptr);
 
   // Reads the next document; false at the end of the input. Throws simdex::Error: errc::input for
   // a malformed line (naming the input and line number), errc::io for a read error.
@@ -31,9 +32,10 @@ class DocumentReader {
   std::string name_;
   DocumentFormat format_;
   std::string id_field_, text_field_;
-  std::string line_, repaired_, text_;
+  std::string line_, repaired_, text_, key_;
   std::uint64_t line_no_ = 0;
   std::size_t max_line_bytes_;
+  std::uint64_t (*key_hash_)(std::string_view);
 };
 
 }  // namespace simdex::text

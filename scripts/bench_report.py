@@ -119,4 +119,9 @@ if scale:
     for path in scale:
         lines += [open(path).read().rstrip("\n"), ""]
 
+# The section bench/dedup_bench.py writes (dedup against the pipeline and a pure-Python finder).
+dedup = os.path.join(os.path.dirname(scale_dir), "dedup", "RESULTS.md")
+if os.path.exists(dedup):
+    lines += [open(dedup).read().rstrip("\n"), ""]
+
 open(out, "w").write("\n".join(lines) + "\n")

@@ -146,18 +146,22 @@ check batch-text-build 0 "$simdex" build --text -q -o "$dir/t.sdx" "$dir/d.jsonl
 check join-text 0 bash -c "printf '{\"id\": 7, \"text\": \"the quick brown fox jumps over the lazy dog\"}\n' | '$simdex' join --text '$dir/t.sdx'"
 expect_grep join-text-out "$(printf '^7\t[0-9]*\t[0-9]*\t0\t1$')" "$dir/out"
 
-# fingerprint: a directory's documents get their position as id (the same ids and fingerprints as
-# the same texts in JSON Lines), the ID<TAB>PATH listing goes beside the output or to --paths.
+# fingerprint: a directory's documents are keyed by their paths (the same ids and fingerprints as
+# the same texts in JSON Lines keyed by those paths), the key map goes beside the output or to
+# --key-map (alias --paths).
 mkdir -p "$dir/docs/sub"; printf 'alpha text' > "$dir/docs/a.txt"; printf 'beta' > "$dir/docs/sub/b.txt"
 check fp-dir 0 "$simdex" fingerprint "$dir/docs" -o "$dir/docs.fp"
-check fp-dir-listing 0 cmp "$dir/docs.fp.paths.tsv" <(printf '0\ta.txt\n1\tsub/b.txt\n')
-printf '{"id": 0, "text": "alpha text"}\n{"id": 1, "text": "beta"}\n' > "$dir/docs.jsonl"
+check fp-dir-map-header 0 grep -qx '#simdex-keys 1' "$dir/docs.fp.keys.tsv"
+expect_grep fp-dir-map-a "$(printf '^[0-9]*	a.txt$')" "$dir/docs.fp.keys.tsv"
+expect_grep fp-dir-map-b "$(printf '^[0-9]*	sub/b.txt$')" "$dir/docs.fp.keys.tsv"
+printf '{"id": "a.txt", "text": "alpha text"}\n{"id": "sub/b.txt", "text": "beta"}\n' > "$dir/docs.jsonl"
 check fp-jsonl 0 "$simdex" fingerprint "$dir/docs.jsonl" -o "$dir/jsonl.fp"
 check fp-same-ids 0 cmp "$dir/docs.fp" "$dir/jsonl.fp"
+check fp-same-map 0 cmp "$dir/docs.fp.keys.tsv" "$dir/jsonl.fp.keys.tsv"
 check fp-dir-stdout 2 "$simdex" fingerprint "$dir/docs"
-expect_grep fp-dir-stdout-msg "needs --paths" "$dir/err"
+expect_grep fp-dir-stdout-msg "needs --key-map" "$dir/err"
 check fp-dir-paths 0 "$simdex" fingerprint --paths "$dir/listing.tsv" "$dir/docs"
-check fp-dir-paths-listing 0 cmp "$dir/docs.fp.paths.tsv" "$dir/listing.tsv"
+check fp-dir-paths-listing 0 cmp "$dir/docs.fp.keys.tsv" "$dir/listing.tsv"
 check fp-lines 0 "$simdex" fingerprint --input-format lines "$dir/docs/a.txt"
 expect_grep fp-lines-id "$(printf '\t0$')" "$dir/out"
 check fp-stopwords-missing 1 "$simdex" fingerprint --stopwords-file "$dir/none" "$dir/docs.jsonl"

@@ -7,6 +7,10 @@
 //   simdex::Document doc;
 //   while (docs.next(doc)) use(doc.id, fingerprinter.fingerprint(doc.text));
 //
+// A document's id (spec/KEYS.md): an integer in the id field is the id; a string there is a key,
+// whose id is simdex::key_id(key) (XXH3-64, include/simdex/keys.h); with no id field (or null) the
+// id is the 0-based line number. A directory's files are keyed by their paths.
+//
 // Every function throws simdex::Error: errc::input for a malformed document (naming the file and
 // line), errc::io when something cannot be read or written, errc::usage when the format does not
 // fit the input.
@@ -20,31 +24,37 @@
 #include <vector>
 
 #include "simdex/export.h"
+#include "simdex/keys.h"
 
 namespace simdex {
 
 // How an input holds its documents, and so which id each document gets.
 enum class DocumentFormat {
   automatic,  // a directory is read as `directory`, anything else as `jsonl`
-  jsonl,      // JSON Lines: one object a line with an integer id (0..2^64-1) and a text string;
-              // blank lines are skipped, ill-formed UTF-8 is repaired (spec/FINGERPRINT.md step 1)
+  jsonl,      // JSON Lines: one object a line with a text string and an optional id (an integer
+              // 0..2^64-1 or a string key); blank lines are skipped, ill-formed UTF-8 is repaired
+              // (spec/FINGERPRINT.md step 1)
   lines,      // plain text: every line is a document, empty or not; id = its 0-based line number
-  directory,  // every regular file below the directory, recursively, is a document; id = its
-              // position in the byte order of the '/'-separated relative paths (see paths())
+  directory,  // every regular file below the directory, recursively, is a document, keyed by its
+              // '/'-separated path relative to the directory: id = key_id(path) (see paths())
 };
 
 struct DocumentOptions {
   DocumentFormat format = DocumentFormat::automatic;
-  std::string id_field = "id";      // jsonl: the field holding the id
+  std::string id_field = "id";      // jsonl: the field holding the id or key (optional)
   std::string text_field = "text";  // jsonl: the field holding the text
   // jsonl and lines: a longer line is an error (errc::input naming the line), not a document.
   std::size_t max_line_bytes = std::size_t{64} << 20;
+  // The id of a key; null: key_id. For tests, which need collisions XXH3-64 does not give.
+  std::uint64_t (*key_hash)(std::string_view key) = nullptr;
 };
 
 struct Document {
   std::uint64_t id = 0;
   std::string_view text;   // valid until the next call of next()
   std::uint64_t line = 0;  // jsonl and lines: the 1-based line the document is on; directory: 0
+  IdKind id_kind = IdKind::integer;
+  std::string_view key;  // id_kind key: the key (valid until the next call of next()); else empty
 };
 
 class SIMDEX_EXPORT DocumentSource {
@@ -60,10 +70,10 @@ class SIMDEX_EXPORT DocumentSource {
   DocumentFormat format() const;
   // Reads the next document; false at the end of the input.
   bool next(Document& doc);
-  // Directory input: the files' '/'-separated paths relative to the directory, paths()[id] being
-  // the file of document id. Empty for other inputs.
+  // Directory input: the files' '/'-separated paths relative to the directory, in byte order (the
+  // order next() reads them in). Empty for other inputs.
   const std::vector<std::string>& paths() const;
-  // Writes paths() as ID<TAB>PATH lines to `file` (the listing `simdex fingerprint` writes).
+  // Writes the key map of paths() (spec/KEYS.md) to `file`.
   void write_paths(const std::string& file) const;
 
  private:

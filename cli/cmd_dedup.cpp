@@ -1,0 +1,163 @@
+// simdex dedup: a dataset in, the dataset without its near-duplicates out (simdex::dedup).
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli/lines.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "cli/text_options.h"
+#include "simdex/builder.h"
+#include "simdex/dedup.h"
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+namespace {
+
+struct DedupArgs {
+  std::string input = "-";
+  std::string output;
+  unsigned k = kDocumentK;
+  std::string keep = "first";
+  std::string index;   // "" : a temporary index
+  std::string report;  // "" : none
+  std::string memory;  // "" : default_memory_bytes()
+  std::string tmp_dir;
+  unsigned threads = 0;
+  bool progress = false, quiet = false;
+  TextOptions text;
+};
+
+void write_member(fmt::memory_buffer& b, const DedupMember& m, bool kept) {
+  fmt::format_to(std::back_inserter(b), R"({{"document":{},"line":{},"id":{},"key":)", m.document, m.line,
+                 m.id);
+  if (m.id_kind == IdKind::key)
+    append_json_string(b, m.key);
+  else
+    b.append(std::string_view("null"));
+  fmt::format_to(std::back_inserter(b), R"(,"fingerprint":"0x{:016x}","distance":{},"bytes":{},"kept":{}}})",
+                 m.fingerprint, m.distance, m.bytes, kept);
+}
+
+// The report: one JSON object, the counts first, then every cluster with its members.
+void write_report(const std::string& path, const std::string& input, const std::string& output,
+                  const DedupResult& r) {
+  Output out(path);
+  auto& b = out.buffer();
+  b.append(std::string_view(R"({"input":)"));
+  append_json_string(b, input);
+  b.append(std::string_view(R"(,"output":)"));
+  append_json_string(b, output);
+  out.print(R"(,"k":{},"keep":"{}","documents":{},"kept":{},"removed":{},"clusters_count":{},"clusters":[)",
+            r.k, keep_policy_name(r.keep), r.documents, r.documents - r.removed, r.removed,
+            r.clusters.size());
+  for (std::size_t c = 0; c < r.clusters.size(); ++c) {
+    const DedupCluster& cluster = r.clusters[c];
+    out.print("{}\n{{\"size\":{},\"members\":[", c ? "," : "", cluster.members.size());
+    for (std::size_t i = 0; i < cluster.members.size(); ++i) {
+      if (i) b.push_back(',');
+      write_member(b, cluster.members[i], i == cluster.kept);
+      out.maybe_flush();
+    }
+    out.print("]}}");
+  }
+  out.print("\n]}}\n");
+  out.close();
+}
+
+void run_dedup(const DedupArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  if (!a.text.paths_file.empty())
+    throw Error(errc::usage, "dedup writes its key map beside --index (INDEX.keys.tsv); drop --key-map");
+  remove_temporary_files_on_signals();
+  Progress progress(a.progress || (!a.quiet && Progress::stderr_is_terminal()));
+  DedupOptions o;
+  o.documents = document_options(a.text);
+  o.fingerprint = fingerprint_options(a.text);
+  o.k = a.k;
+  o.keep = keep_policy(a.keep);
+  o.index = a.index;
+  o.threads = a.threads;
+  if (!a.memory.empty()) o.memory_bytes = parse_size(a.memory, "--memory");
+  const std::string out_dir = a.output == "-" ? "" : std::filesystem::path(a.output).parent_path().string();
+  o.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : a.output == "-" ? "" : out_dir.empty() ? "." : out_dir;
+  o.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
+    progress.update(stage, done, total);
+  };
+  const DedupResult r = dedup(a.input, a.output, o);
+  progress.finish();
+  if (!a.report.empty()) write_report(a.report, a.input, a.output, r);
+  if (!a.quiet) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "simdex: dedup: " << r.documents << " documents, " << r.clusters.size()
+              << " clusters of near-duplicates (k = " << r.k << "): kept " << r.documents - r.removed
+              << ", removed " << r.removed << "; wrote " << (a.output == "-" ? "standard output" : a.output)
+              << " in " << seconds << " s\n";
+  }
+}
+
+}  // namespace
+
+void add_dedup_command(CLI::App& app) {
+  auto args = std::make_shared<DedupArgs>();
+  auto* cmd = app.add_subcommand("dedup", "Write a dataset without its near-duplicate documents");
+  cmd->add_option("input", args->input,
+                  "Documents: JSON Lines or lines (plain, .gz, .zst), - for stdin, or a directory")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", args->output,
+                  "The deduplicated dataset (.gz/.zst: compressed so; - for stdout)")
+      ->required();
+  cmd->add_option("-k,--max-distance", args->k,
+                  "Documents whose fingerprints differ in at most k bits are duplicates")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 32));
+  cmd->add_option("--keep", args->keep, "Which document of a cluster is kept: first, longest or shortest")
+      ->check(CLI::IsMember({"first", "longest", "shortest"}))
+      ->capture_default_str();
+  cmd->add_option("--index", args->index,
+                  "Keep the index of the documents here (its key map beside it, INDEX.keys.tsv); "
+                  "default: a temporary one, removed at the end");
+  cmd->add_option("--report", args->report, "Write the clusters (keys, distances) and counts here, as JSON");
+  cmd->add_option("--memory", args->memory,
+                  "Memory bound of the fingerprinting and the index build, e.g. 256M (default: a quarter "
+                  "of physical memory); the clustering needs about 80 bytes per document beside it");
+  cmd->add_option("--tmp-dir", args->tmp_dir,
+                  "Directory of temporary files: the index, sort runs, a copy of stdin (default: the "
+                  "output's directory; the system's with -o -)");
+  cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_text_options(*cmd, args->text);
+  cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");
+  cmd->footer(
+      "What it does: the pipeline `fingerprint` -> `build` -> `clusters --ids` in one command. Every\n"
+      "document is fingerprinted (spec/FINGERPRINT.md; the Text flags apply), the fingerprints go into\n"
+      "an index, documents whose fingerprints are in one cluster (connected within k bits) are\n"
+      "duplicates, and one of each cluster is kept (--keep; ties: the first). Documents with the same\n"
+      "key and the same fingerprint are duplicates too.\n"
+      "\n"
+      "Output: JSON Lines and lines inputs give the kept lines unchanged, in input order (blank lines\n"
+      "of JSON Lines are dropped); a directory gives the kept files' paths relative to it, one a line\n"
+      "(escaped as spec/KEYS.md escapes keys). Written atomically (temporary file, rename).\n"
+      "\n"
+      "Ids: --id-field names the field with each record's id or key (spec/KEYS.md): an integer is the\n"
+      "id, a string is a key (id = XXH3-64 of its bytes), no field: the 0-based line number. Two keys\n"
+      "with one id stop the run with an error naming both.\n"
+      "\n"
+      "The report (--report FILE): {\"documents\":N,\"kept\":N,\"removed\":N,\"clusters_count\":N,\n"
+      "\"clusters\":[{\"size\":N,\"members\":[{\"document\":I,\"line\":L,\"id\":ID,\"key\":\"...\"|null,\n"
+      "\"fingerprint\":\"0x...\",\"distance\":D,\"bytes\":B,\"kept\":true|false},...]},...]}, D being the\n"
+      "distance to the kept member (more than k is possible through other members).\n"
+      "\n"
+      "Examples:\n"
+      "  simdex dedup data/corpus/docs.jsonl.gz -o deduped.jsonl.gz --report report.json\n"
+      "  simdex dedup crawl.jsonl.zst --id-field url --keep longest -o clean.jsonl.zst\n"
+      "  zcat dump.jsonl.gz | simdex dedup - -o - > clean.jsonl\n"
+      "  simdex dedup mails/ -o kept-paths.txt\n");
+  cmd->callback([args] { run_dedup(*args); });
+}
+
+}  // namespace simdex::cli

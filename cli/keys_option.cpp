@@ -1,0 +1,63 @@
+#include "cli/keys_option.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "cli/output.h"
+#include "simdex/error.h"
+#include "writer/atomic_file.h"
+
+namespace simdex::cli {
+
+void add_keys_option(CLI::App& cmd, KeysArg& arg) {
+  // A flag that takes a value only as --keys=FILE: a bare --keys never swallows the next argument.
+  arg.option = cmd.add_flag("--keys", arg.file,
+                            "Print keys instead of ids, from the key map beside the index (INDEX.keys.tsv; "
+                            "spec/KEYS.md) or, with --keys=FILE, from FILE");
+}
+
+std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
+  if (!arg.option || arg.option->count() == 0) return std::nullopt;
+  std::string file = arg.file;
+  if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
+    file = key_map_path(index);
+    std::error_code ec;
+    if (!std::filesystem::exists(file, ec) && std::filesystem::exists(index + ".paths.tsv", ec))
+      file = index + ".paths.tsv";  // written by simdex 0.1
+    if (!std::filesystem::exists(file, ec))
+      throw Error(errc::io, "--keys: no key map " + file +
+                                " beside the index (an index of integer ids has none; give --keys=FILE)");
+  }
+  return KeyMap::read(file);
+}
+
+void carry_key_map(const std::string& input, const std::string& output) {
+  const std::string from = key_map_path(input), to = key_map_path(output);
+  std::error_code ec;
+  if (input == "-" || !std::filesystem::exists(from, ec)) {
+    std::filesystem::remove(to, ec);
+    return;
+  }
+  KeyMap::read(from);  // a malformed map is refused, not carried along
+  std::ifstream in(from, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) throw Error(errc::io, "read error on '" + from + "'");
+  writer::AtomicFile out(to);
+  out.write(bytes.data(), bytes.size());
+  out.publish();
+}
+
+void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json) {
+  const auto key = keys.find(id);
+  if (!key) {
+    fmt::format_to(std::back_inserter(b), "{}", id);
+  } else if (json) {
+    append_json_string(b, *key);
+  } else {
+    const std::string escaped = escape_key(*key, true);
+    b.append(escaped.data(), escaped.data() + escaped.size());
+  }
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,50 @@
+// `--keys [FILE]`: commands that print ids print the documents' keys instead (spec/KEYS.md), from
+// the key map FILE or, by default, the one beside the index (INDEX.keys.tsv, or the INDEX.paths.tsv
+// of simdex 0.1). An id without a key prints as the id.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cli/output.h"
+#include "simdex/keys.h"
+
+namespace simdex::cli {
+
+struct KeysArg {
+  std::string file;
+  CLI::Option* option = nullptr;
+};
+
+void add_keys_option(CLI::App& cmd, KeysArg& arg);
+
+// The key map to print with, or nothing when --keys was not given. Throws Error(io) when the map is
+// missing, Error(input) when it is malformed.
+std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index);
+
+// Appends `id` as a list element: its key escaped (',' too) or the decimal id; in JSON, the key as a
+// JSON string or the id as a number.
+void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json);
+
+// `ids` comma-separated, as keys with `keys` (append_key), else as Output::append_list writes them.
+template <typename List>
+void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
+  if (!keys) return out.append_list(ids);
+  bool first = true;
+  for (std::uint64_t id : ids) {
+    if (!first) out.buffer().push_back(',');
+    append_key(out.buffer(), *keys, id, json);
+    first = false;
+    out.maybe_flush();
+  }
+}
+
+// `build` from fingerprint lines: the key map beside INPUT (written by `fingerprint`) is copied
+// beside OUTPUT, checked; without one, a map left beside OUTPUT by an earlier build is removed.
+void carry_key_map(const std::string& input, const std::string& output);
+
+}  // namespace simdex::cli

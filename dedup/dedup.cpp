@@ -1,0 +1,322 @@
+// simdex::dedup: fingerprint -> index -> clusters -> keep one per cluster -> the kept records.
+#include "simdex/dedup.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <numeric>
+#include <optional>
+
+#include "dedup/fingerprint_batch.h"
+#include "dedup/output_file.h"
+#include "io/input_stream.h"
+#include "simdex/batch.h"
+#include "simdex/builder.h"
+#include "simdex/error.h"
+#include "simdex/index.h"
+#include "writer/temp_files.h"
+
+namespace simdex {
+
+namespace fs = std::filesystem;
+using dedup_detail::BatchFingerprinter;
+using dedup_detail::OutputFile;
+
+std::string_view keep_policy_name(KeepPolicy policy) {
+  switch (policy) {
+    case KeepPolicy::first:
+      return "first";
+    case KeepPolicy::longest:
+      return "longest";
+    case KeepPolicy::shortest:
+      return "shortest";
+  }
+  return "?";
+}
+
+KeepPolicy keep_policy(std::string_view name) {
+  for (KeepPolicy p : {KeepPolicy::first, KeepPolicy::longest, KeepPolicy::shortest})
+    if (keep_policy_name(p) == name) return p;
+  throw Error(errc::usage, "unknown keep policy '" + std::string(name) + "' (first, longest or shortest)");
+}
+
+std::vector<std::uint64_t> DedupResult::removed_documents() const {
+  std::vector<std::uint64_t> out;
+  out.reserve(removed);
+  for (const DedupCluster& c : clusters)
+    for (std::size_t i = 0; i < c.members.size(); ++i)
+      if (i != c.kept) out.push_back(c.members[i].document);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+namespace {
+
+// What the clustering keeps of each document (about 40 bytes).
+struct Record {
+  std::uint64_t id, fingerprint, line, bytes;
+  IdKind kind;
+};
+
+std::string temp_dir_of(const DedupOptions& o) {
+  return o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir;
+}
+
+// A file of this process's own in `dir` (.simdex-dedup-PID-N.SUFFIX), removed when it goes out of
+// scope or on SIGINT/SIGTERM/SIGHUP (writer/temp_files.h); cleanup of other builds leaves it alone.
+std::unique_ptr<writer::OwnedTemp> own_temp(const std::string& dir, const std::string& suffix) {
+  static std::atomic<unsigned> counter{0};
+  return std::make_unique<writer::OwnedTemp>(
+      [&] {
+        return (fs::path(dir) /
+                (".simdex-dedup-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + suffix))
+            .string();
+      },
+      O_RDWR, 0600);
+}
+
+// Standard input copied to a temporary file (the input is read twice), bytes as they come: a
+// compressed stream stays compressed.
+std::unique_ptr<writer::OwnedTemp> spool_stdin(const DedupOptions& o) {
+  auto spool = own_temp(temp_dir_of(o), ".stdin");
+  std::vector<char> buffer(1 << 20);
+  for (;;) {
+    const ssize_t n = ::read(0, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(errc::io, "reading standard input: " + std::string(std::strerror(errno)));
+    if (n == 0) break;
+    for (ssize_t done = 0; done < n;) {
+      const ssize_t w = ::write(spool->fd(), buffer.data() + done, static_cast<std::size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      if (w < 0) throw Error(errc::io, "writing '" + spool->path() + "': " + std::strerror(errno));
+      done += w;
+    }
+  }
+  return spool;
+}
+
+DocumentOptions document_options(const DedupOptions& o) {
+  DocumentOptions d = o.documents;
+  const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
+  d.max_line_bytes = std::min<std::uint64_t>(d.max_line_bytes, memory / 4);  // a line is held whole
+  return d;
+}
+
+void report(const DedupOptions& o, std::string_view stage, std::uint64_t done, std::uint64_t total) {
+  if (o.progress) o.progress(stage, done, total);
+}
+
+// Pass 1: every document's record and fingerprint into `builder`, every id into `keys`.
+DocumentFormat read_documents(const std::string& input, const DedupOptions& o, IndexBuilder& builder,
+                              KeyMapBuilder& keys, std::vector<Record>& records) {
+  const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
+  const std::size_t batch_bytes = std::max<std::uint64_t>(memory / 16, 1 << 20);
+  DocumentSource docs(input, document_options(o));
+  BatchFingerprinter fingerprinter(o.fingerprint, o.threads);
+  std::vector<std::string> texts;
+  std::vector<std::string_view> views;
+  std::vector<std::uint64_t> fingerprints;
+  std::size_t held = 0, batch_start = 0;
+  auto flush = [&] {
+    views.assign(texts.begin(), texts.end());
+    fingerprints.resize(texts.size());
+    fingerprinter.fingerprint(views, fingerprints);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      Record& r = records[batch_start + i];
+      r.fingerprint = fingerprints[i];
+      builder.add(r.fingerprint, r.id);
+    }
+    batch_start = records.size();
+    texts.clear();
+    held = 0;
+    report(o, "fingerprinting", records.size(), 0);
+  };
+  Document doc;
+  while (docs.next(doc)) {
+    keys.add(doc);
+    records.push_back({doc.id, 0, doc.line, doc.text.size(), doc.id_kind});
+    texts.emplace_back(doc.text);
+    held += doc.text.size() + sizeof(std::string);
+    if (held >= batch_bytes || texts.size() >= 4096) flush();
+  }
+  flush();
+  return docs.format();
+}
+
+// The index's clusters as groups of documents: a stored fingerprint's ids are resolved to the
+// documents with that (id, fingerprint), so documents sharing a key and a text are duplicates too.
+void cluster_documents(const Index& index, const std::vector<Record>& records, const KeyMapBuilder& keys,
+                       const DedupOptions& o, DedupResult& result) {
+  std::vector<std::uint64_t> by_id(records.size());
+  std::iota(by_id.begin(), by_id.end(), 0);
+  auto key = [&](std::uint64_t d) { return std::pair(records[d].id, records[d].fingerprint); };
+  std::sort(by_id.begin(), by_id.end(),
+            [&](std::uint64_t a, std::uint64_t b) { return key(a) != key(b) ? key(a) < key(b) : a < b; });
+  BatchOptions batch;
+  batch.k = static_cast<int>(o.k);
+  batch.threads = o.threads;
+  batch.progress = [&](std::uint64_t done, std::uint64_t total) { report(o, "clusters", done, total); };
+  ClusterOptions cluster;
+  cluster.min_size = 1;  // a lone fingerprint may still stand for several documents
+  std::vector<std::uint64_t> docs;
+  find_clusters(index, batch, cluster, [&](std::span<const ClusterMember> members) {
+    docs.clear();
+    for (const ClusterMember& m : members)
+      for (std::uint64_t id : m.ids) {
+        const auto target = std::pair(id, m.fingerprint);
+        auto d = std::partition_point(by_id.begin(), by_id.end(),
+                                      [&](std::uint64_t x) { return key(x) < target; });
+        for (; d != by_id.end() && key(*d) == target; ++d) docs.push_back(*d);
+      }
+    if (docs.size() < 2) return;
+    std::sort(docs.begin(), docs.end());
+    DedupCluster c;
+    for (std::uint64_t d : docs) {
+      const Record& r = records[d];
+      DedupMember m;
+      m.document = d;
+      m.line = r.line;
+      m.id = r.id;
+      m.id_kind = r.kind;
+      if (r.kind == IdKind::key) m.key = std::string(keys.find(r.id).value_or(""));
+      m.fingerprint = r.fingerprint;
+      m.bytes = r.bytes;
+      c.members.push_back(std::move(m));
+    }
+    for (std::size_t i = 1; i < c.members.size(); ++i) {  // ties: the first in input order
+      const std::uint64_t b = c.members[i].bytes, best = c.members[c.kept].bytes;
+      if ((o.keep == KeepPolicy::longest && b > best) || (o.keep == KeepPolicy::shortest && b < best))
+        c.kept = i;
+    }
+    for (DedupMember& m : c.members)
+      m.distance = static_cast<unsigned>(std::popcount(m.fingerprint ^ c.members[c.kept].fingerprint));
+    result.removed += c.members.size() - 1;
+    result.clusters.push_back(std::move(c));
+  });
+  std::sort(result.clusters.begin(), result.clusters.end(), [](const DedupCluster& a, const DedupCluster& b) {
+    return a.members.front().document < b.members.front().document;
+  });
+}
+
+DedupResult find_in_file(const std::string& input, const DedupOptions& o) {
+  if (o.k > 32) throw Error(errc::usage, "k must be 0..32, not " + std::to_string(o.k));
+  const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
+  BuildOptions build;
+  build.k = o.k;
+  build.threads = o.threads;
+  build.memory_bytes = std::max<std::uint64_t>(memory / 2, 16 << 20);
+  build.temp_dir = temp_dir_of(o);
+  build.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
+    report(o, stage, done, total);
+  };
+  DedupResult result;
+  result.k = o.k;
+  result.keep = o.keep;
+  std::vector<Record> records;
+  KeyMapBuilder keys;
+  std::unique_ptr<writer::OwnedTemp> temp_index;
+  std::string index_path = o.index;
+  {
+    IndexBuilder builder(build);
+    result.format = read_documents(input, o, builder, keys, records);
+    result.documents = records.size();
+    keys.check();  // a collision stops the run before the index is written
+    if (index_path.empty()) {
+      // The build renames its file over this placeholder: the index is then removed with it.
+      temp_index = own_temp(temp_dir_of(o), ".sdx");
+      index_path = temp_index->path();
+    }
+    builder.write(index_path);
+  }
+  if (!o.index.empty()) {
+    const std::string map = key_map_path(o.index);
+    if (keys.key_count() > 0) {
+      keys.write(map);
+    } else {
+      std::error_code ec;  // a map of an earlier index at this path would mislead
+      fs::remove(map, ec);
+    }
+  }
+  const Index index = Index::open(index_path);
+  cluster_documents(index, records, keys, o, result);
+  return result;
+}
+
+void write_from_file(const std::string& input, const DedupResult& result, const std::string& output,
+                     const DedupOptions& o) {
+  const std::vector<std::uint64_t> removed = result.removed_documents();
+  OutputFile out(output);
+  std::string buffer;
+  auto emit = [&](bool force) {
+    if (force || buffer.size() >= (1 << 16)) {
+      out.write(buffer);
+      buffer.clear();
+    }
+  };
+  std::uint64_t document = 0;
+  auto kept = [&] { return !std::binary_search(removed.begin(), removed.end(), document++); };
+  if (result.format == DocumentFormat::directory) {
+    DocumentOptions d = document_options(o);
+    d.format = DocumentFormat::directory;
+    const DocumentSource docs(input, d);  // lists the directory: the order next() read it in
+    for (const std::string& path : docs.paths()) {
+      if (kept()) (buffer += escape_key(path)) += '\n';
+      emit(false);
+    }
+  } else {
+    // The same lines the documents came from, byte for byte (a CR before the newline included).
+    const std::size_t max_bytes = document_options(o).max_line_bytes;
+    io::InputStream in(input);
+    std::string line;
+    for (;;) {
+      const io::LineResult r = io::read_line(in.stream(), line, max_bytes);
+      if (r == io::LineResult::end) break;
+      if (r == io::LineResult::too_long)
+        throw Error(errc::input, in.name() + ": the input changed between its two reads");
+      std::string_view text = line;
+      if (text.ends_with('\r')) text.remove_suffix(1);
+      if (result.format == DocumentFormat::jsonl && text.find_first_not_of(" \t") == std::string_view::npos)
+        continue;  // a blank line: no document
+      if (kept()) (buffer += line) += '\n';
+      emit(false);
+    }
+  }
+  if (document != result.documents)
+    throw Error(errc::input, "the input changed between its two reads (" + std::to_string(result.documents) +
+                                 " documents, then " + std::to_string(document) + ")");
+  emit(true);
+  out.close();
+}
+
+}  // namespace
+
+DedupResult find_duplicates(const std::string& input, const DedupOptions& options) {
+  if (input != "-") return find_in_file(input, options);
+  const auto spool = spool_stdin(options);
+  return find_in_file(spool->path(), options);
+}
+
+void write_deduplicated(const std::string& input, const DedupResult& result, const std::string& output,
+                        const DedupOptions& options) {
+  if (input == "-")
+    throw Error(errc::usage,
+                "standard input cannot be read a second time: use simdex::dedup, which keeps a copy");
+  write_from_file(input, result, output, options);
+}
+
+DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
+  std::unique_ptr<writer::OwnedTemp> spool;
+  if (input == "-") spool = spool_stdin(options);
+  const std::string path = spool ? spool->path() : input;
+  DedupResult result = find_in_file(path, options);
+  write_from_file(path, result, output, options);
+  return result;
+}
+
+}  // namespace simdex

@@ -1,0 +1,239 @@
+// simdex::dedup against brute force: the clusters of the "within k" graph over the documents'
+// fingerprints (all pairs compared), one kept per cluster by the policy, the rest written as read.
+#include "simdex/dedup.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "io/input_stream.h"
+#include "simdex/error.h"
+
+using namespace simdex;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("simdex-dedup-test-" + std::to_string(::getpid()));
+  TempDir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string decoded(const std::string& path) {  // plain, gzip or zstd
+  io::InputStream in(path);
+  std::ostringstream s;
+  s << in.stream().rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> words(std::mt19937_64& rng, std::size_t n) {
+  static const char* pool[] = {"river", "stone", "light", "house", "green", "night", "water", "field",
+                               "cloud", "sound", "quiet", "metal", "paper", "grain", "storm", "glass"};
+  std::vector<std::string> w(n);
+  for (auto& x : w) x = std::string(pool[rng() % 16]) + std::to_string(rng() % 50);
+  return w;
+}
+std::string join(const std::vector<std::string>& w) {
+  std::string s;
+  for (const auto& x : w) s += (s.empty() ? "" : " ") + x;
+  return s;
+}
+
+struct Doc {
+  std::string line;  // the JSON line as written
+  std::string text;
+};
+
+// Documents of ~60 words: originals, and variants of them with a few words changed, some
+// exact copies, keys as strings, integers or missing (kept apart so that no line number meets an
+// integer id).
+std::vector<Doc> make_docs(std::uint64_t seed, std::size_t originals) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::string>> texts;
+  for (std::size_t i = 0; i < originals; ++i) {
+    texts.push_back(words(rng, 40 + rng() % 40));
+    for (std::size_t v = rng() % 3; v > 0; --v) {
+      auto copy = texts[texts.size() - 1 - (rng() % std::min<std::size_t>(texts.size(), 2))];
+      for (std::size_t e = rng() % 3; e > 0; --e) copy[rng() % copy.size()] = words(rng, 1)[0];
+      texts.push_back(copy);
+    }
+  }
+  std::shuffle(texts.begin(), texts.end(), rng);
+  std::vector<Doc> docs;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const std::string text = join(texts[i]);
+    std::string line = "{\"text\": \"" + text + "\"";
+    if (i % 7 == 3)
+      line += ", \"url\": null";
+    else if (i % 7 != 5)
+      line += ", \"url\": \"https://example.org/" + std::to_string(i) + "\"";
+    docs.push_back({line + ", \"n\": " + std::to_string(i) + "}", text});
+  }
+  return docs;
+}
+
+// The clusters by brute force: components over documents (pairs within k), ascending members.
+std::vector<std::vector<std::size_t>> brute_force(const std::vector<std::uint64_t>& fp, unsigned k) {
+  std::vector<std::size_t> parent(fp.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  for (std::size_t a = 0; a < fp.size(); ++a)
+    for (std::size_t b = a + 1; b < fp.size(); ++b)
+      if (std::popcount(fp[a] ^ fp[b]) <= static_cast<int>(k)) parent[find(a)] = find(b);
+  std::map<std::size_t, std::vector<std::size_t>> groups;
+  for (std::size_t d = 0; d < fp.size(); ++d) groups[find(d)].push_back(d);
+  std::vector<std::vector<std::size_t>> out;
+  for (auto& [root, members] : groups)
+    if (members.size() > 1) out.push_back(members);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("dedup equals brute force: clusters, the kept document per policy, the output") {
+  TempDir t;
+  const auto docs = make_docs(11, 300);
+  {
+    std::ofstream out(t.file("in.jsonl"), std::ios::binary);
+    for (std::size_t i = 0; i < docs.size(); ++i) {
+      out << docs[i].line << (i % 50 == 7 ? "\r\n" : "\n");  // some CR LF lines, kept as they are
+      if (i % 90 == 2) out << "  \n";                        // blank lines: no documents
+    }
+  }
+  Fingerprinter fingerprinter;
+  std::vector<std::uint64_t> fp;
+  for (const Doc& d : docs) fp.push_back(fingerprinter.fingerprint(d.text));
+  for (const unsigned k : {0u, 3u, kDocumentK}) {
+    const auto expected = brute_force(fp, k);
+    REQUIRE(expected.size() > 10);  // the data has clusters to find
+    for (const KeepPolicy keep : {KeepPolicy::first, KeepPolicy::longest, KeepPolicy::shortest}) {
+      CAPTURE(k);
+      CAPTURE(keep_policy_name(keep));
+      DedupOptions o;
+      o.documents.id_field = "url";
+      o.k = k;
+      o.keep = keep;
+      o.temp_dir = t.path.string();
+      const DedupResult r = dedup(t.file("in.jsonl"), t.file("out.jsonl.gz"), o);
+      CHECK(r.documents == docs.size());
+      std::vector<std::vector<std::size_t>> got;
+      std::vector<bool> dropped(docs.size(), false);
+      for (const DedupCluster& c : r.clusters) {
+        std::vector<std::size_t> members;
+        for (const DedupMember& m : c.members) members.push_back(m.document);
+        got.push_back(members);
+        // The kept one: the policy's best, the first of equals.
+        std::size_t best = 0;
+        for (std::size_t i = 1; i < members.size(); ++i) {
+          const auto b = docs[members[i]].text.size(), cur = docs[members[best]].text.size();
+          if ((keep == KeepPolicy::longest && b > cur) || (keep == KeepPolicy::shortest && b < cur)) best = i;
+        }
+        CHECK(c.kept == best);
+        for (std::size_t i = 0; i < c.members.size(); ++i) {
+          const DedupMember& m = c.members[i];
+          CHECK(m.fingerprint == fp[m.document]);
+          CHECK(m.distance == static_cast<unsigned>(std::popcount(m.fingerprint ^ fp[members[c.kept]])));
+          CHECK(m.bytes == docs[m.document].text.size());
+          if (m.id_kind == IdKind::key) CHECK(m.key == "https://example.org/" + std::to_string(m.document));
+          if (i != c.kept) dropped[m.document] = true;
+        }
+      }
+      std::sort(got.begin(), got.end());
+      CHECK(got == expected);
+      std::string want;
+      for (std::size_t i = 0; i < docs.size(); ++i)
+        if (!dropped[i]) want += docs[i].line + (i % 50 == 7 ? "\r\n" : "\n");
+      CHECK(decoded(t.file("out.jsonl.gz")) == want);
+      CHECK(r.removed == static_cast<std::uint64_t>(std::count(dropped.begin(), dropped.end(), true)));
+    }
+  }
+}
+
+TEST_CASE("the output is compressed by its name; plain otherwise; the kept index has the key map") {
+  TempDir t;
+  const auto docs = make_docs(5, 40);
+  {
+    std::ofstream out(t.file("in.jsonl"), std::ios::binary);
+    for (const Doc& d : docs) out << d.line << "\n";
+  }
+  DedupOptions o;
+  o.documents.id_field = "url";
+  o.index = t.file("kept.sdx");
+  const DedupResult plain = dedup(t.file("in.jsonl"), t.file("out.jsonl"), o);
+  for (const std::string name : {"out.jsonl.zst", "out.jsonl.gz"}) {
+    o.index.clear();
+    dedup(t.file("in.jsonl"), t.file(name), o);
+    CHECK(decoded(t.file(name)) == decoded(t.file("out.jsonl")));
+    std::ifstream raw(t.file(name), std::ios::binary);
+    CHECK(raw.get() != '{');  // compressed
+  }
+  CHECK(fs::exists(t.file("kept.sdx")));
+  const KeyMap keys = KeyMap::read(key_map_path(t.file("kept.sdx")));
+  CHECK(keys.find(key_id("https://example.org/0")) == std::string_view("https://example.org/0"));
+  CHECK(plain.removed > 0);
+  // Nothing else is left behind: no temporary index, no spool.
+  for (const auto& e : fs::directory_iterator(t.path)) CHECK(!e.path().filename().string().starts_with("."));
+}
+
+TEST_CASE("a directory: the kept files' paths, escaped") {
+  TempDir t;
+  fs::create_directories(t.path / "in" / "sub");
+  const std::string text = "the same long enough text about rivers and stones and light over the fields";
+  std::ofstream(t.path / "in" / "a.txt") << text;
+  std::ofstream(t.path / "in" / "sub" / "b\tc.txt") << text;
+  std::ofstream(t.path / "in" / "z.txt") << "something else entirely, of another kind and length";
+  DedupOptions o;
+  o.temp_dir = t.path.string();
+  const DedupResult r = dedup((t.path / "in").string(), t.file("kept.txt"), o);
+  CHECK(r.format == DocumentFormat::directory);
+  REQUIRE(r.clusters.size() == 1);
+  CHECK(r.clusters[0].members[1].key == "sub/b\tc.txt");
+  std::ifstream in(t.file("kept.txt"));
+  std::stringstream s;
+  s << in.rdbuf();
+  CHECK(s.str() == "a.txt\nz.txt\n");
+  o.keep = KeepPolicy::longest;  // equal lengths: the first
+  dedup((t.path / "in").string(), t.file("kept.txt"), o);
+  std::ifstream again(t.file("kept.txt"));
+  std::stringstream s2;
+  s2 << again.rdbuf();
+  CHECK(s2.str() == "a.txt\nz.txt\n");
+}
+
+TEST_CASE("errors: a collision of ids stops the run before any output; bad options") {
+  TempDir t;
+  std::ofstream(t.file("in.jsonl")) << "{\"id\": 1, \"text\": \"a b c\"}\n{\"text\": \"d e f\"}\n";
+  DedupOptions o;
+  o.temp_dir = t.path.string();
+  try {
+    dedup(t.file("in.jsonl"), t.file("out.jsonl"), o);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == errc::input);
+    CHECK(std::string(e.what()).find("id 1 is the integer id of line 1 and the line number of line 2") !=
+          std::string::npos);
+  }
+  CHECK(!fs::exists(t.file("out.jsonl")));
+  CHECK(keep_policy("longest") == KeepPolicy::longest);
+  CHECK_THROWS_AS(keep_policy("best"), Error);
+  o.k = 33;
+  CHECK_THROWS_AS(dedup(t.file("in.jsonl"), t.file("out.jsonl"), o), Error);
+  CHECK_THROWS_AS(write_deduplicated("-", DedupResult{}, t.file("out.jsonl"), o), Error);
+}

@@ -1,0 +1,103 @@
+#include "dedup/output_file.h"
+
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "simdex/error.h"
+#include "writer/atomic_file.h"
+
+namespace simdex::dedup_detail {
+
+namespace {
+enum class Codec { plain, gzip, zstd };
+Codec codec_of(const std::string& path) {
+  if (path.ends_with(".gz")) return Codec::gzip;
+  if (path.ends_with(".zst")) return Codec::zstd;
+  return Codec::plain;
+}
+}  // namespace
+
+struct OutputFile::Impl {
+  std::string name;
+  std::optional<writer::AtomicFile> file;  // empty: standard output
+  Codec codec = Codec::plain;
+  z_stream gz{};
+  ZSTD_CCtx* zstd = nullptr;
+  std::vector<char> out = std::vector<char>(1 << 17);
+
+  ~Impl() {
+    if (codec == Codec::gzip) deflateEnd(&gz);
+    ZSTD_freeCCtx(zstd);
+  }
+  void sink(const char* data, std::size_t size) {
+    if (file) return file->write(data, size);
+    while (size > 0) {
+      const ssize_t n = ::write(1, data, size);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw Error(errc::io, "writing standard output: " + std::string(std::strerror(errno)));
+      data += n;
+      size -= static_cast<std::size_t>(n);
+    }
+  }
+  void deflate_all(std::string_view in, int flush) {
+    gz.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    gz.avail_in = static_cast<uInt>(in.size());
+    do {
+      gz.next_out = reinterpret_cast<Bytef*>(out.data());
+      gz.avail_out = static_cast<uInt>(out.size());
+      if (deflate(&gz, flush) == Z_STREAM_ERROR) throw Error(errc::io, "gzip compression failed on " + name);
+      sink(out.data(), out.size() - gz.avail_out);
+    } while (gz.avail_out == 0 || (flush == Z_FINISH && gz.avail_in > 0));
+  }
+  void zstd_all(std::string_view in, ZSTD_EndDirective mode) {
+    ZSTD_inBuffer input{in.data(), in.size(), 0};
+    for (;;) {
+      ZSTD_outBuffer output{out.data(), out.size(), 0};
+      const std::size_t left = ZSTD_compressStream2(zstd, &output, &input, mode);
+      if (ZSTD_isError(left))
+        throw Error(errc::io, "zstd compression failed on " + name + ": " + ZSTD_getErrorName(left));
+      sink(out.data(), output.pos);
+      if (mode == ZSTD_e_end ? left == 0 : input.pos == input.size) break;
+    }
+  }
+};
+
+OutputFile::OutputFile(const std::string& path) : impl_(std::make_unique<Impl>()) {
+  impl_->name = path == "-" ? "standard output" : path;
+  if (path != "-") {
+    impl_->file.emplace(path);
+    impl_->codec = codec_of(path);
+  }
+  if (impl_->codec == Codec::gzip &&
+      deflateInit2(&impl_->gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw Error(errc::io, "cannot start gzip compression for " + path);
+  if (impl_->codec == Codec::zstd && !(impl_->zstd = ZSTD_createCCtx()))
+    throw Error(errc::io, "cannot start zstd compression for " + path);
+}
+
+OutputFile::~OutputFile() = default;
+
+void OutputFile::write(std::string_view bytes) {
+  switch (impl_->codec) {
+    case Codec::plain:
+      return impl_->sink(bytes.data(), bytes.size());
+    case Codec::gzip:
+      return impl_->deflate_all(bytes, Z_NO_FLUSH);
+    case Codec::zstd:
+      return impl_->zstd_all(bytes, ZSTD_e_continue);
+  }
+}
+
+void OutputFile::close() {
+  if (impl_->codec == Codec::gzip) impl_->deflate_all({}, Z_FINISH);
+  if (impl_->codec == Codec::zstd) impl_->zstd_all({}, ZSTD_e_end);
+  if (impl_->file) impl_->file->publish();
+}
+
+}  // namespace simdex::dedup_detail

@@ -1,0 +1,25 @@
+// The output of `simdex dedup`: a file published atomically (writer/atomic_file.h), compressed by
+// its name's ending (.gz: gzip, .zst: zstd, anything else plain), or "-" for standard output.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace simdex::dedup_detail {
+
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path);  // throws Error(io), Error(usage)
+  ~OutputFile();                                 // unpublished: nothing appears at the path
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+  void write(std::string_view bytes);
+  void close();  // finishes the compressed stream, publishes the file
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace simdex::dedup_detail

@@ -1,0 +1,251 @@
+// Keys, their ids and the key map file (spec/KEYS.md).
+#include "simdex/keys.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+
+#include "simdex/documents.h"
+#include "simdex/error.h"
+#include "writer/atomic_file.h"
+
+namespace simdex {
+
+namespace {
+
+constexpr std::string_view kHeader = "#simdex-keys 1\n";
+constexpr char kHex[] = "0123456789abcdef";
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;  // uppercase is not canonical
+}
+bool needs_hex(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+std::string kind_name(IdKind kind) {
+  return kind == IdKind::integer ? "integer id" : kind == IdKind::line ? "line number" : "key";
+}
+
+}  // namespace
+
+std::uint64_t key_id(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
+
+std::string key_map_path(const std::string& beside) { return beside + ".keys.tsv"; }
+
+std::string escape_key(std::string_view key, bool list_separator) {
+  std::string out;
+  out.reserve(key.size());
+  for (const char ch : key) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (needs_hex(c) || (list_separator && c == ',')) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> unescape_key(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (needs_hex(c)) return std::nullopt;  // a raw control byte
+    if (c != '\\') {
+      out += s[i];
+      continue;
+    }
+    if (++i == s.size()) return std::nullopt;
+    switch (s[i]) {
+      case '\\':
+        out += '\\';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'x': {
+        if (i + 2 >= s.size()) return std::nullopt;
+        const int hi = hex_value(s[i + 1]), lo = hex_value(s[i + 2]);
+        if (hi < 0 || lo < 0) return std::nullopt;
+        const auto b = static_cast<unsigned char>(hi * 16 + lo);
+        // Only bytes without a short form and that must be escaped: one spelling per key.
+        if (!needs_hex(b) || b == '\t' || b == '\n' || b == '\r') return std::nullopt;
+        out += static_cast<char>(b);
+        i += 2;
+        break;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+  return out;
+}
+
+void KeyMapBuilder::add(const Document& doc) { add(doc.id, doc.id_kind, doc.key, doc.line); }
+
+void KeyMapBuilder::add(std::uint64_t id, IdKind kind, std::string_view key, std::uint64_t line) {
+  checked_ = false;
+  if (kind != IdKind::key) {
+    numbers_.push_back({id, line, 0, 0, kind});
+    return;
+  }
+  if (key.size() > UINT32_MAX) throw Error(errc::input, "a key of more than 4 GiB");
+  keys_.push_back({id, line, bytes_.size(), static_cast<std::uint32_t>(key.size()), kind});
+  bytes_.append(key);
+}
+
+void KeyMapBuilder::check() {
+  if (checked_) return;
+  auto by_id = [](const Entry& a, const Entry& b) { return a.id < b.id; };
+  std::stable_sort(keys_.begin(), keys_.end(), by_id);
+  std::stable_sort(numbers_.begin(), numbers_.end(), by_id);
+  auto where = [](const Entry& e) {
+    return e.line ? "line " + std::to_string(e.line) : std::string("a file");
+  };
+  auto quoted = [this](const Entry& e) { return "\"" + escape_key(key_of(e)) + "\""; };
+  // Two keys with one id.
+  for (std::size_t i = 1; i < keys_.size(); ++i)
+    if (keys_[i].id == keys_[i - 1].id && key_of(keys_[i]) != key_of(keys_[i - 1]))
+      throw Error(errc::input, "keys " + quoted(keys_[i - 1]) + " (" + where(keys_[i - 1]) + ") and " +
+                                   quoted(keys_[i]) + " (" + where(keys_[i]) + ") have the same id " +
+                                   std::to_string(keys_[i].id) + " (an XXH3-64 collision, spec/KEYS.md)");
+  // An integer id and a line number with one value.
+  for (std::size_t i = 1; i < numbers_.size(); ++i)
+    if (numbers_[i].id == numbers_[i - 1].id && numbers_[i].kind != numbers_[i - 1].kind)
+      throw Error(errc::input, "id " + std::to_string(numbers_[i].id) + " is the " +
+                                   kind_name(numbers_[i - 1].kind) + " of " + where(numbers_[i - 1]) +
+                                   " and the " + kind_name(numbers_[i].kind) + " of " + where(numbers_[i]) +
+                                   ": give every record an id field, or none (spec/KEYS.md)");
+  // A key and a number with one id: a merge of the two sorted lists.
+  for (std::size_t i = 0, j = 0; i < keys_.size() && j < numbers_.size();) {
+    if (keys_[i].id < numbers_[j].id) {
+      ++i;
+    } else if (numbers_[j].id < keys_[i].id) {
+      ++j;
+    } else {
+      throw Error(errc::input, "key " + quoted(keys_[i]) + " (" + where(keys_[i]) + ") has id " +
+                                   std::to_string(keys_[i].id) + ", the " + kind_name(numbers_[j].kind) +
+                                   " of " + where(numbers_[j]) + " (spec/KEYS.md)");
+    }
+  }
+  checked_ = true;
+}
+
+void KeyMapBuilder::write(const std::string& path) {
+  check();
+  writer::AtomicFile out(path);
+  std::string buffer(kHeader);
+  auto emit = [&] {
+    out.write(buffer.data(), buffer.size());
+    buffer.clear();
+  };
+  for (std::size_t i = 0; i < keys_.size(); ++i) {
+    if (i > 0 && keys_[i].id == keys_[i - 1].id) continue;  // the same key again
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, keys_[i].id).ptr;
+    buffer.append(digits, end);
+    buffer += '\t';
+    buffer += escape_key(key_of(keys_[i]));
+    buffer += '\n';
+    if (buffer.size() >= (1 << 16)) emit();
+  }
+  emit();
+  out.publish();
+}
+
+std::optional<std::string_view> KeyMapBuilder::find(std::uint64_t id) const {
+  if (!checked_) throw Error(errc::usage, "KeyMapBuilder::find before check()");
+  const auto it = std::lower_bound(keys_.begin(), keys_.end(), id,
+                                   [](const Entry& e, std::uint64_t v) { return e.id < v; });
+  if (it == keys_.end() || it->id != id) return std::nullopt;
+  return key_of(*it);
+}
+
+KeyMap KeyMap::read(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(errc::io, "cannot open key map '" + path + "'");
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(errc::io, "read error on key map '" + path + "'");
+  return parse(bytes, path);
+}
+
+KeyMap KeyMap::parse(std::string_view bytes, const std::string& name) {
+  KeyMap map;
+  // simdex 0.1's paths.tsv has no header and no escaping: its paths are read as they are.
+  const bool legacy = !bytes.starts_with('#');
+  std::uint64_t line_no = 1;
+  auto fail = [&](const std::string& what) {
+    return Error(errc::input, name + ":" + std::to_string(line_no) + ": " + what + " (spec/KEYS.md)");
+  };
+  if (!legacy) {
+    if (!bytes.starts_with(kHeader))
+      throw fail("not a simdex key map: the first line must be '#simdex-keys 1'");
+    bytes.remove_prefix(kHeader.size());
+    ++line_no;
+  }
+  for (; !bytes.empty(); ++line_no) {
+    const auto eol = bytes.find('\n');
+    if (eol == std::string_view::npos) throw fail("the last line has no newline (a truncated file?)");
+    const std::string_view line = bytes.substr(0, eol);
+    bytes.remove_prefix(eol + 1);
+    const auto tab = line.find('\t');
+    if (tab == std::string_view::npos) throw fail("no TAB between id and key");
+    const std::string_view digits = line.substr(0, tab);
+    std::uint64_t id = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+        (digits.size() > 1 && digits[0] == '0'))
+      throw fail("the id must be a decimal integer in 0..2^64-1 without leading zeros");
+    if (!map.ids_.empty() && id <= map.ids_.back())
+      throw fail("ids must be strictly ascending (id " + std::to_string(id) + " after " +
+                 std::to_string(map.ids_.back()) + ")");
+    std::string_view key = line.substr(tab + 1);
+    std::optional<std::string> unescaped;
+    if (!legacy) {
+      unescaped = unescape_key(key);
+      if (!unescaped)
+        throw fail("the key is not escaped as the spec says (a raw control byte or a bad escape)");
+      key = *unescaped;
+    }
+    map.ids_.push_back(id);
+    map.offsets_.push_back(map.bytes_.size());
+    map.bytes_.append(key);
+  }
+  map.offsets_.push_back(map.bytes_.size());
+  return map;
+}
+
+std::optional<std::string_view> KeyMap::find(std::uint64_t id) const {
+  const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+  if (it == ids_.end() || *it != id) return std::nullopt;
+  const auto i = static_cast<std::size_t>(it - ids_.begin());
+  return std::string_view(bytes_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+}
+
+std::string KeyMap::key_or_id(std::uint64_t id, bool list_separator) const {
+  if (const auto key = find(id)) return escape_key(*key, list_separator);
+  return std::to_string(id);
+}
+
+}  // namespace simdex

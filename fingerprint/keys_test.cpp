@@ -1,0 +1,210 @@
+// Keys, their ids and the key map (spec/KEYS.md).
+#include "simdex/keys.h"
+
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "fingerprint/documents.h"
+#include "simdex/documents.h"
+#include "simdex/error.h"
+
+using namespace simdex;
+
+namespace {
+
+std::string error_of(auto&& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct TempFile {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("simdex-keys-test-" + std::to_string(::getpid()) + ".keys.tsv"))
+                         .string();
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+// A tiny hash for tests: collisions on demand.
+std::uint64_t first_byte_hash(std::string_view key) {
+  return key.empty() ? 0 : static_cast<unsigned char>(key[0]);
+}
+
+}  // namespace
+
+TEST_CASE("key_id is XXH3-64 with seed 0 of the key's bytes (spec/KEYS.md vectors)") {
+  // The vectors of spec/KEYS.md (computed there with spec/reference/xxh3.py).
+  CHECK(key_id("") == 0x2d06800538d394c2ULL);
+  CHECK(key_id("a") == 0xe6c632b61e964e1fULL);
+  CHECK(key_id("https://example.org/") == 0x8e2c3c2914c7cb49ULL);
+}
+
+TEST_CASE("escaping: backslash, TAB, LF, CR short; other control bytes \\xHH; the rest as it is") {
+  CHECK(escape_key("plain/path.txt") == "plain/path.txt");
+  CHECK(escape_key("a\\b\tc\nd\re") == "a\\\\b\\tc\\nd\\re");
+  CHECK(escape_key(std::string("\x00\x1f\x7f", 3)) == "\\x00\\x1f\\x7f");
+  CHECK(escape_key("caf\xc3\xa9 \xff") == "caf\xc3\xa9 \xff");  // bytes >= 0x80 unchanged
+  CHECK(escape_key("a,b") == "a,b");
+  CHECK(escape_key("a,b", true) == "a\\x2cb");
+  // Round trip over random bytes.
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    std::string key(rng() % 12, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 4 == 0 ? rng() % 32 : rng() % 256);
+    const auto back = unescape_key(escape_key(key));
+    REQUIRE(back);
+    CHECK(*back == key);
+  }
+}
+
+TEST_CASE("unescape_key rejects every non-canonical spelling") {
+  CHECK(!unescape_key("a\tb"));   // raw control byte
+  CHECK(!unescape_key("a\x7f"));  // raw DEL
+  CHECK(!unescape_key("a\\"));    // dangling backslash
+  CHECK(!unescape_key("\\q"));    // unknown escape
+  CHECK(!unescape_key("\\x4"));   // short hex
+  CHECK(!unescape_key("\\x1F"));  // uppercase hex
+  CHECK(!unescape_key("\\x41"));  // 'A' needs no escape
+  CHECK(!unescape_key("\\x09"));  // TAB has its short form
+  CHECK(!unescape_key("\\x5c"));  // so has the backslash
+  CHECK(!unescape_key("\\x2c"));  // ',' is escaped in command output only
+  CHECK(unescape_key("\\x1f") == std::string("\x1f"));
+}
+
+TEST_CASE("the key map: header, ids ascending, keys escaped; read back") {
+  TempFile f;
+  KeyMapBuilder b;
+  b.add(key_id("b\tkey"), IdKind::key, "b\tkey", 2);
+  b.add(key_id("a"), IdKind::key, "a", 1);
+  b.add(key_id("a"), IdKind::key, "a", 3);  // the same key again: one line
+  b.add(5, IdKind::integer, "", 4);
+  b.add(6, IdKind::line, "", 6);
+  b.write(f.path);
+  const std::string bytes = read_file(f.path);
+  std::ostringstream expected;
+  const auto ka = key_id("a"), kb = key_id("b\tkey");
+  expected << "#simdex-keys 1\n";
+  if (ka < kb)
+    expected << ka << "\ta\n" << kb << "\tb\\tkey\n";
+  else
+    expected << kb << "\tb\\tkey\n" << ka << "\ta\n";
+  CHECK(bytes == expected.str());
+  const KeyMap map = KeyMap::read(f.path);
+  CHECK(map.size() == 2);
+  CHECK(map.find(kb) == std::string_view("b\tkey"));
+  CHECK(map.find(5) == std::nullopt);
+  CHECK(map.key_or_id(5) == "5");
+  CHECK(map.key_or_id(kb) == "b\\tkey");
+}
+
+TEST_CASE("collisions are errors naming both sides") {
+  SUBCASE("two keys, one id (an injected hash collision)") {
+    KeyMapBuilder b;
+    b.add(99, IdKind::key, "https://a.example/", 1);
+    b.add(99, IdKind::key, "https://b.example/", 7);
+    const std::string e = error_of([&] { b.check(); });
+    CHECK(e.find("\"https://a.example/\" (line 1)") != std::string::npos);
+    CHECK(e.find("\"https://b.example/\" (line 7)") != std::string::npos);
+    CHECK(e.find("collision") != std::string::npos);
+  }
+  SUBCASE("a key and an integer id") {
+    KeyMapBuilder b;
+    b.add(17, IdKind::integer, "", 3);
+    b.add(17, IdKind::key, "k", 9);
+    const std::string e = error_of([&] { b.check(); });
+    CHECK(e.find("key \"k\" (line 9) has id 17, the integer id of line 3") != std::string::npos);
+  }
+  SUBCASE("an integer id and a line number") {
+    KeyMapBuilder b;
+    b.add(4, IdKind::integer, "", 1);
+    b.add(4, IdKind::line, "", 5);
+    CHECK(error_of([&] {
+            b.check();
+          }).find("id 4 is the integer id of line 1 and the line number of line 5") != std::string::npos);
+  }
+  SUBCASE("repeated integer ids and repeated keys are no collision") {
+    KeyMapBuilder b;
+    b.add(4, IdKind::integer, "", 1);
+    b.add(4, IdKind::integer, "", 2);
+    b.add(8, IdKind::key, "x", 3);
+    b.add(8, IdKind::key, "x", 4);
+    CHECK(error_of([&] { b.check(); }).empty());
+  }
+}
+
+TEST_CASE("a collision through DocumentSource's hash hook, as the CLI meets it") {
+  std::istringstream in(
+      "{\"url\": \"apple\", \"text\": \"one\"}\n"
+      "{\"url\": \"avocado\", \"text\": \"two\"}\n");
+  text::DocumentReader r(in, "c.jsonl", DocumentFormat::jsonl, "url", "text", 1 << 20, first_byte_hash);
+  KeyMapBuilder b;
+  Document d;
+  while (r.next(d)) b.add(d);
+  const std::string e = error_of([&] { b.check(); });
+  CHECK(e.find("\"apple\" (line 1) and \"avocado\" (line 2) have the same id 97") != std::string::npos);
+}
+
+TEST_CASE("ids from any field: integers stay, strings are hashed, absent or null: 0-based line number") {
+  std::istringstream in(
+      "{\"url\": 42, \"text\": \"a\"}\n"
+      "\n"
+      "{\"url\": \"https://x/\", \"text\": \"b\"}\n"
+      "{\"text\": \"c\"}\n"
+      "{\"url\": null, \"text\": \"d\"}\n");
+  text::DocumentReader r(in, "ids.jsonl", DocumentFormat::jsonl, "url", "text");
+  Document d;
+  REQUIRE(r.next(d));
+  CHECK((d.id == 42 && d.id_kind == IdKind::integer && d.key.empty()));
+  REQUIRE(r.next(d));
+  CHECK((d.id == key_id("https://x/") && d.id_kind == IdKind::key && d.key == "https://x/" && d.line == 3));
+  REQUIRE(r.next(d));
+  CHECK((d.id == 3 && d.id_kind == IdKind::line));  // physical line 4, blank lines counted
+  REQUIRE(r.next(d));
+  CHECK((d.id == 4 && d.id_kind == IdKind::line));
+  CHECK(!r.next(d));
+  std::istringstream bad("{\"url\": -3, \"text\": \"a\"}\n");
+  text::DocumentReader rb(bad, "bad.jsonl", DocumentFormat::jsonl, "url", "text");
+  CHECK(error_of([&] {
+          rb.next(d);
+        }).find("bad.jsonl:1: field \"url\" must be a string (a key) or an integer") != std::string::npos);
+}
+
+TEST_CASE("a reader rejects what the spec says it must reject") {
+  auto bad = [](std::string_view bytes) { return error_of([&] { KeyMap::parse(bytes, "m.tsv"); }); };
+  const std::string h = "#simdex-keys 1\n";
+  CHECK(bad("#simdex-keys 2\n").find("m.tsv:1: not a simdex key map") != std::string::npos);
+  CHECK(bad(h + "1\ta\n2\tb").find("m.tsv:3: the last line has no newline") != std::string::npos);
+  CHECK(bad(h + "1 a\n").find("m.tsv:2: no TAB") != std::string::npos);
+  CHECK(bad(h + "01\ta\n").find("decimal integer") != std::string::npos);
+  CHECK(bad(h + "18446744073709551616\ta\n").find("decimal integer") != std::string::npos);
+  CHECK(bad(h + "-1\ta\n").find("decimal integer") != std::string::npos);
+  CHECK(bad(h + "\ta\n").find("decimal integer") != std::string::npos);
+  CHECK(bad(h + "2\ta\n1\tb\n").find("m.tsv:3: ids must be strictly ascending") != std::string::npos);
+  CHECK(bad(h + "2\ta\n2\ta\n").find("strictly ascending") != std::string::npos);
+  CHECK(bad(h + "2\ta\rb\n").find("not escaped") != std::string::npos);
+  CHECK(bad(h + "2\ta\\b\n").find("not escaped") != std::string::npos);
+  CHECK(bad(h + "2\ta\tb\n").find("not escaped") != std::string::npos);  // a second TAB is a raw one
+  CHECK(bad(h).empty());
+  CHECK(bad(h + "0\t\n18446744073709551615\tlast\n").empty());
+}
+
+TEST_CASE("the paths.tsv of simdex 0.1 is still read: no header, no escaping") {
+  const KeyMap legacy = KeyMap::parse("0\ta.txt\n1\tsub/b\\c.txt\n", "docs.fp.paths.tsv");
+  CHECK(legacy.find(1) == std::string_view("sub/b\\c.txt"));
+  CHECK(legacy.key_or_id(1) == "sub/b\\\\c.txt");
+}

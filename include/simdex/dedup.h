@@ -1,0 +1,111 @@
+// Deduplication of a dataset in one call: documents in (JSON Lines, plain lines or a directory, as
+// simdex::DocumentSource reads them), near-duplicate clusters found, one document kept per cluster,
+// the dataset without the others out. What `simdex dedup` runs:
+//
+//   simdex::DedupOptions o;                          // k = kDocumentK, keep the first of a cluster
+//   o.keep = simdex::KeepPolicy::longest;
+//   const auto result = simdex::dedup("docs.jsonl.gz", "deduped.jsonl", o);
+//   for (const auto& c : result.clusters) use(c.members[c.kept].key, c.members.size());
+//
+// The steps are those of the pipeline `simdex fingerprint` -> `simdex build` -> `simdex clusters
+// --ids` it replaces: the documents' fingerprints (spec/FINGERPRINT.md) with their ids
+// (spec/KEYS.md) go into an index (kept at options.index, or a temporary one), whose clusters within
+// k (connected components, find_clusters) give the groups of duplicates.
+//
+// Memory: the fingerprinting and the index build stay within options.memory_bytes; beside it, the
+// clustering holds about 80 bytes per document (40 for the union-find over the index, 40 for the
+// documents' ids, fingerprints, lines and lengths) plus the bytes of the documents' string keys.
+// Every function throws simdex::Error (errc::input naming the file and line of a malformed
+// document or a collision of ids, errc::io, errc::usage).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simdex/documents.h"
+#include "simdex/export.h"
+#include "simdex/fingerprint.h"
+#include "simdex/keys.h"
+
+namespace simdex {
+
+// The k for text documents with the default fingerprint (word 3-shingles): the largest k whose
+// precision on the corpus of data/corpus is still 100.0% (README "Choosing k for text": 58.5% of the
+// true pairs found at k = 7 against 50.6% at k = 6; at k = 8 the first false pairs appear).
+inline constexpr unsigned kDocumentK = 7;
+
+// Which document of a cluster is kept; ties go to the first in input order.
+enum class KeepPolicy {
+  first,     // the first in input order
+  longest,   // the longest text (in bytes, as read: after UTF-8 repair, before normalization)
+  shortest,  // the shortest text
+};
+// "first", "longest", "shortest"; keep_policy(name) throws Error(errc::usage) for another name.
+SIMDEX_EXPORT std::string_view keep_policy_name(KeepPolicy policy);
+SIMDEX_EXPORT KeepPolicy keep_policy(std::string_view name);
+
+struct DedupOptions {
+  DocumentOptions documents;
+  FingerprintOptions fingerprint;
+  unsigned k = kDocumentK;  // 0..32: documents whose fingerprints are within k bits are duplicates
+  KeepPolicy keep = KeepPolicy::first;
+  std::string index;               // where to keep the index (its key map beside it); "" : a temporary one
+  std::uint64_t memory_bytes = 0;  // 0: default_memory_bytes()
+  // Directory of the temporary index, the sort's runs and the copy of standard input; "" : the
+  // system's temporary directory.
+  std::string temp_dir;
+  unsigned threads = 0;  // 0: all cores
+  // Called from the calling thread as work advances: stage name, units done, units in all (0:
+  // unknown).
+  std::function<void(std::string_view stage, std::uint64_t done, std::uint64_t total)> progress;
+};
+
+struct DedupMember {
+  std::uint64_t document = 0;  // 0-based position among the input's documents (input order)
+  std::uint64_t line = 0;      // 1-based line of the input; 0 for a directory's file
+  std::uint64_t id = 0;
+  IdKind id_kind = IdKind::integer;
+  std::string key;  // id_kind key: the key (a directory: the path); else empty
+  std::uint64_t fingerprint = 0;
+  std::uint64_t bytes = 0;  // length of the text
+  unsigned distance = 0;    // Hamming distance to the kept member's fingerprint
+};
+
+struct DedupCluster {
+  std::vector<DedupMember> members;  // two or more, in input order
+  std::size_t kept = 0;              // members[kept] is the document kept
+};
+
+struct DedupResult {
+  std::uint64_t documents = 0;         // in the input
+  std::uint64_t removed = 0;           // documents dropped: members of clusters but their kept ones
+  std::vector<DedupCluster> clusters;  // in input order of their first members
+  DocumentFormat format = DocumentFormat::jsonl;  // the format the input was read as
+  unsigned k = 0;
+  KeepPolicy keep = KeepPolicy::first;
+  // Documents not kept, ascending (positions among the input's documents).
+  std::vector<std::uint64_t> removed_documents() const;
+};
+
+// Finds the clusters of near-duplicates of `input` (a file, "-" for standard input, which is first
+// copied to a temporary file, or a directory) and picks the document each keeps.
+SIMDEX_EXPORT DedupResult find_duplicates(const std::string& input, const DedupOptions& options);
+
+// Writes `input` without the documents `result` drops to `output`, atomically ("-": standard
+// output). JSON Lines and plain lines: the kept lines byte for byte, in input order (blank lines of
+// JSON Lines, which are no documents, are left out; a last line without a newline gets one);
+// compressed with gzip or zstd when `output` ends in .gz or .zst. A directory: the kept files'
+// paths relative to it, one a line, escaped as spec/KEYS.md escapes keys. `result` must come from
+// find_duplicates on the same input with the same options.
+SIMDEX_EXPORT void write_deduplicated(const std::string& input, const DedupResult& result,
+                                      const std::string& output, const DedupOptions& options);
+
+// find_duplicates then write_deduplicated; standard input is read once (copied to a temporary file).
+SIMDEX_EXPORT DedupResult dedup(const std::string& input, const std::string& output,
+                                const DedupOptions& options);
+
+}  // namespace simdex

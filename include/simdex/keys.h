@@ -1,0 +1,105 @@
+// Document keys and the key map (spec/KEYS.md, normative): a document keyed by a string (a URL, a
+// path, a hash) gets the 64-bit id key_id(key); the key map, a side file next to the fingerprints
+// or the index (`OUTPUT.keys.tsv`), maps those ids back to their keys.
+//
+//   simdex::KeyMapBuilder keys;
+//   while (docs.next(doc)) keys.add(doc);      // checks that no two keys share an id
+//   keys.write("docs.sdx.keys.tsv");           // atomic; sorted by id
+//   const auto map = simdex::KeyMap::read("docs.sdx.keys.tsv");
+//   std::string shown = map.key_or_id(42);     // the key, or "42" for an id without one
+//
+// Every function throws simdex::Error: errc::input for a collision or a malformed key map (naming
+// the file and line), errc::io when a file cannot be read or written.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simdex/export.h"
+
+namespace simdex {
+
+struct Document;
+
+// The id of a string key: XXH3-64 (seed 0) of its bytes (spec/KEYS.md "Ids").
+SIMDEX_EXPORT std::uint64_t key_id(std::string_view key);
+
+// How a document got its id.
+enum class IdKind : std::uint8_t {
+  integer,  // an integer in the id field
+  line,     // no id field (or null), or plain lines: the 0-based line number
+  key,      // a string in the id field, or a directory's file path: the id is key_id(key) or, for
+            // a directory, the file's position (spec/KEYS.md)
+};
+
+// The default key map beside a file of fingerprints or an index: `path + ".keys.tsv"`.
+SIMDEX_EXPORT std::string key_map_path(const std::string& beside);
+
+// A key as a key map line holds it: '\\' -> "\\\\", TAB -> "\\t", LF -> "\\n", CR -> "\\r", other
+// bytes 0x00..0x1F and 0x7F -> "\\xHH" (lowercase hex); every other byte as it is. With
+// `list_separator`, ',' is written "\\x2c" too (keys in a comma-separated list of command output).
+SIMDEX_EXPORT std::string escape_key(std::string_view key, bool list_separator = false);
+// The inverse of escape_key (list_separator false); nothing when `escaped` is not the canonical
+// escaped form of some key.
+SIMDEX_EXPORT std::optional<std::string> unescape_key(std::string_view escaped);
+
+// Collects the ids of an input's documents, checks them and writes the key map.
+class SIMDEX_EXPORT KeyMapBuilder {
+ public:
+  // The document's id, kind, key and line (Document::id_kind etc.).
+  void add(const Document& doc);
+  // The same, spelled out (tests inject collisions with an `id` of their choosing). `line` is for
+  // messages (1-based; 0 for a file of a directory).
+  void add(std::uint64_t id, IdKind kind, std::string_view key, std::uint64_t line);
+  std::size_t key_count() const { return keys_.size(); }  // documents with a key
+  // Throws Error(errc::input) when two documents share an id without being the same key: two keys
+  // (a hash collision, naming both), a key and an integer id or line number, or an integer id and a
+  // line number (an input mixing integer ids with records without one). Repeated integer ids and
+  // repeated keys are fine (the same document fingerprinted twice). Sorts the keys by id.
+  void check();
+  // check(), then writes the key map to `path` atomically (temporary file, fsync, rename).
+  void write(const std::string& path);
+  // The key of `id` (after check()); nothing for an id without a key.
+  std::optional<std::string_view> find(std::uint64_t id) const;
+
+ private:
+  struct Entry {
+    std::uint64_t id;
+    std::uint64_t line;
+    std::uint64_t key;  // offset into bytes_ (kind key), or the kind (integer / line)
+    std::uint32_t size;
+    IdKind kind;
+  };
+  std::string_view key_of(const Entry& e) const { return std::string_view(bytes_).substr(e.key, e.size); }
+  std::vector<Entry> keys_;     // kind key
+  std::vector<Entry> numbers_;  // kinds integer and line
+  std::string bytes_;           // the keys, one after the other
+  bool checked_ = false;
+};
+
+// A key map read back: id -> key.
+class SIMDEX_EXPORT KeyMap {
+ public:
+  // Reads a key map (spec/KEYS.md), or a `paths.tsv` listing of simdex 0.1 (ID<TAB>PATH lines, no
+  // header, no escaping; read as it is). Throws Error(errc::input) naming the file and line for
+  // anything the spec tells a reader to reject.
+  static KeyMap read(const std::string& path);
+  // Parses the bytes of a key map; `name` names it in messages.
+  static KeyMap parse(std::string_view bytes, const std::string& name);
+  std::optional<std::string_view> find(std::uint64_t id) const;
+  // The key of `id` escaped as escape_key(key, list_separator) does, or the id in decimal.
+  std::string key_or_id(std::uint64_t id, bool list_separator = false) const;
+  std::size_t size() const { return ids_.size(); }
+
+ private:
+  std::vector<std::uint64_t> ids_;  // ascending
+  std::vector<std::uint64_t> offsets_;
+  std::string bytes_;
+};
+
+}  // namespace simdex

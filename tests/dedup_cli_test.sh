@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# simdex dedup and the key map end to end: the output equals the pipeline fingerprint -> build ->
+# clusters --ids it replaces, stdin, compression, the report, --keys, errors.
+# usage: dedup_cli_test.sh SIMDEX SOURCE_DIR
+set -uo pipefail
+simdex=$1 src=$2
+. "$(dirname "$0")/shell_checks.sh"
+. "$(dirname "$0")/dedup_pipeline.sh"
+corpus=$src/data/corpus/docs.jsonl.gz
+
+# The demo corpus (integer ids): dedup against the pipeline.
+check dedup-corpus 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl" --report "$dir/report.json" -q
+check fp-corpus 0 "$simdex" fingerprint "$corpus" -o "$dir/corpus.fp"
+check build-corpus 0 "$simdex" build -q -k 7 -o "$dir/corpus.sdx" "$dir/corpus.fp"
+"$simdex" clusters "$dir/corpus.sdx" --ids > "$dir/clusters.txt"
+keep_first "$dir/corpus.fp" "$dir/clusters.txt" "$corpus" > "$dir/pipeline.jsonl"
+same dedup-equals-pipeline "$dir/dedup.jsonl" "$dir/pipeline.jsonl"
+[ "$(wc -l < "$dir/dedup.jsonl")" -lt 3000 ] && ok || bad "dedup removed nothing from the corpus"
+# The report: valid JSON whose counts add up, one kept member per cluster.
+if command -v python3 >/dev/null; then
+  check report-valid 0 python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["documents"] == 3000 and r["kept"] + r["removed"] == 3000, r
+assert r["clusters_count"] == len(r["clusters"])
+assert all(sum(m["kept"] for m in c["members"]) == 1 for c in r["clusters"])
+assert r["removed"] == sum(len(c["members"]) - 1 for c in r["clusters"])
+assert all(m["distance"] == 0 for c in r["clusters"] for m in c["members"] if m["kept"])
+' "$dir/report.json"
+fi
+
+# stdin (spooled), stdout, compressed output by name.
+check dedup-stdin 0 bash -c "zcat '$corpus' | '$simdex' dedup - -o - -q > '$dir/stdin.jsonl'"
+same dedup-stdin-same "$dir/dedup.jsonl" "$dir/stdin.jsonl"
+check dedup-gz 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.gz" -q
+check dedup-gz-same 0 cmp "$dir/dedup.jsonl" <(zcat "$dir/dedup.jsonl.gz")
+check dedup-zst 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.zst" -q
+check dedup-zst-same 0 cmp "$dir/dedup.jsonl" <(zstd -dc "$dir/dedup.jsonl.zst")
+check dedup-longest 0 "$simdex" dedup "$corpus" -o "$dir/longest.jsonl" --keep longest -q
+[ "$(wc -l < "$dir/longest.jsonl")" = "$(wc -l < "$dir/dedup.jsonl")" ] && ok || bad "--keep longest keeps another count"
+check dedup-summary 0 "$simdex" dedup "$corpus" -o "$dir/x.jsonl"
+expect_grep dedup-summary-msg "3000 documents, .* clusters of near-duplicates (k = 7): kept" "$dir/err"
+
+# String keys (with TAB and ',' in some), records without one: the key map, --keys.
+printf '%s\n' '{"url": "https://a.example/1", "text": "the river runs past the old stone mill and on to the sea at dawn"}' \
+  '{"text": "a record without any key at all about something else entirely different"}' \
+  '{"url": "https://a.example/2,\tb", "text": "the river runs past the old stone mill and on to the sea at dusk"}' \
+  '{"url": "https://a.example/3", "text": "completely unrelated words about cats mice dogs and the weather today"}' > "$dir/k.jsonl"
+check dedup-keys 0 "$simdex" dedup "$dir/k.jsonl" --id-field url -k 8 -o "$dir/k.out" --index "$dir/k.sdx" -q --report "$dir/k.json"
+check dedup-keys-out 0 cmp "$dir/k.out" <(sed 3d "$dir/k.jsonl")
+check dedup-keys-map 0 grep -qx '#simdex-keys 1' "$dir/k.sdx.keys.tsv"
+expect_grep dedup-keys-map-escaped "$(printf '\thttps://a.example/2,\\\\tb$')" "$dir/k.sdx.keys.tsv"
+expect_grep dedup-keys-report '"key":"https://a.example/2,\\u0009b"' "$dir/k.json"
+check clusters-keys 0 "$simdex" clusters "$dir/k.sdx" -k 8 --keys
+# Members in fingerprint order: 0x539c... (key 2) before 0x53dd... (key 1).
+expect_grep clusters-keys-out '^https://a.example/2\\x2c\\tb,https://a.example/1$' "$dir/out"
+check clusters-keys-json 0 "$simdex" clusters "$dir/k.sdx" -k 8 --keys --format json
+expect_grep clusters-keys-json-out '"keys":\["https://a.example/2,\\u0009b","https://a.example/1"\]' "$dir/out"
+# The same through the pipeline: fingerprint writes the map, build carries it beside the index.
+check fp-keys 0 "$simdex" fingerprint "$dir/k.jsonl" --id-field url -o "$dir/k.fp"
+expect_grep fp-keys-line-id "$(printf '\t1$')" "$dir/k.fp"
+check build-carries-map 0 "$simdex" build -q -k 8 -o "$dir/k2.sdx" "$dir/k.fp"
+check build-carries-map-same 0 cmp "$dir/k.fp.keys.tsv" "$dir/k2.sdx.keys.tsv"
+# query, join and pairs print keys too; a bare --keys takes no argument (FP stays a query).
+check query-keys 0 "$simdex" query "$dir/k2.sdx" --keys "$(head -1 "$dir/k.fp" | cut -f1)"
+expect_grep query-keys-out "$(printf '\t0\thttps://a.example/1$')" "$dir/out"
+check join-keys 0 "$simdex" join "$dir/k2.sdx" "$dir/k.fp" --keys --json
+expect_grep join-keys-out '"distance":0,"ids":\["https://a.example/2,\\u0009b"\]' "$dir/out"
+expect_grep join-keys-line-id '"distance":0,"ids":\[1\]' "$dir/out"
+check pairs-keys 0 "$simdex" pairs "$dir/k2.sdx" --keys
+expect_grep pairs-keys-out "$(printf '\t8\thttps://a.example/2\\\\x2c\\\\tb\thttps://a.example/1$')" "$dir/out"
+check clusters-no-map 1 "$simdex" clusters "$dir/corpus.sdx" --keys
+expect_grep clusters-no-map-msg "no key map" "$dir/err"
+check clusters-keys-file 0 "$simdex" clusters "$dir/corpus.sdx" --keys="$dir/k.sdx.keys.tsv"
+# The listing of simdex 0.1 (INDEX.paths.tsv) is still read.
+printf '620\tlegacy/path.txt\n' > "$dir/corpus.sdx.paths.tsv"
+check clusters-legacy-map 0 "$simdex" clusters "$dir/corpus.sdx" --keys
+expect_grep clusters-legacy-map-out "legacy/path.txt" "$dir/out"
+
+# Errors: a collision of an integer id with a line number, bad flags; nothing written.
+printf '%s\n' '{"id": 1, "text": "one two three"}' '{"text": "four five six"}' > "$dir/mixed.jsonl"
+check dedup-collision 1 "$simdex" dedup "$dir/mixed.jsonl" -o "$dir/mixed.out"
+expect_grep dedup-collision-msg "id 1 is the integer id of line 1 and the line number of line 2" "$dir/err"
+[ ! -e "$dir/mixed.out" ] && ok || bad "dedup-collision wrote its output"
+check dedup-bad-keep 2 "$simdex" dedup "$corpus" -o "$dir/y" --keep best
+check dedup-no-output 2 "$simdex" dedup "$corpus"
+check dedup-bad-id 1 bash -c "echo '{\"id\": -2, \"text\": \"x\"}' | '$simdex' dedup - -o -"
+expect_grep dedup-bad-id-msg 'field "id" must be a string (a key) or an integer' "$dir/err"
+check dedup-key-map-flag 2 "$simdex" dedup "$corpus" -o "$dir/y" --key-map "$dir/z"
+
+# A directory: the kept files' paths.
+mkdir -p "$dir/docs/sub"
+printf 'the same text about the river and the mill and the sea' > "$dir/docs/a.txt"
+printf 'the same text about the river and the mill and the sea' > "$dir/docs/sub/b.txt"
+printf 'another text on another subject with other words' > "$dir/docs/c.txt"
+check dedup-dir 0 "$simdex" dedup "$dir/docs" -o "$dir/kept.txt" -q
+check dedup-dir-out 0 cmp "$dir/kept.txt" <(printf 'a.txt\nc.txt\n')
+
+finish dedup_cli_test
