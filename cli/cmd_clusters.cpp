@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "simdex/batch.h"
@@ -17,6 +19,7 @@ struct ClustersArgs : SearchArgs {
   std::size_t min_size = 2;
   bool ids = false, sort = false;
   std::string format = "tsv";
+  OutputStyle style;
 };
 
 void print_cluster(Output& out, const std::vector<uint64_t>& values, const ClustersArgs& a) {
@@ -31,16 +34,19 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Clust
                    a.ids ? "ids" : "fingerprints");
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) b.append(std::string_view(sep));
-    fmt::format_to(std::back_inserter(b), "{}", values[i]);
+    if (a.ids)
+      fmt::format_to(std::back_inserter(b), "{}", values[i]);
+    else
+      append_fingerprint(b, values[i], a.style);
     out.maybe_flush();
   }
   out.print("{}\n", a.format == "seomoz" ? "]" : a.format == "json" ? "]}" : "");
 }
 
-void run_clusters(const ClustersArgs& a) {
-  if (a.format == "seomoz" && a.ids)
-    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
-  const Index index = Index::open(a.index);
+void run_clusters(ClustersArgs a) {
+  resolve_format(a.format, a.style, a.ids);
+  const IndexInput opened(a.index);
+  const Index& index = *opened;
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
   o.k = a.k;
@@ -82,9 +88,11 @@ void add_clusters_command(CLI::App& app) {
       "(so two members may be farther apart than k through others). One cluster a line:\n"
       "  FP,FP,...                              (decimal) its fingerprints\n"
       "  ID,ID,...                              with --ids: the ids of its fingerprints\n"
-      "  {\"size\":N,\"fingerprints\":[...]}        with --format json ({\"size\":N,\"ids\":[...]} with "
-      "--ids)\n"
+      "  {\"size\":N,\"fingerprints\":[...]}        with --json or --format json "
+      "({\"size\":N,\"ids\":[...]}\n"
+      "                                         with --ids)\n"
       "  [FP, FP, ...]                          with --format seomoz (as simhash-find-clusters)\n"
+      "--hex prints fingerprints as 0x and 16 hex digits (strings in JSON); ids stay decimal.\n"
       "Clusters smaller than --min-size (default 2; counted in fingerprints, or in ids with --ids,\n"
       "so that with --ids a fingerprint shared by several documents is a cluster) are left out.\n"
       "The order does not depend on the thread count: clusters by their first fingerprint, members\n"
@@ -99,8 +107,7 @@ void add_clusters_command(CLI::App& app) {
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
       ->check(CLI::Range(1, 1 << 30));
-  cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
-      ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
+  add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");
   cmd->callback([args] { run_clusters(*args); });
 }

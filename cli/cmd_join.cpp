@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "cli/text_options.h"
@@ -22,7 +24,8 @@ namespace {
 struct JoinArgs : SearchArgs {
   std::string queries = "-";
   std::string memory;  // "": default_memory_bytes()
-  bool json = false, sort = false, stats = false, text = false;
+  OutputStyle style;
+  bool sort = false, stats = false, text = false;
   TextOptions text_options;
 };
 
@@ -30,15 +33,20 @@ struct JoinArgs : SearchArgs {
 // a chunk of queries fits in --memory.
 constexpr uint64_t bytes_per_query = 64;
 
-void print_hit(Output& out, const JoinHit& h, bool json) {
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style) {
   auto& b = out.buffer();
+  const bool json = style.json;
   if (json)
-    fmt::format_to(std::back_inserter(b),
-                   R"({{"query_id":{},"query":{},"fingerprint":{},"distance":{},"ids":[)", h.query_id,
-                   h.query_fingerprint, h.fingerprint, h.distance);
+    fmt::format_to(std::back_inserter(b), R"({{"query_id":{},"query":)", h.query_id);
   else
-    fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t{}\t", h.query_id, h.query_fingerprint, h.fingerprint,
-                   h.distance);
+    fmt::format_to(std::back_inserter(b), "{}\t", h.query_id);
+  append_fingerprint(b, h.query_fingerprint, style);
+  b.append(std::string_view(json ? R"(,"fingerprint":)" : "\t"));
+  append_fingerprint(b, h.fingerprint, style);
+  if (json)
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", h.distance);
+  else
+    fmt::format_to(std::back_inserter(b), "\t{}\t", h.distance);
   out.append_list(h.ids);
   out.print("{}\n", json ? "]}" : "");
 }
@@ -89,13 +97,13 @@ class ChunkedJoin {
       if (a_.sort)
         sorted.insert(sorted.end(), batch.begin(), batch.end());
       else
-        for (const JoinHit& h : batch) print_hit(out_, h, a_.json);
+        for (const JoinHit& h : batch) print_hit(out_, h, a_.style);
     });
     // The order of `simdex query`: queries in input order, each one's hits by (distance, fingerprint).
     std::sort(sorted.begin(), sorted.end(), [](const JoinHit& x, const JoinHit& y) {
       return std::tie(x.query, x.distance, x.fingerprint) < std::tie(y.query, y.distance, y.fingerprint);
     });
-    for (const JoinHit& h : sorted) print_hit(out_, h, a_.json);
+    for (const JoinHit& h : sorted) print_hit(out_, h, a_.style);
     add_stats(s);
     query_count_ += queries_.size();
     queries_.clear();
@@ -121,7 +129,9 @@ class ChunkedJoin {
 };
 
 void run_join(const JoinArgs& a) {
-  const Index index = Index::open(a.index);
+  refuse_two_stdin_inputs(a.index, a.queries, "queries");
+  const IndexInput opened(a.index);
+  const Index& index = *opened;
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
   Output out;
   ChunkedJoin joiner(index, a, out);
@@ -148,6 +158,8 @@ void add_join_command(CLI::App& app) {
       "`simdex fingerprint`. Default: stdin. Output, one line per (query, stored fingerprint) pair:\n"
       "  QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>ID[,ID...]      (decimal)\n"
       "or with --json: {\"query_id\":I,\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
+      "(--hex: fingerprints as 0x and 16 hex digits, strings in JSON). INDEX may be - (stdin) when\n"
+      "QUERIES is a file.\n"
       "Hits stream out in an order that depends on the thread count (the set does not); --sort\n"
       "prints them as `simdex query` would (queries in input order, then distance, fingerprint) but\n"
       "holds the hits of one chunk of queries in memory first. A query with no hit prints nothing; a\n"
@@ -162,7 +174,8 @@ void add_join_command(CLI::App& app) {
       "  simdex join --text docs.sdx new-docs.jsonl --sort --json");
   add_search_options(*cmd, *args, true);
   cmd->add_option("queries", args->queries, "Query input (default: stdin)");
-  cmd->add_flag("--json", args->json, "JSON Lines output");
+  add_json_flag(*cmd, args->style);
+  add_base_flags(*cmd, args->style, false);
   cmd->add_flag("--sort", args->sort, "Sort the output (holds a chunk's hits in memory)");
   cmd->add_option(
       "--memory", args->memory,

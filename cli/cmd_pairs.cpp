@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "simdex/batch.h"
@@ -16,6 +18,7 @@ namespace {
 struct PairsArgs : SearchArgs {
   bool ids = false, sort = false, stats = false;
   std::string format = "tsv";
+  OutputStyle style;
 };
 
 void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
@@ -27,7 +30,11 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
     return;
   }
   if (a.format == "json") {
-    fmt::format_to(std::back_inserter(b), R"({{"a":{},"b":{},"distance":{})", p.a, p.b, p.distance);
+    b.append(std::string_view(R"({"a":)"));
+    append_fingerprint(b, p.a, a.style);
+    b.append(std::string_view(R"(,"b":)"));
+    append_fingerprint(b, p.b, a.style);
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{})", p.distance);
     if (a.ids) {
       b.append(std::string_view(R"(,"ids_a":[)"));
       out.append_list(p.ids_a);
@@ -38,7 +45,10 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
     out.print("}}\n");
     return;
   }
-  fmt::format_to(std::back_inserter(b), "{}\t{}\t{}", p.a, p.b, p.distance);
+  append_fingerprint(b, p.a, a.style);
+  b.push_back('\t');
+  append_fingerprint(b, p.b, a.style);
+  fmt::format_to(std::back_inserter(b), "\t{}", p.distance);
   if (a.ids) {
     b.push_back('\t');
     out.append_list(p.ids_a);
@@ -48,10 +58,10 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a) {
   out.print("\n");
 }
 
-void run_pairs(const PairsArgs& a) {
-  if (a.format == "seomoz" && a.ids)
-    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
-  const Index index = Index::open(a.index);
+void run_pairs(PairsArgs a) {
+  resolve_format(a.format, a.style, a.ids);
+  const IndexInput opened(a.index);
+  const Index& index = *opened;
   Progress progress(Progress::stderr_is_terminal());
   BatchOptions o;
   o.k = a.k;
@@ -93,8 +103,10 @@ void add_pairs_command(CLI::App& app) {
       "                                               fingerprint with several ids also gives a line\n"
       "                                               F<TAB>F<TAB>0<TAB>IDS<TAB>IDS (its documents are\n"
       "                                               exact duplicates)\n"
-      "  {\"a\":A,\"b\":B,\"distance\":D[,\"ids_a\":[...],\"ids_b\":[...]]}   with --format json\n"
+      "  {\"a\":A,\"b\":B,\"distance\":D[,\"ids_a\":[...],\"ids_b\":[...]]}   with --json (or --format "
+      "json)\n"
       "  [A, B]                                       with --format seomoz (as simhash-find-all)\n"
+      "--hex prints A and B as 0x and 16 hex digits (strings in JSON).\n"
       "Pairs stream out as they are found, in an order that depends on the thread count (the set\n"
       "does not); --sort orders them by (A, B) but holds them all in memory first.\n"
       "Per table, the entries sharing the table's prefix are compared two by two; a pair is reported\n"
@@ -106,8 +118,7 @@ void add_pairs_command(CLI::App& app) {
   add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids,
                 "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
-  cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
-      ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
+  add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort the output by (A, B) (holds every pair in memory)");
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and pairs per table on stderr");
   cmd->callback([args] { run_pairs(*args); });
