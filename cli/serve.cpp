@@ -139,6 +139,9 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
     const LineReader::Got got = in.next(line);
     if (got == LineReader::Got::interrupted) continue;
     if (got == LineReader::Got::end) break;
+    // A SIGHUP sent before this line was written was delivered when read() returned: the line is
+    // answered from the reopened index.
+    if (reopen_requested) reopen();
     const std::string where = "<stdin>:" + std::to_string(++line_number);
     const std::string_view text = chomp(line);
     try {
