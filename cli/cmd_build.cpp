@@ -97,7 +97,7 @@ void run_build(const BuildArgs& a) {
   const bool to_stdout = a.output == "-";
   if (!to_stdout) refuse_input_as_output(a.input, a.output);
   remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
-  Progress progress(a.progress || (!a.quiet && Progress::stderr_is_terminal()));
+  Progress progress(Progress::wanted(a.quiet, a.progress));
   BuildOptions options;
   options.k = a.k;
   options.block_bytes = a.block_bytes;
@@ -121,22 +121,16 @@ void run_build(const BuildArgs& a) {
     options.scheme = Scheme::named(a.scheme, a.k, 0);
   IndexBuilder builder(options);
 
-  auto add = [&](uint64_t fingerprint, uint64_t id) {
-    builder.add(fingerprint, id);
-    if ((builder.pairs_added() & 0xfffff) == 0) progress.update("reading", builder.pairs_added(), 0);
-  };
   if (a.text) {
     TextOptions text = a.text_options;  // a document line is held whole (and parsed): keep it in the bound
     const uint64_t memory = options.memory_bytes ? options.memory_bytes : default_memory_bytes();
     text.max_line_bytes = std::min<uint64_t>(text.max_line_bytes, memory / 4);
-    for_each_text_fingerprint(a.input, text, to_stdout ? "" : a.output,
-                              [&](uint64_t id, uint64_t fp) { add(fp, id); });
+    for_each_text_fingerprint(
+        a.input, text, to_stdout ? "" : a.output, [&](uint64_t id, uint64_t fp) { builder.add(fp, id); },
+        &progress, "reading");
   } else {
     io::InputStream in(a.input);
-    PairReader reader(in.name());
-    std::string line;
-    while (in.next_line(line))
-      if (auto pair = reader.parse(line)) add(pair->first, pair->second);
+    for_each_pair_line(in, progress, "reading", [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
   }
   const BuildSummary s = builder.write(target);
   if (to_stdout) stream_to_stdout(target);

@@ -47,7 +47,7 @@ void run_clusters(ClustersArgs a) {
   resolve_format(a.format, a.style, a.ids);
   const IndexInput opened(a.index);
   const Index& index = *opened;
-  Progress progress(Progress::stderr_is_terminal());
+  Progress progress(Progress::wanted(a.quiet));
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;

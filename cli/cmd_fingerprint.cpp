@@ -16,23 +16,29 @@ struct FingerprintArgs {
   std::string input = "-";
   std::string output;  // empty or "-": stdout
   OutputStyle style;
+  bool quiet = false;
   TextOptions text;
 };
 
 void run_fingerprint(const FingerprintArgs& a) {
   Output out(a.output);
   const std::string listing_beside = a.output == "-" ? "" : a.output;
+  Progress progress(Progress::wanted(a.quiet));
   auto& b = out.buffer();
-  for_each_text_fingerprint(a.input, a.text, listing_beside, [&](std::uint64_t id, std::uint64_t fp) {
-    if (a.style.json) {
-      fmt::format_to(std::back_inserter(b), R"({{"id":{},"fingerprint":)", id);
-      append_fingerprint(b, fp, a.style);
-      out.print("}}\n");
-    } else {
-      append_fingerprint(b, fp, a.style);
-      out.print("\t{}\n", id);
-    }
-  });
+  for_each_text_fingerprint(
+      a.input, a.text, listing_beside,
+      [&](std::uint64_t id, std::uint64_t fp) {
+        if (a.style.json) {
+          fmt::format_to(std::back_inserter(b), R"({{"id":{},"fingerprint":)", id);
+          append_fingerprint(b, fp, a.style);
+          out.print("}}\n");
+        } else {
+          append_fingerprint(b, fp, a.style);
+          out.print("\t{}\n", id);
+        }
+      },
+      &progress);
+  progress.finish();
   out.close();
 }
 
@@ -47,6 +53,7 @@ void add_fingerprint_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "Write here instead of stdout (- is stdout)");
   add_json_flag(*cmd, args->style, "JSON Lines: {\"id\":I,\"fingerprint\":F}");
   add_base_flags(*cmd, args->style, true);
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar (shown only when stderr is a terminal)");
   add_text_options(*cmd, args->text);
   cmd->footer(
       "Output: one line a document, `FINGERPRINT<TAB>ID`, FINGERPRINT as 0x and 16 hex digits (--dec:\n"

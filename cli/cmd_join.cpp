@@ -52,23 +52,26 @@ void print_hit(Output& out, const JoinHit& h, const OutputStyle& style) {
 }
 
 // Calls fn(query) for each query of the input, in input order.
-void for_each_query(const JoinArgs& a, const std::function<void(const Query&)>& fn) {
+void for_each_query(const JoinArgs& a, Progress& progress, const std::function<void(const Query&)>& fn) {
   if (a.text) {
-    for_each_text_fingerprint(a.queries, a.text_options, "", [&](uint64_t id, uint64_t fp) { fn({fp, id}); });
+    for_each_text_fingerprint(
+        a.queries, a.text_options, "",
+        [&](uint64_t id, uint64_t fp) {
+          fn({fp, id});
+        },
+        &progress, "join: reading");
     return;
   }
   io::InputStream in(a.queries);
-  PairReader reader(in.name());
-  std::string line;
-  while (in.next_line(line))
-    if (auto pair = reader.parse(line)) fn({pair->first, pair->second});
+  for_each_pair_line(in, progress, "join: reading", [&](uint64_t fp, uint64_t id) { fn({fp, id}); });
 }
 
 // Joins the queries chunk by chunk, each chunk as large as --memory allows; the output is that of one
 // join over all of them (with --sort too: chunks follow the input order, and each is sorted).
 class ChunkedJoin {
  public:
-  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out) : index_(index), a_(a), out_(out) {
+  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out, Progress& progress)
+      : index_(index), a_(a), out_(out), progress_(progress) {
     const uint64_t memory = a.memory.empty() ? default_memory_bytes() : parse_size(a.memory, "--memory");
     chunk_ = std::max<uint64_t>(1024, memory / bytes_per_query);
     options_.k = a.k;
@@ -121,7 +124,7 @@ class ChunkedJoin {
   const Index& index_;
   const JoinArgs& a_;
   Output& out_;
-  Progress progress_{Progress::stderr_is_terminal()};
+  Progress& progress_;
   BatchOptions options_;
   uint64_t chunk_ = 0, query_count_ = 0;
   std::vector<Query> queries_;
@@ -134,8 +137,9 @@ void run_join(const JoinArgs& a) {
   const Index& index = *opened;
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
   Output out;
-  ChunkedJoin joiner(index, a, out);
-  for_each_query(a, [&](const Query& q) { joiner.add(q); });
+  Progress progress(Progress::wanted(a.quiet));
+  ChunkedJoin joiner(index, a, out, progress);
+  for_each_query(a, progress, [&](const Query& q) { joiner.add(q); });
   joiner.finish();
   out.close();
   if (a.stats) {

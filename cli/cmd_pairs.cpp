@@ -62,7 +62,7 @@ void run_pairs(PairsArgs a) {
   resolve_format(a.format, a.style, a.ids);
   const IndexInput opened(a.index);
   const Index& index = *opened;
-  Progress progress(Progress::stderr_is_terminal());
+  Progress progress(Progress::wanted(a.quiet));
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;

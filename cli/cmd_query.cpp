@@ -1,4 +1,6 @@
 // simdex query: fingerprints in (arguments or stdin lines), hits out; --serve answers a co-process.
+#include <unistd.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/output_style.h"
+#include "cli/progress.h"
 #include "cli/query_output.h"
 #include "cli/search_options.h"
 #include "cli/serve.h"
@@ -37,6 +40,8 @@ void run_query(const QueryArgs& a) {
   const Index& index = *opened;
   const unsigned k = index.search_distance(a.k);
   Output out;
+  // A bar for queries read from a file or pipe, not typed at a terminal nor mixed with hits shown on one.
+  Progress progress(Progress::wanted(a.quiet) && ::isatty(STDIN_FILENO) == 0 && ::isatty(STDOUT_FILENO) == 0);
   std::vector<Hit> hits;
   auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {
     index.query(q, k, hits);
@@ -47,7 +52,9 @@ void run_query(const QueryArgs& a) {
     if (a.fingerprints.size() > 1)
       throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
-    for_each_text_fingerprint(input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); });
+    for_each_text_fingerprint(
+        input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); }, &progress, "query");
+    progress.finish();
     return out.close();
   }
   if (!a.fingerprints.empty()) {
@@ -58,10 +65,14 @@ void run_query(const QueryArgs& a) {
   io::InputStream in("-");
   std::string line;
   while (in.next_line(line)) {
+    if ((in.line_number() & 0xfff) == 0)
+      progress.update("query", in.bytes_read(), in.size(), Progress::Unit::bytes);
     const std::string_view text = chomp(line);
     if (is_blank(text)) continue;
     run_one(parse_query(text, in.name() + ":" + std::to_string(in.line_number())));
   }
+  progress.update("query", in.bytes_read(), in.size(), Progress::Unit::bytes);
+  progress.finish();
   out.close();
 }
 }  // namespace

@@ -91,7 +91,8 @@ DocumentOptions document_options(const TextOptions& o) {
 
 void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                const std::string& listing_beside,
-                               const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
+                               const std::function<void(std::uint64_t, std::uint64_t)>& fn,
+                               Progress* progress, std::string_view stage) {
   Fingerprinter fingerprinter(fingerprint_options(o));
   DocumentSource documents(input, document_options(o));
   if (documents.format() == DocumentFormat::directory) {
@@ -103,8 +104,16 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                   "output goes to stdout");
     documents.write_paths(listing);
   }
+  auto show = [&] {
+    const DocumentSource::Position at = documents.position();
+    progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);
+  };
   Document doc;
-  while (documents.next(doc)) fn(doc.id, fingerprinter.fingerprint(doc.text));
+  while (documents.next(doc)) {
+    fn(doc.id, fingerprinter.fingerprint(doc.text));
+    if (progress) show();
+  }
+  if (progress) show();
 }
 
 }  // namespace simdex::cli

@@ -157,6 +157,11 @@ bool DocumentSource::next(Document& doc) {
 
 const std::vector<std::string>& DocumentSource::paths() const { return impl_->paths; }
 
+DocumentSource::Position DocumentSource::position() const {
+  if (impl_->in) return {impl_->in->bytes_read(), impl_->in->size(), true};
+  return {impl_->next_id, impl_->paths.size(), false};
+}
+
 void DocumentSource::write_paths(const std::string& file) const {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(errc::io, "cannot write '" + file + "': " + std::strerror(errno));
