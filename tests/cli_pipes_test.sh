@@ -47,7 +47,7 @@ for via in pipe file; do
   expect_grep "info - ($via) reads it" "fingerprints   800 distinct" "$dir/out"
   check "verify - ($via)" 0 run_index verify -
   expect_grep "verify - ($via) OK" "^-: OK" "$dir/out"
-  for c in "query - -k 2 $(cut -f1 "$dir/docs.fp" | head -3 | tr '\n' ' ')" "join - $dir/docs.fp" "pairs - --sort" "clusters - --sort --ids"; do
+  for c in "query - -k 2 $(cut -f1 "$dir/docs.fp" | head -3 | tr '\n' ' ')" "join - $dir/docs.fp --sort" "pairs - --sort" "clusters - --sort --ids"; do
     # shellcheck disable=SC2086
     check "$c ($via)" 0 run_index $c
     mv "$dir/out" "$dir/from-stdin"
