@@ -1,15 +1,22 @@
 // simdex build: (fingerprint, id) lines in, an index file out.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/keys_option.h"
 #include "cli/lines.h"
+#include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/text_options.h"
 #include "io/input_stream.h"
@@ -47,21 +54,65 @@ struct BuildArgs {
   TextOptions text_options;
 };
 
+// `-o -`: the writer places the header last (it seeks), so the index is built in a temporary file
+// of the temporary directory, opened and unlinked at once (no file is left behind), then copied to
+// stdout. Returns the temporary file's path; stream_to_stdout() copies and removes it.
+std::string stdout_staging_path(const std::string& tmp_dir) {
+  if (::isatty(STDOUT_FILENO))
+    throw Error(errc::usage,
+                "-o - writes a binary index to stdout, which is a terminal: redirect it or name a file");
+  static int serial = 0;
+  return tmp_dir + "/.simdex-stdout-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".sdx";
+}
+
+void stream_to_stdout(const std::string& staged) {
+  const int fd = ::open(staged.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(errc::io, "cannot open " + staged + ": " + std::strerror(errno));
+  ::unlink(staged.c_str());
+  Output out;
+  std::vector<char> chunk(1 << 20);
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw Error(errc::io, "reading " + staged + ": " + std::strerror(error));
+    }
+    if (got == 0) break;
+    out.buffer().append(chunk.data(), chunk.data() + got);
+    out.flush();
+  }
+  ::close(fd);
+  out.close();
+}
+
+// The temporary directory of `-o -` without --tmp-dir.
+std::string system_tmp_dir() {
+  const char* env = std::getenv("TMPDIR");
+  return env != nullptr && *env != '\0' ? env : "/tmp";
+}
+
 void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
-  refuse_input_as_output(a.input, a.output);
+  const bool to_stdout = a.output == "-";
+  if (!to_stdout) refuse_input_as_output(a.input, a.output);
   remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
-  Progress progress(a.progress || (!a.quiet && Progress::stderr_is_terminal()));
+  Progress progress(Progress::wanted(a.quiet, a.progress));
   BuildOptions options;
   options.k = a.k;
   options.block_bytes = a.block_bytes;
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
-  const std::string out_dir = std::filesystem::path(a.output).parent_path().string();
+  const std::string out_dir = to_stdout ? "" : std::filesystem::path(a.output).parent_path().string();
   std::error_code ec;
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir, ec))
     throw Error(errc::io, "cannot write " + a.output + ": directory '" + out_dir + "' does not exist");
-  options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : out_dir.empty() ? "." : out_dir;
+  options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir
+                     : to_stdout        ? system_tmp_dir()
+                     : out_dir.empty()  ? "."
+                                        : out_dir;
+  const std::string target = to_stdout ? stdout_staging_path(options.temp_dir) : a.output;
   options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
     progress.update(stage, done, total);
   };
@@ -71,30 +122,29 @@ void run_build(const BuildArgs& a) {
     options.scheme = Scheme::named(a.scheme, a.k, 0);
   IndexBuilder builder(options);
 
-  auto add = [&](uint64_t fingerprint, uint64_t id) {
-    builder.add(fingerprint, id);
-    if ((builder.pairs_added() & 0xfffff) == 0) progress.update("reading", builder.pairs_added(), 0);
-  };
   if (a.text) {
     TextOptions text = a.text_options;  // a document line is held whole (and parsed): keep it in the bound
     const uint64_t memory = options.memory_bytes ? options.memory_bytes : default_memory_bytes();
     text.max_line_bytes = std::min<uint64_t>(text.max_line_bytes, memory / 4);
-    for_each_text_fingerprint(a.input, text, a.output, [&](uint64_t id, uint64_t fp) { add(fp, id); });
+    for_each_text_fingerprint(
+        a.input, text, to_stdout ? "" : a.output, [&](uint64_t id, uint64_t fp) { builder.add(fp, id); },
+        &progress, "reading");
   } else {
     io::InputStream in(a.input);
-    PairReader reader(in.name());
-    std::string line;
-    while (in.next_line(line))
-      if (auto pair = reader.parse(line)) add(pair->first, pair->second);
+    for_each_pair_line(in, progress, "reading", [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
   }
-  const BuildSummary s = builder.write(a.output);
-  if (!a.text) carry_key_map(a.input, a.output);  // with --text the documents' keys were written
+  const BuildSummary s = builder.write(target);
+  if (to_stdout) {
+    stream_to_stdout(target);
+  } else if (!a.text) {
+    carry_key_map(a.input, a.output);  // with --text the documents' keys were written
+  }
   progress.finish();
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "simdex: wrote " << a.output << ": " << s.fingerprint_count << " fingerprints, "
-              << s.id_count << " ids, " << s.table_count << " tables (" << s.scheme_name << "), "
-              << s.file_bytes << " bytes in " << seconds << " s";
+    std::cerr << "simdex: wrote " << (to_stdout ? "standard output" : a.output) << ": " << s.fingerprint_count
+              << " fingerprints, " << s.id_count << " ids, " << s.table_count << " tables (" << s.scheme_name
+              << "), " << s.file_bytes << " bytes in " << seconds << " s";
     if (s.temp_files > 0)
       std::cerr << " (external sort: " << s.temp_files << " temporary files, at most " << s.temp_peak_bytes
                 << " bytes at once)";
@@ -124,12 +174,17 @@ void add_build_command(CLI::App& app) {
       "  (--blocks M is blocks-M)\n\n"
       "Output is written to a temporary file beside INDEX, fsynced and renamed over it: readers of an\n"
       "old INDEX are unaffected. The same pairs always give the same bytes. INDEX must be absent or a\n"
-      "regular file (a symbolic link is refused, not followed) and not the input.\n\n"
+      "regular file (a symbolic link is refused, not followed) and not the input.\n"
+      "With -o - the index goes to stdout (not a terminal): the writer puts the header last, so the\n"
+      "file is built in --tmp-dir (default $TMPDIR, else /tmp), unlinked once written, and copied;\n"
+      "that directory needs room for one index. `simdex info -`, `verify -`, `query -` read it back.\n\n"
       "With --text, INPUT holds documents (JSON Lines, one text a line, or a directory) and simdex\n"
       "fingerprints them as spec/FINGERPRINT.md says (the flags of the Text group apply).\n\n"
       "Examples: simdex build -o docs.sdx --scheme paper-10 fingerprints.tsv.gz\n"
       "          simdex build -o corpus.sdx -k 6 --text data/corpus/docs.jsonl.gz");
-  cmd->add_option("-o,--output", args->output, "Index file to write")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "Index file to write, or - for stdout (built in --tmp-dir, then copied: see below)")
+      ->required();
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
   auto* scheme =
       cmd->add_option("--scheme", args->scheme, "Table scheme (see the list below)")->capture_default_str();
@@ -144,8 +199,10 @@ void add_build_command(CLI::App& app) {
       "--memory", args->memory,
       "Memory bound, e.g. 512M or 2G (default: a quarter of physical memory); beyond it the sort spills "
       "sorted runs to temporary files. The output is the same whatever the bound");
-  cmd->add_option("--tmp-dir", args->tmp_dir,
-                  "Directory for the sort's temporary files (default: the output's directory)");
+  cmd->add_option(
+      "--tmp-dir", args->tmp_dir,
+      "Directory for the sort's temporary files (default: the output's directory; with -o -: $TMPDIR, "
+      "else /tmp)");
   cmd->add_flag(
       "--text", args->text,
       "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");

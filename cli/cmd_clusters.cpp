@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/keys_option.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "simdex/batch.h"
@@ -19,6 +21,7 @@ struct ClustersArgs : SearchArgs {
   bool ids = false, sort = false;
   std::string format = "tsv";
   KeysArg keys;
+  OutputStyle style;
 };
 
 void print_cluster(Output& out, const std::vector<uint64_t>& values, const ClustersArgs& a,
@@ -38,20 +41,22 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Clust
     if (i) b.append(std::string_view(sep));
     if (keys)
       append_key(b, *keys, values[i], a.format == "json");
-    else
+    else if (a.ids)
       fmt::format_to(std::back_inserter(b), "{}", values[i]);
+    else
+      append_fingerprint(b, values[i], a.style);
     out.maybe_flush();
   }
   out.print("{}\n", a.format == "seomoz" ? "]" : a.format == "json" ? "]}" : "");
 }
 
-void run_clusters(const ClustersArgs& a) {
+void run_clusters(ClustersArgs a) {
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
   const bool ids = a.ids || keys;  // --keys prints the ids' keys
-  if (a.format == "seomoz" && ids)
-    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids and --keys");
-  const Index index = Index::open(a.index);
-  Progress progress(Progress::stderr_is_terminal());
+  resolve_format(a.format, a.style, ids);
+  const IndexInput opened(a.index);
+  const Index& index = *opened;
+  Progress progress(Progress::wanted(a.quiet));
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;
@@ -93,9 +98,11 @@ void add_clusters_command(CLI::App& app) {
       "  FP,FP,...                              (decimal) its fingerprints\n"
       "  ID,ID,...                              with --ids: the ids of its fingerprints\n"
       "  KEY,KEY,...                            with --keys: their keys (',' in a key as \\x2c)\n"
-      "  {\"size\":N,\"fingerprints\":[...]}        with --format json ({\"size\":N,\"ids\":[...]} with "
-      "--ids)\n"
+      "  {\"size\":N,\"fingerprints\":[...]}        with --json or --format json "
+      "({\"size\":N,\"ids\":[...]}\n"
+      "                                         with --ids)\n"
       "  [FP, FP, ...]                          with --format seomoz (as simhash-find-clusters)\n"
+      "--hex prints fingerprints as 0x and 16 hex digits (strings in JSON); ids stay decimal.\n"
       "Clusters smaller than --min-size (default 2; counted in fingerprints, or in ids with --ids,\n"
       "so that with --ids a fingerprint shared by several documents is a cluster) are left out.\n"
       "The order does not depend on the thread count: clusters by their first fingerprint, members\n"
@@ -112,8 +119,7 @@ void add_clusters_command(CLI::App& app) {
   add_keys_option(*cmd, args->keys);
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
       ->check(CLI::Range(1, 1 << 30));
-  cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
-      ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
+  add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");
   cmd->callback([args] { run_clusters(*args); });
 }

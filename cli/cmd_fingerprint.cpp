@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/text_options.h"
 #include "simdex/error.h"
 
@@ -13,7 +14,9 @@ namespace {
 
 struct FingerprintArgs {
   std::string input = "-";
-  std::string output;  // empty = stdout
+  std::string output;  // empty or "-": stdout
+  OutputStyle style;
+  bool quiet = false;
   TextOptions text;
 };
 
@@ -21,9 +24,23 @@ void run_fingerprint(const FingerprintArgs& a) {
   Output out(a.output);
   TextOptions text = a.text;
   text.note_unmapped_keys = true;  // to stdout: the keys' map needs --key-map
-  for_each_text_fingerprint(a.input, text, a.output, [&out](std::uint64_t id, std::uint64_t fp) {
-    out.print("0x{:016x}\t{}\n", fp, id);
-  });
+  const std::string listing_beside = a.output == "-" ? "" : a.output;
+  Progress progress(Progress::wanted(a.quiet));
+  auto& b = out.buffer();
+  for_each_text_fingerprint(
+      a.input, text, listing_beside,
+      [&](std::uint64_t id, std::uint64_t fp) {
+        if (a.style.json) {
+          fmt::format_to(std::back_inserter(b), R"({{"id":{},"fingerprint":)", id);
+          append_fingerprint(b, fp, a.style);
+          out.print("}}\n");
+        } else {
+          append_fingerprint(b, fp, a.style);
+          out.print("\t{}\n", id);
+        }
+      },
+      &progress);
+  progress.finish();
   out.close();
 }
 
@@ -35,11 +52,16 @@ void add_fingerprint_command(CLI::App& app) {
   cmd->add_option("input", args->input,
                   "Documents: a file (gzip/zstd compressed or plain), - for stdin, or a directory")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "Write here instead of stdout");
+  cmd->add_option("-o,--output", args->output, "Write here instead of stdout (- is stdout)");
+  add_json_flag(*cmd, args->style, "JSON Lines: {\"id\":I,\"fingerprint\":F}");
+  add_base_flags(*cmd, args->style, true);
+  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar (shown only when stderr is a terminal)");
   add_text_options(*cmd, args->text);
   cmd->footer(
-      "Output: one line a document, `FINGERPRINT<TAB>ID`, FINGERPRINT as 0x and 16 hex digits, in input\n"
-      "order; `simdex build` reads it as it is.\n"
+      "Output: one line a document, `FINGERPRINT<TAB>ID`, FINGERPRINT as 0x and 16 hex digits (--dec:\n"
+      "decimal), in input order; `simdex build` reads it as it is. With --json: "
+      "{\"id\":I,\"fingerprint\":F}\n"
+      "(F a number, or with --hex a string \"0x...\").\n"
       "\n"
       "Inputs:\n"
       "  jsonl  {\"id\": 17, \"text\": \"...\"} one object a line (other fields are ignored; rename the two\n"
@@ -61,6 +83,7 @@ void add_fingerprint_command(CLI::App& app) {
       "\n"
       "Examples:\n"
       "  simdex fingerprint data/corpus/docs.jsonl.gz -o corpus.fp\n"
+      "  simdex fingerprint docs.jsonl -o - | simdex build -o - - | simdex info -\n"
       "  simdex fingerprint --input-format lines --shingle 2 titles.txt\n"
       "  simdex fingerprint mails/ -o mails.fp          # also writes mails.fp.keys.tsv\n"
       "  simdex fingerprint crawl.jsonl.zst --id-field url -o crawl.fp\n"

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/output.h"
 #include "simdex/index.h"
 
@@ -14,7 +15,7 @@ struct InfoArgs {
 };
 
 void run_info(const InfoArgs& a) {
-  const IndexInfo i = Index::open(a.index).info();
+  const IndexInfo i = IndexInput(a.index)->info();
   uint64_t table_bytes = 0;
   for (const auto& t : i.tables) table_bytes += t.bytes;
   const double n = static_cast<double>(i.fingerprint_count);
@@ -66,7 +67,7 @@ void add_info_command(CLI::App& app) {
       "bits/entry counts each table's blocks, block keys and block ranks (padding included) per\n"
       "distinct fingerprint; the floor log2 C(2^64, n)/n is what any encoding of a set of n distinct\n"
       "64-bit values needs on average.");
-  cmd->add_option("index", args->index, "Index file")->required();
+  cmd->add_option("index", args->index, "Index file, or - to read it from stdin")->required();
   cmd->add_flag("--json", args->json, "One JSON object");
   cmd->callback([args] { run_info(*args); });
 }

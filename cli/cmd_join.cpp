@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "cli/text_options.h"
@@ -23,7 +25,8 @@ namespace {
 struct JoinArgs : SearchArgs {
   std::string queries = "-";
   std::string memory;  // "": default_memory_bytes()
-  bool json = false, sort = false, stats = false, text = false;
+  OutputStyle style;
+  bool sort = false, stats = false, text = false;
   TextOptions text_options;
   KeysArg keys;
 };
@@ -32,38 +35,45 @@ struct JoinArgs : SearchArgs {
 // a chunk of queries fits in --memory.
 constexpr uint64_t bytes_per_query = 64;
 
-void print_hit(Output& out, const JoinHit& h, bool json, const KeyMap* keys) {
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys) {
   auto& b = out.buffer();
+  const bool json = style.json;
   if (json)
-    fmt::format_to(std::back_inserter(b),
-                   R"({{"query_id":{},"query":{},"fingerprint":{},"distance":{},"ids":[)", h.query_id,
-                   h.query_fingerprint, h.fingerprint, h.distance);
+    fmt::format_to(std::back_inserter(b), R"({{"query_id":{},"query":)", h.query_id);
   else
-    fmt::format_to(std::back_inserter(b), "{}\t{}\t{}\t{}\t", h.query_id, h.query_fingerprint, h.fingerprint,
-                   h.distance);
+    fmt::format_to(std::back_inserter(b), "{}\t", h.query_id);
+  append_fingerprint(b, h.query_fingerprint, style);
+  b.append(std::string_view(json ? R"(,"fingerprint":)" : "\t"));
+  append_fingerprint(b, h.fingerprint, style);
+  if (json)
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", h.distance);
+  else
+    fmt::format_to(std::back_inserter(b), "\t{}\t", h.distance);
   append_ids(out, h.ids, keys, json);
   out.print("{}\n", json ? "]}" : "");
 }
 
 // Calls fn(query) for each query of the input, in input order.
-void for_each_query(const JoinArgs& a, const std::function<void(const Query&)>& fn) {
+void for_each_query(const JoinArgs& a, Progress& progress, const std::function<void(const Query&)>& fn) {
   if (a.text) {
-    for_each_text_fingerprint(a.queries, a.text_options, "", [&](uint64_t id, uint64_t fp) { fn({fp, id}); });
+    for_each_text_fingerprint(
+        a.queries, a.text_options, "",
+        [&](uint64_t id, uint64_t fp) {
+          fn({fp, id});
+        },
+        &progress, "join: reading");
     return;
   }
   io::InputStream in(a.queries);
-  PairReader reader(in.name());
-  std::string line;
-  while (in.next_line(line))
-    if (auto pair = reader.parse(line)) fn({pair->first, pair->second});
+  for_each_pair_line(in, progress, "join: reading", [&](uint64_t fp, uint64_t id) { fn({fp, id}); });
 }
 
 // Joins the queries chunk by chunk, each chunk as large as --memory allows; the output is that of one
 // join over all of them (with --sort too: chunks follow the input order, and each is sorted).
 class ChunkedJoin {
  public:
-  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out)
-      : index_(index), a_(a), out_(out), keys_(open_keys(a.keys, a.index)) {
+  ChunkedJoin(const Index& index, const JoinArgs& a, Output& out, Progress& progress)
+      : index_(index), a_(a), out_(out), keys_(open_keys(a.keys, a.index)), progress_(progress) {
     const uint64_t memory = a.memory.empty() ? default_memory_bytes() : parse_size(a.memory, "--memory");
     chunk_ = std::max<uint64_t>(1024, memory / bytes_per_query);
     options_.k = a.k;
@@ -92,13 +102,13 @@ class ChunkedJoin {
       if (a_.sort)
         sorted.insert(sorted.end(), batch.begin(), batch.end());
       else
-        for (const JoinHit& h : batch) print_hit(out_, h, a_.json, keys_ ? &*keys_ : nullptr);
+        for (const JoinHit& h : batch) print_hit(out_, h, a_.style, keys_ ? &*keys_ : nullptr);
     });
     // The order of `simdex query`: queries in input order, each one's hits by (distance, fingerprint).
     std::sort(sorted.begin(), sorted.end(), [](const JoinHit& x, const JoinHit& y) {
       return std::tie(x.query, x.distance, x.fingerprint) < std::tie(y.query, y.distance, y.fingerprint);
     });
-    for (const JoinHit& h : sorted) print_hit(out_, h, a_.json, keys_ ? &*keys_ : nullptr);
+    for (const JoinHit& h : sorted) print_hit(out_, h, a_.style, keys_ ? &*keys_ : nullptr);
     add_stats(s);
     query_count_ += queries_.size();
     queries_.clear();
@@ -117,7 +127,7 @@ class ChunkedJoin {
   const JoinArgs& a_;
   Output& out_;
   const std::optional<KeyMap> keys_;  // --keys
-  Progress progress_{Progress::stderr_is_terminal()};
+  Progress& progress_;
   BatchOptions options_;
   uint64_t chunk_ = 0, query_count_ = 0;
   std::vector<Query> queries_;
@@ -125,11 +135,14 @@ class ChunkedJoin {
 };
 
 void run_join(const JoinArgs& a) {
-  const Index index = Index::open(a.index);
+  refuse_two_stdin_inputs(a.index, a.queries, "queries");
+  const IndexInput opened(a.index);
+  const Index& index = *opened;
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
   Output out;
-  ChunkedJoin joiner(index, a, out);
-  for_each_query(a, [&](const Query& q) { joiner.add(q); });
+  Progress progress(Progress::wanted(a.quiet));
+  ChunkedJoin joiner(index, a, out, progress);
+  for_each_query(a, progress, [&](const Query& q) { joiner.add(q); });
   joiner.finish();
   out.close();
   if (a.stats) {
@@ -152,6 +165,8 @@ void add_join_command(CLI::App& app) {
       "`simdex fingerprint`. Default: stdin. Output, one line per (query, stored fingerprint) pair:\n"
       "  QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>ID[,ID...]      (decimal)\n"
       "or with --json: {\"query_id\":I,\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
+      "(--hex: fingerprints as 0x and 16 hex digits, strings in JSON). INDEX may be - (stdin) when\n"
+      "QUERIES is a file.\n"
       "Hits stream out in an order that depends on the thread count (the set does not); --sort\n"
       "prints them as `simdex query` would (queries in input order, then distance, fingerprint) but\n"
       "holds the hits of one chunk of queries in memory first. A query with no hit prints nothing; a\n"
@@ -166,7 +181,8 @@ void add_join_command(CLI::App& app) {
       "  simdex join --text docs.sdx new-docs.jsonl --sort --json");
   add_search_options(*cmd, *args, true);
   cmd->add_option("queries", args->queries, "Query input (default: stdin)");
-  cmd->add_flag("--json", args->json, "JSON Lines output");
+  add_json_flag(*cmd, args->style);
+  add_base_flags(*cmd, args->style, false);
   add_keys_option(*cmd, args->keys);
   cmd->add_flag("--sort", args->sort, "Sort the output (holds a chunk's hits in memory)");
   cmd->add_option(

@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/index_input.h"
 #include "cli/keys_option.h"
 #include "cli/output.h"
+#include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "simdex/batch.h"
@@ -18,6 +20,7 @@ struct PairsArgs : SearchArgs {
   bool ids = false, sort = false, stats = false;
   std::string format = "tsv";
   KeysArg keys;
+  OutputStyle style;
 };
 
 void print_pair(Output& out, const NearPair& p, const PairsArgs& a, const KeyMap* keys) {
@@ -29,7 +32,11 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a, const KeyMap
     return;
   }
   if (a.format == "json") {
-    fmt::format_to(std::back_inserter(b), R"({{"a":{},"b":{},"distance":{})", p.a, p.b, p.distance);
+    b.append(std::string_view(R"({"a":)"));
+    append_fingerprint(b, p.a, a.style);
+    b.append(std::string_view(R"(,"b":)"));
+    append_fingerprint(b, p.b, a.style);
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{})", p.distance);
     if (a.ids || keys) {
       b.append(std::string_view(keys ? R"(,"keys_a":[)" : R"(,"ids_a":[)"));
       append_ids(out, p.ids_a, keys, true);
@@ -40,7 +47,10 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a, const KeyMap
     out.print("}}\n");
     return;
   }
-  fmt::format_to(std::back_inserter(b), "{}\t{}\t{}", p.a, p.b, p.distance);
+  append_fingerprint(b, p.a, a.style);
+  b.push_back('\t');
+  append_fingerprint(b, p.b, a.style);
+  fmt::format_to(std::back_inserter(b), "\t{}", p.distance);
   if (a.ids || keys) {
     b.push_back('\t');
     append_ids(out, p.ids_a, keys, false);
@@ -50,13 +60,13 @@ void print_pair(Output& out, const NearPair& p, const PairsArgs& a, const KeyMap
   out.print("\n");
 }
 
-void run_pairs(const PairsArgs& a) {
+void run_pairs(PairsArgs a) {
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);  // --keys prints the ids' keys
   const bool ids = a.ids || keys;
-  if (a.format == "seomoz" && ids)
-    throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids and --keys");
-  const Index index = Index::open(a.index);
-  Progress progress(Progress::stderr_is_terminal());
+  resolve_format(a.format, a.style, ids);
+  const IndexInput opened(a.index);
+  const Index& index = *opened;
+  Progress progress(Progress::wanted(a.quiet));
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;
@@ -97,8 +107,10 @@ void add_pairs_command(CLI::App& app) {
       "                                               fingerprint with several ids also gives a line\n"
       "                                               F<TAB>F<TAB>0<TAB>IDS<TAB>IDS (its documents are\n"
       "                                               exact duplicates)\n"
-      "  {\"a\":A,\"b\":B,\"distance\":D[,\"ids_a\":[...],\"ids_b\":[...]]}   with --format json\n"
+      "  {\"a\":A,\"b\":B,\"distance\":D[,\"ids_a\":[...],\"ids_b\":[...]]}   with --json (or --format "
+      "json)\n"
       "  [A, B]                                       with --format seomoz (as simhash-find-all)\n"
+      "--hex prints A and B as 0x and 16 hex digits (strings in JSON).\n"
       "Pairs stream out as they are found, in an order that depends on the thread count (the set\n"
       "does not); --sort orders them by (A, B) but holds them all in memory first.\n"
       "Per table, the entries sharing the table's prefix are compared two by two; a pair is reported\n"
@@ -111,8 +123,7 @@ void add_pairs_command(CLI::App& app) {
   cmd->add_flag("--ids", args->ids,
                 "Print the ids of both fingerprints, and groups of ids sharing one fingerprint");
   add_keys_option(*cmd, args->keys);
-  cmd->add_option("--format", args->format, "tsv (default), json (JSON Lines) or seomoz")
-      ->check(CLI::IsMember({"tsv", "json", "seomoz"}));
+  add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort the output by (A, B) (holds every pair in memory)");
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and pairs per table on stderr");
   cmd->callback([args] { run_pairs(*args); });

@@ -16,5 +16,7 @@ void add_join_command(CLI::App& app);         // cli/cmd_join.cpp
 void add_pairs_command(CLI::App& app);        // cli/cmd_pairs.cpp
 void add_clusters_command(CLI::App& app);     // cli/cmd_clusters.cpp
 void add_dedup_command(CLI::App& app);        // cli/cmd_dedup.cpp
+void add_plan_command(CLI::App& app);         // cli/cmd_plan.cpp
+void add_help_command(CLI::App& app);         // cli/cmd_help.cpp: last, it lists the others
 
 }  // namespace simdex::cli

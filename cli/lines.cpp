@@ -66,6 +66,18 @@ std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view 
   return std::pair{*fp, *id};
 }
 
+void for_each_pair_line(io::InputStream& in, Progress& progress, std::string_view stage,
+                        const std::function<void(uint64_t, uint64_t)>& fn) {
+  PairReader reader(in.name());
+  auto show = [&] { progress.update(stage, in.bytes_read(), in.size(), Progress::Unit::bytes); };
+  std::string line;
+  for (uint64_t n = 1; in.next_line(line); ++n) {
+    if (auto pair = reader.parse(line)) fn(pair->first, pair->second);
+    if ((n & 0xfff) == 0 && progress.enabled()) show();  // a clock read per 4096 lines, not per line
+  }
+  show();
+}
+
 // "512M", "2G", "1500000" (bytes), with K/M/G/T suffixes (powers of 1024, an optional trailing B or iB).
 uint64_t parse_size(const std::string& text, const std::string& option) {
   std::size_t end = 0;

@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "cli/progress.h"
+#include "io/input_stream.h"
 
 namespace simdex::cli {
 
@@ -38,5 +42,10 @@ class PairReader {
   uint64_t line_ = 0;  // lines seen
   int with_ids_ = -1;  // unknown until the first data line
 };
+
+// Every pair of `in` (read by a PairReader) to fn(fingerprint, id), in input order, showing on
+// `progress` the bytes read under `stage`.
+void for_each_pair_line(io::InputStream& in, Progress& progress, std::string_view stage,
+                        const std::function<void(uint64_t fingerprint, uint64_t id)>& fn);
 
 }  // namespace simdex::cli

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   simdex::cli::add_pairs_command(app);
   simdex::cli::add_clusters_command(app);
   simdex::cli::add_dedup_command(app);
+  simdex::cli::add_plan_command(app);
+  simdex::cli::add_help_command(app);
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;
   try {

@@ -18,7 +18,7 @@ std::string deferred_error;
 Output::Output() : name_("standard output"), fd_(STDOUT_FILENO) {}
 
 Output::Output(const std::string& path) : Output() {
-  if (path.empty()) return;
+  if (path.empty() || path == "-") return;
   name_ = "'" + path + "'";
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));

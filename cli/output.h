@@ -17,7 +17,7 @@ namespace simdex::cli {
 class Output {
  public:
   Output();                                  // standard output
-  explicit Output(const std::string& path);  // this file, created or truncated; "" is standard output
+  explicit Output(const std::string& path);  // this file, created or truncated; "" or "-": standard output
   // Writes what is still buffered, so a command that stops on an error keeps what it computed.
   // A write error here (when close() was not reached) is remembered for take_deferred_error().
   ~Output();

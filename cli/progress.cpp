@@ -1,33 +1,79 @@
 #include "cli/progress.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace simdex::cli {
+
+namespace {
+constexpr int bar_cells = 24;
+
+std::string duration(double seconds) {
+  const auto s = static_cast<uint64_t>(seconds + 0.5);
+  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+  return fmt::format("{}:{:02}", s / 60, s % 60);
+}
+}  // namespace
+
+std::string human_count(double value, Progress::Unit unit) {
+  const bool bytes = unit == Progress::Unit::bytes;
+  const char* suffix[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (value >= 1000 && i < 5) {
+    value /= 1000;
+    ++i;
+  }
+  if (bytes) return i == 0 ? fmt::format("{:.0f} B", value) : fmt::format("{:.1f} {}B", value, suffix[i]);
+  return i == 0 ? fmt::format("{:.0f}", value) : fmt::format("{:.2f}{}", value, suffix[i]);
+}
 
 Progress::Progress(bool enabled) : enabled_(enabled) {}
 
 bool Progress::stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
-void Progress::update(std::string_view stage, uint64_t done, uint64_t total) {
+void Progress::update(std::string_view stage, uint64_t done, uint64_t total, Unit unit) {
   if (!enabled_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (showing_ && now - last_ < std::chrono::milliseconds(250) && done != total) return;
+  const auto now = clock::now();
+  if (stage != stage_) {
+    stage_ = stage;
+    stage_start_ = now;
+  } else if (showing_ && now - last_ < std::chrono::milliseconds(250) && done != total) {
+    return;
+  }
   last_ = now;
-  if (total > 0)
-    std::fprintf(stderr, "\r%.*s: %llu/%llu (%.0f%%)   ", static_cast<int>(stage.size()), stage.data(),
-                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total),
-                 100.0 * static_cast<double>(done) / static_cast<double>(total));
-  else
-    std::fprintf(stderr, "\r%.*s: %llu   ", static_cast<int>(stage.size()), stage.data(),
-                 static_cast<unsigned long long>(done));
+  const double seconds = std::chrono::duration<double>(now - stage_start_).count();
+  const double rate = seconds > 0.2 ? static_cast<double>(done) / seconds : 0;
+  std::string line = stage_ + " ";
+  if (total > 0) {
+    const double fraction = std::min(1.0, static_cast<double>(done) / static_cast<double>(total));
+    const int filled = static_cast<int>(fraction * bar_cells);
+    line += "[" + std::string(static_cast<std::size_t>(filled), '#') +
+            std::string(static_cast<std::size_t>(bar_cells - filled), '.') + "]";
+    line += fmt::format(" {:3.0f}% {}/{}", 100 * fraction, human_count(static_cast<double>(done), unit),
+                        human_count(static_cast<double>(total), unit));
+  } else {
+    line += human_count(static_cast<double>(done), unit);
+  }
+  if (rate > 0) {
+    line += "  " + human_count(rate, unit) + "/s";
+    if (total > done) line += "  ETA " + duration(static_cast<double>(total - done) / rate);
+  }
+  const std::size_t shown = line.size();
+  if (shown < width_) line.append(width_ - shown, ' ');  // clears the longer line before
+  width_ = shown;
+  std::fprintf(stderr, "\r%s", line.c_str());
+  std::fflush(stderr);
   showing_ = true;
 }
 
 void Progress::finish() {
   if (showing_) std::fputc('\n', stderr);
   showing_ = false;
+  width_ = 0;
+  stage_.clear();
 }
 
 }  // namespace simdex::cli

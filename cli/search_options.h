@@ -14,10 +14,11 @@ struct SearchArgs {
   int k = -1;            // -1: the index's k
   unsigned threads = 0;  // 0: all cores
   bool force = false;    // batch commands: no work limit
+  bool quiet = false;    // no progress bar
 };
 
-// INDEX (positional, required), -k/--max-distance and, with `threads` (the batch commands),
-// --threads and --force.
+// INDEX (positional, required), -k/--max-distance, -q/--quiet and, with `threads` (the batch
+// commands), --threads and --force.
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads);
 
 }  // namespace simdex::cli

@@ -92,7 +92,8 @@ DocumentOptions document_options(const TextOptions& o) {
 
 void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                const std::string& listing_beside,
-                               const std::function<void(std::uint64_t, std::uint64_t)>& fn) {
+                               const std::function<void(std::uint64_t, std::uint64_t)>& fn,
+                               Progress* progress, std::string_view stage) {
   Fingerprinter fingerprinter(fingerprint_options(o));
   DocumentSource documents(input, document_options(o));
   std::string key_map = o.paths_file;
@@ -101,12 +102,18 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
     throw Error(errc::usage,
                 "a directory input needs --key-map FILE for its key map (the files' paths) when the "
                 "output goes to stdout");
+  auto show = [&] {
+    const DocumentSource::Position at = documents.position();
+    progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);
+  };
   KeyMapBuilder keys;
   Document doc;
   while (documents.next(doc)) {
     keys.add(doc);
     fn(doc.id, fingerprinter.fingerprint(doc.text));
+    if (progress) show();
   }
+  if (progress) show();
   keys.check();  // a collision is an error even when no map is written
   if (keys.key_count() > 0 && !key_map.empty()) {
     keys.write(key_map);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "cli/progress.h"
 #include "simdex/documents.h"
 #include "simdex/fingerprint.h"
 
@@ -43,8 +44,10 @@ FingerprintOptions fingerprint_options(const TextOptions& options);
 // to key_map_path(listing_beside) (a stale one there is removed when the input has no keys); with
 // neither, a directory input is a usage error. Throws simdex::Error: errc::input naming the file and
 // line of a malformed document or a collision of ids, errc::io, errc::usage.
+// With `progress`, shows how much of the input was read under the stage name `stage`.
 void for_each_text_fingerprint(const std::string& input, const TextOptions& options,
                                const std::string& listing_beside,
-                               const std::function<void(std::uint64_t id, std::uint64_t fingerprint)>& fn);
+                               const std::function<void(std::uint64_t id, std::uint64_t fingerprint)>& fn,
+                               Progress* progress = nullptr, std::string_view stage = "fingerprint");
 
 }  // namespace simdex::cli

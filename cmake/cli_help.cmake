@@ -1,7 +1,17 @@
 # cmake -DSIMDEX=path/to/simdex -DVERSION=x.y.z -DOUT_DIR=dir -P cli_help.cmake
-# Writes OUT_DIR/simdex-help.txt (simdex --help and each command's --help) and OUT_DIR/simdex.1, a man
-# page holding the same text, so the installed documentation is the command's own.
-set(commands build query info verify fingerprint pairs join clusters dedup)
+# Writes OUT_DIR/simdex-help.txt (simdex --help and each command's --help), OUT_DIR/simdex.1, a man
+# page holding the same text, so the installed documentation is the command's own, and
+# OUT_DIR/simdex.bash-completion. The commands are those `simdex help --commands` lists: all of them.
+execute_process(COMMAND ${SIMDEX} help --commands OUTPUT_VARIABLE commands RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${SIMDEX} help --commands failed (${rc})")
+endif()
+string(STRIP "${commands}" commands)
+string(REPLACE "\n" ";" commands "${commands}")
+execute_process(COMMAND ${SIMDEX} help --bash-completion OUTPUT_FILE ${OUT_DIR}/simdex.bash-completion RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${SIMDEX} help --bash-completion failed (${rc})")
+endif()
 execute_process(COMMAND ${SIMDEX} --help OUTPUT_VARIABLE text RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${SIMDEX} --help failed (${rc})")

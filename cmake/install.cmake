@@ -1,8 +1,9 @@
 # cmake --install: the library (shared, and static with SIMDEX_STATIC), the headers, a CMake package
 # (find_package(simdex 0.1 REQUIRED) -> simdex::simdex), a pkg-config file, the simdex command with
-# its man page and --help text, and the documentation. Two components, one per Debian package:
+# its man page, --help text and bash completion, and the documentation. Two components, one per Debian package:
 #   library  libsimdex: libraries, headers, CMake and pkg-config files, share/doc/libsimdex
-#   cli      simdex: bin/simdex, the man page, share/doc/simdex (README, CHANGELOG, spec/, help)
+#   cli      simdex: bin/simdex, the man page, bash completion, share/doc/simdex (README, CHANGELOG,
+#            spec/, help)
 include(CMakePackageConfigHelpers)
 set(SIMDEX_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/simdex)
 
@@ -64,12 +65,16 @@ if(TARGET simdex_cli)
   # The man page and a text file of every command's --help, made by running the command.
   add_custom_command(
     OUTPUT ${PROJECT_BINARY_DIR}/simdex.1 ${PROJECT_BINARY_DIR}/simdex-help.txt
+           ${PROJECT_BINARY_DIR}/simdex.bash-completion
     COMMAND ${CMAKE_COMMAND} -DSIMDEX=$<TARGET_FILE:simdex_cli> -DVERSION=${PROJECT_VERSION}
             -DOUT_DIR=${PROJECT_BINARY_DIR} -P ${PROJECT_SOURCE_DIR}/cmake/cli_help.cmake
     DEPENDS simdex_cli ${PROJECT_SOURCE_DIR}/cmake/cli_help.cmake
-    COMMENT "simdex.1 and simdex-help.txt from simdex --help")
+    COMMENT "simdex.1, simdex-help.txt and simdex.bash-completion from simdex --help")
   add_custom_target(simdex_cli_help ALL DEPENDS ${PROJECT_BINARY_DIR}/simdex.1 ${PROJECT_BINARY_DIR}/simdex-help.txt)
   install(FILES ${PROJECT_BINARY_DIR}/simdex.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT cli)
+  # Where bash-completion looks for a command's completion on first use.
+  install(FILES ${PROJECT_BINARY_DIR}/simdex.bash-completion DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/bash-completion/completions
+          RENAME simdex COMPONENT cli)
   install(FILES LICENSE README.md CHANGELOG.md ${PROJECT_BINARY_DIR}/simdex-help.txt
           DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/simdex COMPONENT cli)
   install(DIRECTORY spec/ DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/simdex/spec COMPONENT cli

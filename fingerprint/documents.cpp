@@ -178,6 +178,11 @@ bool DocumentSource::next(Document& doc) {
 
 const std::vector<std::string>& DocumentSource::paths() const { return impl_->paths; }
 
+DocumentSource::Position DocumentSource::position() const {
+  if (impl_->in) return {impl_->in->bytes_read(), impl_->in->size(), true};
+  return {impl_->next_file, impl_->paths.size(), false};
+}
+
 void DocumentSource::write_paths(const std::string& file) const {
   KeyMapBuilder keys;
   for (const std::string& path : impl_->paths) keys.add(impl_->key_hash(path), IdKind::key, path, 0);

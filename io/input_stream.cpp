@@ -1,6 +1,7 @@
 #include "io/input_stream.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -223,6 +224,7 @@ LineResult read_line(std::istream& in, std::string& line, std::size_t max_bytes)
 
 struct InputStream::Impl {
   int fd = -1;
+  uint64_t bytes_read = 0, size = 0;
   std::unique_ptr<DecodingBuf> buf;
   std::istream stream{nullptr};
   ~Impl() {
@@ -244,7 +246,15 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
     if (fd < 0) throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno));
     impl_->fd = fd;
   }
-  impl_->start(fd_source(fd, name_), name_);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) impl_->size = static_cast<uint64_t>(st.st_size);
+  impl_->start(
+      [read = fd_source(fd, name_), counted = &impl_->bytes_read](char* s, std::size_t n) {
+        const std::size_t got = read(s, n);
+        *counted += got;
+        return got;
+      },
+      name_);
 }
 
 InputStream::InputStream(std::istream& raw, std::string name)
@@ -255,6 +265,8 @@ InputStream::InputStream(std::istream& raw, std::string name)
 InputStream::~InputStream() = default;
 
 std::istream& InputStream::stream() { return impl_->stream; }
+uint64_t InputStream::bytes_read() const { return impl_->bytes_read; }
+uint64_t InputStream::size() const { return impl_->size; }
 
 bool InputStream::next_line(std::string& line, std::size_t max_bytes) {
   const LineResult r = impl_->buf->read_line(line, max_bytes);

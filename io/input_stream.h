@@ -42,6 +42,11 @@ class InputStream {
   bool next_line(std::string& line, std::size_t max_bytes = max_pair_line_bytes);
   uint64_t line_number() const { return line_number_; }  // of the line next_line returned last
 
+  // For progress: the bytes read from the file or pipe so far (compressed bytes for a compressed
+  // input), and the file's size when it is a regular file (0 otherwise: a pipe, a terminal).
+  uint64_t bytes_read() const;
+  uint64_t size() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -76,6 +76,15 @@ class SIMDEX_EXPORT DocumentSource {
   // Writes the key map of paths() (spec/KEYS.md) to `file`.
   void write_paths(const std::string& file) const;
 
+  // How far reading has come, for a progress display: a file or stdin counts the bytes read from
+  // it (compressed bytes for a compressed file) of its size (0 when unknown: a pipe); a directory
+  // counts files read of its files.
+  struct Position {
+    std::uint64_t done = 0, total = 0;
+    bool in_bytes = true;  // false: files
+  };
+  Position position() const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

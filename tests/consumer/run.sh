@@ -94,7 +94,8 @@ case "$mode" in
       dpkg -x "$deb" "$work/root"
     done
     for file in usr/share/doc/libsimdex/LICENSE usr/share/doc/simdex/LICENSE usr/bin/simdex \
-                usr/include/simdex/simdex.h usr/share/man/man1/simdex.1; do
+                usr/include/simdex/simdex.h usr/share/man/man1/simdex.1 \
+                usr/share/bash-completion/completions/simdex; do
       [ -f "$work/root/$file" ] || { echo "consumer: $file missing from the packages" >&2; exit 1; }
     done
     "$work/root/usr/bin/simdex" --version

@@ -1,0 +1,53 @@
+#include "cli/index_input.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+namespace {
+std::vector<uint8_t> read_all_stdin() {
+  std::vector<uint8_t> bytes;
+  std::size_t size = 0;
+  for (;;) {
+    if (bytes.size() - size < (1 << 16)) bytes.resize(std::max<std::size_t>(1 << 20, bytes.size() * 2));
+    const ssize_t got = ::read(STDIN_FILENO, bytes.data() + size, bytes.size() - size);
+    if (got == 0) break;
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      throw Error(errc::io, std::string("reading the index from standard input: ") + std::strerror(errno));
+    size += static_cast<std::size_t>(got);
+  }
+  bytes.resize(size);
+  bytes.shrink_to_fit();
+  return bytes;
+}
+}  // namespace
+
+IndexInput::IndexInput(const std::string& path) {
+  if (path != "-") {
+    index_.emplace(Index::open(path));
+    return;
+  }
+  from_stdin_ = true;
+  struct stat st {};
+  if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && ::lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+    index_.emplace(Index::open("/proc/self/fd/0"));  // a file: mapped, not copied
+    return;
+  }
+  bytes_ = read_all_stdin();
+  index_.emplace(Index::from_buffer(bytes_.data(), bytes_.size()));
+}
+
+void refuse_two_stdin_inputs(const std::string& index, const std::string& other, const std::string& what) {
+  if (index == "-" && other == "-")
+    throw Error(errc::usage, "the index is read from stdin (-), so the " + what +
+                                 " cannot be: give them as a file or as arguments");
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,56 @@
+#include "cli/query_output.h"
+
+#include "cli/keys_option.h"
+#include "cli/lines.h"
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit,
+               const OutputStyle& style, const KeyMap* keys) {
+  auto& b = out.buffer();
+  auto it = std::back_inserter(b);
+  if (style.json) {
+    b.push_back('{');
+    if (query_id) fmt::format_to(it, R"("query_id":{},)", *query_id);
+    b.append(std::string_view(R"("query":)"));
+    append_fingerprint(b, query, style);
+    b.append(std::string_view(R"(,"fingerprint":)"));
+    append_fingerprint(b, hit.fingerprint, style);
+    fmt::format_to(it, R"(,"distance":{},"ids":[)", hit.distance);
+  } else {
+    if (query_id) fmt::format_to(it, "{}\t", *query_id);
+    append_fingerprint(b, query, style);
+    b.push_back('\t');
+    append_fingerprint(b, hit.fingerprint, style);
+    fmt::format_to(it, "\t{}\t", hit.distance);
+  }
+  append_ids(out, hit.ids, keys, style.json);
+  out.print("{}\n", style.json ? "]}" : "");
+}
+
+void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits, const OutputStyle& style,
+                       const KeyMap* keys) {
+  auto& b = out.buffer();
+  b.append(std::string_view(R"({"query":)"));
+  append_fingerprint(b, query, style);
+  b.append(std::string_view(R"(,"hits":[)"));
+  for (std::size_t i = 0; i < hits.size(); ++i) {
+    b.append(std::string_view(i ? R"(,{"fingerprint":)" : R"({"fingerprint":)"));
+    append_fingerprint(b, hits[i].fingerprint, style);
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", hits[i].distance);
+    append_ids(out, hits[i].ids, keys, true);
+    b.append(std::string_view("]}"));
+  }
+  out.print("]}}\n");
+}
+
+uint64_t parse_query(std::string_view text, const std::string& where) {
+  const auto fp = parse_fingerprint(text);
+  if (!fp)
+    throw Error(errc::input,
+                where + ": '" + std::string(text.substr(0, 40)) + "' is not a 64-bit fingerprint");
+  return *fp;
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# The CLI in pipes (issue 16): `-` as stdin and stdout everywhere, one output vocabulary (--json,
+# --hex, --dec), and `query --serve` driven as a bash co-process, SIGHUP after a rename included.
+# usage: cli_pipes_test.sh SIMDEX
+set -uo pipefail
+simdex=$1
+. "$(dirname "$0")/shell_checks.sh"
+json_ok() {  # json_ok NAME FILE: every line is one JSON value, and there is one
+  if python3 -c 'import json, sys
+n = 0
+for line in open(sys.argv[1], encoding="utf-8"):
+    json.loads(line); n += 1
+assert n > 0, "no output"' "$2" 2>"$dir/jerr"; then ok; else bad "$1: not JSON Lines: $(tail -1 "$dir/jerr")"; fi
+}
+mkdir "$dir/tmp"
+export TMPDIR="$dir/tmp"
+
+# --- Pipes: documents -> fingerprints -> index -> info/verify/query, nothing on disk.
+python3 -c 'import random
+r = random.Random(7)
+words = ["w%d" % i for i in range(300)]
+for i in range(400):
+    base = [words[r.randrange(300)] for _ in range(40)]
+    print("{\"id\": %d, \"text\": \"%s\"}" % (2 * i, " ".join(base)))
+    base[r.randrange(40)] = "changed"
+    print("{\"id\": %d, \"text\": \"%s\"}" % (2 * i + 1, " ".join(base)))' > "$dir/docs.jsonl"
+check fp-file 0 "$simdex" fingerprint "$dir/docs.jsonl" -o "$dir/docs.fp"
+check fp-dash 0 "$simdex" fingerprint "$dir/docs.jsonl" -o -
+same "fingerprint -o - is stdout" "$dir/docs.fp" "$dir/out"
+check fp-stdin 0 bash -c "'$simdex' fingerprint - < '$dir/docs.jsonl'"
+same "fingerprint of stdin" "$dir/docs.fp" "$dir/out"
+check build-file 0 "$simdex" build -q -o "$dir/docs.sdx" -k 3 "$dir/docs.fp"
+check build-pipe 0 bash -c "'$simdex' fingerprint '$dir/docs.jsonl' -o - | '$simdex' build -q -o - -k 3 - > '$dir/piped.sdx'"
+same "build -o - gives the bytes of build -o FILE" "$dir/docs.sdx" "$dir/piped.sdx"
+check build-pipe-text 0 bash -c "'$simdex' build --text -q -o - -k 3 - < '$dir/docs.jsonl' > '$dir/piped-text.sdx'"
+same "build --text -o -" "$dir/docs.sdx" "$dir/piped-text.sdx"
+[ -z "$(ls -A "$dir/tmp")" ] && ok || { bad "build -o - left files in TMPDIR:"; ls -A "$dir/tmp"; }
+check build-pipe-tmpdir 0 bash -c "'$simdex' build -q -o - --tmp-dir '$dir' '$dir/docs.fp' | cmp - '$dir/docs.sdx'"
+check build-summary 0 bash -c "'$simdex' build -o - '$dir/docs.fp' > /dev/null"
+expect_grep "build -o - summary" "wrote standard output" "$dir/err"
+# Commands reading INDEX from stdin: a pipe (read into memory) and a redirected file (mapped).
+for via in pipe file; do
+  run_index() {  # run_index COMMAND ARGS...: the index through stdin
+    if [ $via = pipe ]; then cat "$dir/docs.sdx" | "$simdex" "$@"; else "$simdex" "$@" < "$dir/docs.sdx"; fi
+  }
+  check "info - ($via)" 0 run_index info -
+  expect_grep "info - ($via) reads it" "fingerprints   800 distinct" "$dir/out"
+  check "verify - ($via)" 0 run_index verify -
+  expect_grep "verify - ($via) OK" "^-: OK" "$dir/out"
+  for c in "query - -k 2 $(cut -f1 "$dir/docs.fp" | head -3 | tr '\n' ' ')" "join - $dir/docs.fp --sort" "pairs - --sort" "clusters - --sort --ids"; do
+    # shellcheck disable=SC2086
+    check "$c ($via)" 0 run_index $c
+    mv "$dir/out" "$dir/from-stdin"
+    # shellcheck disable=SC2086
+    check "$c (file)" 0 "$simdex" ${c/ - / $dir/docs.sdx }
+    [ -s "$dir/out" ] && cmp -s "$dir/out" "$dir/from-stdin" && ok || bad "$c: INDEX - ($via) answers differently"
+  done
+done
+check "query - needs other queries" 2 bash -c "cat '$dir/docs.sdx' | '$simdex' query -"
+expect_grep "two stdin inputs refused" "the index is read from stdin" "$dir/err"
+check "join - - refused" 2 bash -c "cat '$dir/docs.sdx' | '$simdex' join - -"
+printf 'not an index at all' > "$dir/junk"
+check "info - of junk" 1 bash -c "cat '$dir/junk' | '$simdex' info -"
+expect_grep "info - of junk: message" "file_too_small" "$dir/err"
+check "verify --json - of junk" 1 bash -c "cat '$dir/junk' | '$simdex' verify --json -"
+json_ok "verify --json of junk" "$dir/out"
+expect_grep "verify --json of junk: not ok" '"ok":false' "$dir/out"
+
+# --- One vocabulary: --json everywhere (--format json its alias), --hex/--dec for fingerprints.
+check "pairs --json" 0 "$simdex" pairs "$dir/docs.sdx" --json --sort --ids
+mv "$dir/out" "$dir/pairs-json"
+check "pairs --format json" 0 "$simdex" pairs "$dir/docs.sdx" --format json --sort --ids
+same "pairs: --json is --format json" "$dir/pairs-json" "$dir/out"
+json_ok "pairs --json" "$dir/out"
+check "clusters --json" 0 "$simdex" clusters "$dir/docs.sdx" --json --sort
+mv "$dir/out" "$dir/clusters-json"
+check "clusters --format json" 0 "$simdex" clusters "$dir/docs.sdx" --format json --sort
+same "clusters: --json is --format json" "$dir/clusters-json" "$dir/out"
+check "seomoz and --json" 2 "$simdex" pairs "$dir/docs.sdx" --format seomoz --json
+check "seomoz and --hex" 2 "$simdex" clusters "$dir/docs.sdx" --format seomoz --hex
+check "--hex and --dec" 2 "$simdex" query "$dir/docs.sdx" --hex --dec 1
+check "verify --json" 0 "$simdex" verify --json "$dir/docs.sdx"
+json_ok "verify --json" "$dir/out"
+expect_grep "verify --json ok" '"ok":true' "$dir/out"
+# Each command's default stays; the other base prints the same numbers.
+to_dec() { python3 -c 'import re, sys
+print(re.sub(r"0x[0-9a-f]{16}", lambda m: str(int(m.group(0), 16)), sys.stdin.read()), end="")'; }
+fp1=$(head -1 "$dir/docs.fp" | cut -f1)
+for c in "fingerprint $dir/docs.jsonl" "query $dir/docs.sdx -k 3 $fp1" "join $dir/docs.sdx $dir/docs.fp --sort" \
+         "pairs $dir/docs.sdx --sort" "clusters $dir/docs.sdx --sort"; do
+  # shellcheck disable=SC2086
+  check "$c --dec" 0 "$simdex" $c --dec
+  mv "$dir/out" "$dir/dec"
+  # shellcheck disable=SC2086
+  check "$c --hex" 0 "$simdex" $c --hex
+  grep -q '0x[0-9a-f]\{16\}' "$dir/out" && ok || bad "$c --hex: no hex fingerprint"
+  to_dec < "$dir/out" > "$dir/hex-as-dec"
+  [ -s "$dir/dec" ] && cmp -s "$dir/dec" "$dir/hex-as-dec" && ok || bad "$c: --hex and --dec print different numbers"
+  # shellcheck disable=SC2086
+  check "$c default" 0 "$simdex" $c
+  case $c in fingerprint*) same "$c: hex by default" "$dir/out" "$dir/docs.fp" ;;
+             *) same "$c: decimal by default" "$dir/out" "$dir/dec" ;; esac
+  # shellcheck disable=SC2086
+  check "$c --json --hex" 0 "$simdex" $c --json --hex
+  json_ok "$c --json --hex" "$dir/out"
+  expect_grep "$c --json --hex: strings" '"0x[0-9a-f]\{16\}"' "$dir/out"
+done
+check "fingerprint --json" 0 "$simdex" fingerprint "$dir/docs.jsonl" --json
+expect_grep "fingerprint --json fields" '^{"id":0,"fingerprint":"0x[0-9a-f]*"}$' "$dir/out"
+check "fingerprint --json --dec" 0 "$simdex" fingerprint "$dir/docs.jsonl" --json --dec
+expect_grep "fingerprint --json --dec: numbers" '^{"id":0,"fingerprint":[0-9]*}$' "$dir/out"
+
+# --- query --serve as a bash co-process: an answer per line, flushed, ended by an empty line.
+printf '0xff\t10\n0xfe\t11\n0xf0\t12\n' > "$dir/s1.tsv"
+printf '0xff\t20\n0x0f\t21\n' > "$dir/s2.tsv"
+"$simdex" build -q -o "$dir/s.sdx" --scheme paper-4 "$dir/s1.tsv"
+coproc SRV { exec "$simdex" query --serve -k 1 "$dir/s.sdx" 2>"$dir/serve-err"; }
+srv_pid=$SRV_PID
+ask() {  # ask LINE: prints the answer's lines (up to the empty line), fails after 10 s of silence
+  printf '%s\n' "$1" >&"${SRV[1]}"
+  local line
+  while IFS= read -r -t 10 line <&"${SRV[0]}"; do
+    [ -z "$line" ] && return 0
+    printf '%s\n' "$line"
+  done
+  echo "NO ANSWER"; return 1
+}
+[ "$(ask 255)" = "$(printf '255\t255\t0\t10\n255\t254\t1\t11')" ] && ok || bad "serve: answer to 255"
+[ "$(ask 0x1234)" = "" ] && ok || bad "serve: empty answer to a query without hits"
+[ "$(ask zz)" = "" ] && ok || bad "serve: a bad line gets an empty answer"
+[ "$(ask 0xf0)" = "$(printf '240\t240\t0\t12')" ] && ok || bad "serve: answers after a bad line"
+# A new index renamed over the old one, then SIGHUP: the next query sees it.
+"$simdex" build -q -o "$dir/s2.sdx" --scheme paper-4 "$dir/s2.tsv"
+mv "$dir/s2.sdx" "$dir/s.sdx"
+kill -HUP "$srv_pid"
+[ "$(ask 255)" = "$(printf '255\t255\t0\t20')" ] && ok || bad "serve: SIGHUP did not reopen the index"
+# A broken file renamed over it: the server keeps the index it has and says why.
+cp "$dir/junk" "$dir/s3.sdx"; mv "$dir/s3.sdx" "$dir/s.sdx"
+kill -HUP "$srv_pid"
+[ "$(ask 15)" = "$(printf '15\t15\t0\t21')" ] && ok || bad "serve: a failed reopen lost the index"
+exec {SRV[1]}>&-
+wait "$srv_pid"; rc=$?
+[ "$rc" = 0 ] && ok || bad "serve: exit status $rc at the end of stdin"
+expect_grep "serve: bad line reported" "<stdin>:3: 'zz' is not a 64-bit fingerprint" "$dir/serve-err"
+expect_grep "serve: failed reopen reported" "still serving the index opened before" "$dir/serve-err"
+check "serve refuses INDEX -" 2 bash -c "'$simdex' query --serve - < /dev/null"
+check "serve refuses arguments" 2 "$simdex" query --serve "$dir/docs.sdx" 1
+printf '255\n' > "$dir/one.txt"
+check "serve --json" 0 bash -c "'$simdex' query --serve --json '$dir/docs.sdx' < '$dir/one.txt'"
+expect_grep "serve --json answer" '^{"query":255,"hits":\[\]}$' "$dir/out"
+
+finish

@@ -1,0 +1,148 @@
+"""`simdex query --serve` driven from Python as a co-process (standard library only): each query line
+is answered at once (hits, then an empty line; --json: one object per query), an empty answer too,
+SIGHUP after replacing the index by rename serves the new one, and without --serve the output waits
+in its buffer until the end of input.
+
+usage: cli_serve_test.py SIMDEX
+"""
+import json
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+
+SIMDEX = sys.argv[1]
+failures = []
+
+
+def check(name, condition, detail=""):
+    if not condition:
+        failures.append(name)
+        print(f"FAIL {name} {detail}")
+
+
+def build(path, pairs):
+    text = "".join(f"{fp}\t{i}\n" for fp, i in pairs)
+    subprocess.run([SIMDEX, "build", "-q", "-o", path, "-k", "3", "-"], input=text.encode(), check=True)
+
+
+def brute_force(pairs, query, k):
+    """The answer `simdex query` gives: (fingerprint, distance, ids) by (distance, fingerprint)."""
+    ids = {}
+    for fp, i in pairs:
+        ids.setdefault(fp, set()).add(i)
+    hits = [(bin(fp ^ query).count("1"), fp) for fp in ids]
+    return [(fp, d, sorted(ids[fp])) for d, fp in sorted(h for h in hits if h[0] <= k)]
+
+
+class Server:
+    def __init__(self, *args):
+        self.p = subprocess.Popen([SIMDEX, "query", "--serve", *args], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+        self.pending = b""
+
+    def readline(self, timeout=10.0):
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.p.stdout], [], [], timeout)
+            if not ready:
+                raise TimeoutError("no answer within %s s" % timeout)
+            chunk = os.read(self.p.stdout.fileno(), 65536)
+            if not chunk:
+                raise EOFError("the server ended")
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode()
+
+    def ask_text(self, query):
+        self.p.stdin.write(f"{query}\n".encode())
+        lines = []
+        while (line := self.readline()) != "":
+            lines.append(line)
+        return lines
+
+    def ask_json(self, query):
+        self.p.stdin.write(f"{query}\n".encode())
+        return json.loads(self.readline())
+
+    def close(self):
+        self.p.stdin.close()
+        rc = self.p.wait(timeout=30)
+        return rc, self.p.stderr.read().decode()
+
+
+def text_hits(lines):
+    out = []
+    for line in lines:
+        q, fp, d, ids = line.split("\t")
+        out.append((int(fp), int(d), [int(i) for i in ids.split(",")]))
+    return out
+
+
+def main():
+    r = random.Random(16)
+    with tempfile.TemporaryDirectory() as tmp:
+        index = os.path.join(tmp, "docs.sdx")
+        # Clusters of fingerprints a few bits apart, and random ones.
+        bases = [r.getrandbits(64) for _ in range(300)]
+        first = [(b ^ (1 << r.randrange(64)) * (j > 0), 10 * n + j) for n, b in enumerate(bases) for j in range(3)]
+        first += [(r.getrandbits(64), 100000 + i) for i in range(2000)]
+        build(index, first)
+        queries = [b ^ (1 << r.randrange(64)) for b in bases[:100]] + [r.getrandbits(64) for _ in range(100)]
+
+        server = Server(index)
+        empty = 0
+        for q in queries:
+            want = brute_force(first, q, 3)
+            got = text_hits(server.ask_text(q))
+            check(f"text answer to {q}", got == want, f"{got} != {want}")
+            empty += not want
+        check("some queries have no hit (their empty answers came)", empty > 0)
+        rc, err = server.close()
+        check("text server exits 0", rc == 0, err)
+
+        server = Server("--json", "-k", "2", index)
+        for q in queries[:50] + queries[-20:]:
+            want = brute_force(first, q, 2)
+            answer = server.ask_json(q)
+            got = [(h["fingerprint"], h["distance"], h["ids"]) for h in answer["hits"]]
+            check(f"json answer to {q}", answer["query"] == q and got == want, f"{answer}")
+        bad = server.ask_json("0xnothex")
+        check("json error answer", bad.get("query") == "0xnothex" and "not a 64-bit fingerprint" in bad.get("error", ""), f"{bad}")
+
+        # Replace by rename, then SIGHUP: the next answer comes from the new index.
+        second = [(r.getrandbits(64), 500000 + i) for i in range(1000)]
+        staged = os.path.join(tmp, "next.sdx")
+        build(staged, second)
+        os.replace(staged, index)
+        server.p.send_signal(signal.SIGHUP)
+        q = second[0][0]
+        answer = server.ask_json(q)
+        got = [(h["fingerprint"], h["distance"], h["ids"]) for h in answer["hits"]]
+        check("after SIGHUP the new index answers", got == brute_force(second, q, 2), f"{answer}")
+        q = queries[0]
+        answer = server.ask_json(q)
+        got = [(h["fingerprint"], h["distance"], h["ids"]) for h in answer["hits"]]
+        check("after SIGHUP the old index is gone", got == brute_force(second, q, 2), f"{answer}")
+        rc, err = server.close()
+        check("json server exits 0", rc == 0, err)
+
+        # Without --serve the answers are block-buffered: nothing comes before the end of input.
+        p = subprocess.Popen([SIMDEX, "query", index, "-k", "0"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, bufsize=0)
+        p.stdin.write(f"{second[0][0]}\n".encode())
+        ready, _, _ = select.select([p.stdout], [], [], 0.5)
+        check("without --serve nothing is flushed per query", not ready)
+        p.stdin.close()
+        out = p.stdout.read().decode()
+        check("without --serve the answer comes at the end", out.startswith(f"{second[0][0]}\t"), out)
+        p.wait(timeout=30)
+
+    print(f"cli_serve_test: {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
