@@ -193,6 +193,7 @@ class Index(_simdex.Index):
         """The connected components of the "within k bits" graph of the stored fingerprints, as
         `simdex clusters` finds them: a list of Cluster(fingerprints, ids). Clusters with fewer
         than min_size fingerprints (ids, with size_in_ids=True) are left out. To deduplicate,
+        use size_in_ids=True (a fingerprint shared by several documents is then a cluster too),
         keep one id per cluster and drop the others."""
         return [Cluster(f, i) for f, i in self._clusters(k, min_size, size_in_ids, threads, force)]
 

@@ -7,12 +7,19 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <utility>
 #include <vector>
 
 namespace simdex::python {
 
 namespace py = pybind11;
+
+// What the Python side (simdex/__init__.py, _u64) hands over: contiguous uint64 arrays, exactly.
+using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
+
+// Throws ValueError unless `fingerprints` and `ids` (when given) are 1-D and of one length.
+void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& ids);
 
 void bind_errors(py::module_& m);
 void bind_fingerprint(py::module_& m);

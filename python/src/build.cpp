@@ -13,8 +13,6 @@ namespace simdex::python {
 
 namespace {
 
-using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
-
 const StructType& summary_type() {
   static const StructType* type =
       new StructType("simdex.BuildSummary", "What Builder.write() and simdex.build() wrote.",
@@ -42,11 +40,7 @@ class Builder {
   }
 
   void add(const U64Array& fingerprints, const std::optional<U64Array>& ids) {
-    if (fingerprints.ndim() != 1 || (ids && ids->ndim() != 1))
-      throw py::value_error("fingerprints and ids must be 1-D arrays");
-    if (ids && ids->size() != fingerprints.size())
-      throw py::value_error("ids has " + std::to_string(ids->size()) + " values for " +
-                            std::to_string(fingerprints.size()) + " fingerprints");
+    check_pairs(fingerprints, ids);
     const std::uint64_t* fp = fingerprints.data();
     const std::uint64_t* id = ids ? ids->data() : nullptr;
     const auto n = static_cast<std::size_t>(fingerprints.size());

@@ -18,8 +18,6 @@ namespace simdex::python {
 
 namespace {
 
-using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
-
 const StructType& hit_type() {
   static const StructType* type =
       new StructType("simdex.Hit", "A stored fingerprint within k bits of the query, with its ids.",
@@ -121,9 +119,7 @@ class PyIndex {
   // Rows (query, query_id, fingerprint, distance, id), one per id of each hit, sorted.
   py::tuple join(const U64Array& fingerprints, const std::optional<U64Array>& ids, std::optional<int> k,
                  unsigned threads, bool force) const {
-    if (ids && ids->size() != fingerprints.size())
-      throw py::value_error("ids has " + std::to_string(ids->size()) + " values for " +
-                            std::to_string(fingerprints.size()) + " fingerprints");
+    check_pairs(fingerprints, ids);
     const auto index = get();
     BatchOptions o = batch_options(k, threads, force);
     o.with_ids = true;

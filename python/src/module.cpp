@@ -1,4 +1,6 @@
 // _simdex: the compiled half of the simdex Python package (python/simdex/__init__.py wraps it).
+#include <string>
+
 #include "python/src/bindings.h"
 #include "simdex/version.h"
 
@@ -20,6 +22,14 @@ py::object StructType::make(std::initializer_list<py::object> items) const {
   Py_ssize_t i = 0;
   for (const py::object& item : items) PyStructSequence_SetItem(o, i++, py::object(item).release().ptr());
   return py::reinterpret_steal<py::object>(o);
+}
+
+void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& ids) {
+  if (fingerprints.ndim() != 1 || (ids && ids->ndim() != 1))
+    throw py::value_error("fingerprints and ids must be 1-D arrays");
+  if (ids && ids->size() != fingerprints.size())
+    throw py::value_error("ids has " + std::to_string(ids->size()) + " values for " +
+                          std::to_string(fingerprints.size()) + " fingerprints");
 }
 
 }  // namespace simdex::python

@@ -136,3 +136,19 @@ def test_results_and_errors_pickle(index_path):
             index.query(1, k=10)
     again = pickle.loads(pickle.dumps(e.value))
     assert type(again) is simdex.UsageError and again.code == "usage" and str(again) == str(e.value)
+
+
+def test_a_file_truncated_under_an_open_index(tmp_path):
+    """No SIGBUS: every call that reads the file raises FileChangedError (spec: file_changed)."""
+    fps = random_fingerprints(200000, 3)
+    path = tmp_path / "changing.sdx"
+    simdex.build(path, fps)
+    index = simdex.open(path)
+    assert index.query(fps[0])[0].fingerprint == int(fps[0])
+    with open(path, "r+b") as f:
+        f.truncate(path.stat().st_size // 2)
+    for call in (lambda: index.query(fps[1]), index.verify, lambda: index.join(fps[:1000]), index.pairs):
+        with pytest.raises(simdex.FileChangedError) as e:
+            call()
+        assert e.value.code == "file_changed"
+    index.close()
