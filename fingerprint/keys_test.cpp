@@ -147,6 +147,39 @@ TEST_CASE("collisions are errors naming both sides") {
   }
 }
 
+TEST_CASE("integer ids and line numbers are held as runs; a collision inside a run names its line") {
+  SUBCASE("an integer id and a line number") {
+    KeyMapBuilder b;
+    for (std::uint64_t i = 0; i < 1000; ++i) b.add(1000 + i, IdKind::integer, "", 1 + i);  // one run
+    b.add(1500, IdKind::line, "", 1501);
+    CHECK(error_of([&] {
+            b.check();
+          }).find("id 1500 is the integer id of line 501 and the line number of line 1501") !=
+          std::string::npos);
+  }
+  SUBCASE("a key and a line number") {
+    KeyMapBuilder b;
+    for (std::uint64_t line = 1; line <= 1000; ++line) b.add(line - 1, IdKind::line, "", line);
+    b.add(5000, IdKind::integer, "", 1001);
+    b.add(700, IdKind::key, "k", 1002);
+    CHECK(error_of([&] {
+            b.check();
+          }).find("key \"k\" (line 1002) has id 700, the line number of line 701") != std::string::npos);
+  }
+  SUBCASE("runs that do not meet: no collision") {
+    KeyMapBuilder b;
+    for (std::uint64_t i = 0; i < 100; ++i) b.add(i * 2, IdKind::integer, "", i + 1);  // runs of one
+    for (std::uint64_t line = 300; line < 400; ++line) b.add(line - 1, IdKind::line, "", line);
+    b.add(1, IdKind::key, "odd", 500);
+    CHECK(error_of([&] { b.check(); }).empty());
+    b.add(150, IdKind::line, "", 151);  // 150 = 75 * 2 is the integer id of line 76
+    CHECK(error_of([&] {
+            b.check();
+          }).find("id 150 is the integer id of line 76 and the line number of line 151") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("a collision through DocumentSource's hash hook, as the CLI meets it") {
   std::istringstream in(
       "{\"url\": \"apple\", \"text\": \"one\"}\n"

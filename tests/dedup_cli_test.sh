@@ -88,6 +88,11 @@ check dedup-bad-id 1 bash -c "echo '{\"id\": -2, \"text\": \"x\"}' | '$simdex' d
 expect_grep dedup-bad-id-msg 'field "id" must be a string (a key) or an integer' "$dir/err"
 check dedup-key-map-flag 2 "$simdex" dedup "$corpus" -o "$dir/y" --key-map "$dir/z"
 
+# Plain lines: every line a document, the kept lines as they are (CR LF included).
+printf 'alpha beta gamma delta epsilon zeta\r\nomicron pi rho sigma tau upsilon\nalpha beta gamma delta epsilon zeta\n' > "$dir/l.txt"
+check dedup-lines 0 "$simdex" dedup --input-format lines "$dir/l.txt" -o "$dir/l.out" -q
+check dedup-lines-out 0 cmp "$dir/l.out" <(printf 'alpha beta gamma delta epsilon zeta\r\nomicron pi rho sigma tau upsilon\n')
+
 # A directory: the kept files' paths.
 mkdir -p "$dir/docs/sub"
 printf 'the same text about the river and the mill and the sea' > "$dir/docs/a.txt"
