@@ -85,7 +85,7 @@ expect_grep dedup-collision-msg "id 1 is the integer id of line 1 and the line n
 check dedup-bad-keep 2 "$simdex" dedup "$corpus" -o "$dir/y" --keep best
 check dedup-no-output 2 "$simdex" dedup "$corpus"
 check dedup-bad-id 1 bash -c "echo '{\"id\": -2, \"text\": \"x\"}' | '$simdex' dedup - -o -"
-expect_grep dedup-bad-id-msg 'field "id" must be a string (a key) or an integer' "$dir/err"
+expect_grep dedup-bad-id-msg '<stdin>:1: field "id" must be a string (a key) or an integer' "$dir/err"
 check dedup-key-map-flag 2 "$simdex" dedup "$corpus" -o "$dir/y" --key-map "$dir/z"
 
 # Plain lines: every line a document, the kept lines as they are (CR LF included).
