@@ -241,3 +241,47 @@ TEST_CASE("the paths.tsv of simdex 0.1 is still read: no header, no escaping") {
   CHECK(legacy.find(1) == std::string_view("sub/b\\c.txt"));
   CHECK(legacy.key_or_id(1) == "sub/b\\\\c.txt");
 }
+
+TEST_CASE("random keys round-trip through a written map; mutated maps are read or refused, never more") {
+  TempFile f;
+  std::mt19937_64 rng(3);
+  KeyMapBuilder b;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 300; ++i) {
+    std::string key(rng() % 20, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 256);
+    keys.push_back(key);
+    b.add(key_id(key), IdKind::key, key, static_cast<std::uint64_t>(i + 1));
+  }
+  b.write(f.path);
+  const std::string bytes = read_file(f.path);
+  const KeyMap map = KeyMap::parse(bytes, "m");
+  for (const std::string& key : keys) CHECK(map.find(key_id(key)) == std::string_view(key));
+  int refused = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string mutated = bytes;
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const std::size_t at = rng() % mutated.size();
+      switch (rng() % 3) {
+        case 0:
+          mutated[at] = static_cast<char>(rng() % 256);
+          break;
+        case 1:
+          mutated.erase(at, 1 + rng() % 4);
+          break;
+        default:
+          mutated.resize(at);
+          break;
+      }
+      if (mutated.empty()) mutated = "#";
+    }
+    try {
+      const KeyMap m = KeyMap::parse(mutated, "m");
+      for (const std::string& key : keys) (void)m.find(key_id(key));  // a map read is a usable map
+    } catch (const Error& e) {
+      CHECK(e.code() == errc::input);
+      ++refused;
+    }
+  }
+  CHECK(refused > 1000);
+}
