@@ -210,7 +210,7 @@ DedupResult find_in_file(const std::string& input, const DedupOptions& o) {
   BuildOptions build;
   build.k = o.k;
   build.threads = o.threads;
-  build.memory_bytes = std::max<std::uint64_t>(memory / 2, 16 << 20);
+  build.memory_bytes = memory / 2;
   build.temp_dir = temp_dir_of(o);
   build.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
     report(o, stage, done, total);
