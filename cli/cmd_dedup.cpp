@@ -124,7 +124,7 @@ void add_dedup_command(CLI::App& app) {
   cmd->add_option("--report", args->report, "Write the clusters (keys, distances) and counts here, as JSON");
   cmd->add_option("--memory", args->memory,
                   "Memory bound of the fingerprinting and the index build, e.g. 256M (default: a quarter "
-                  "of physical memory); the clustering needs about 80 bytes per document beside it");
+                  "of physical memory); the clustering needs about 90 bytes per document beside it");
   cmd->add_option("--tmp-dir", args->tmp_dir,
                   "Directory of temporary files: the index, sort runs, a copy of stdin (default: the "
                   "output's directory; the system's with -o -)");

@@ -210,7 +210,7 @@ DedupResult find_in_file(const std::string& input, const DedupOptions& o) {
   BuildOptions build;
   build.k = o.k;
   build.threads = o.threads;
-  build.memory_bytes = std::max<std::uint64_t>(memory / 2, 16 << 20);
+  build.memory_bytes = memory / 2;
   build.temp_dir = temp_dir_of(o);
   build.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
     report(o, stage, done, total);
@@ -294,12 +294,26 @@ void write_from_file(const std::string& input, const DedupResult& result, const 
   out.close();
 }
 
+// Runs fn(path of the input): standard input is copied to a temporary file first, and messages
+// name "<stdin>" rather than that file.
+template <typename Fn>
+auto with_input(const std::string& input, const DedupOptions& options, Fn fn) {
+  if (input != "-") return fn(input);
+  const auto spool = spool_stdin(options);
+  try {
+    return fn(spool->path());
+  } catch (const Error& e) {
+    std::string detail = e.detail();
+    for (auto at = detail.find(spool->path()); at != std::string::npos; at = detail.find(spool->path(), at))
+      detail.replace(at, spool->path().size(), "<stdin>");
+    throw Error(e.code(), detail);
+  }
+}
+
 }  // namespace
 
 DedupResult find_duplicates(const std::string& input, const DedupOptions& options) {
-  if (input != "-") return find_in_file(input, options);
-  const auto spool = spool_stdin(options);
-  return find_in_file(spool->path(), options);
+  return with_input(input, options, [&](const std::string& path) { return find_in_file(path, options); });
 }
 
 void write_deduplicated(const std::string& input, const DedupResult& result, const std::string& output,
@@ -311,12 +325,11 @@ void write_deduplicated(const std::string& input, const DedupResult& result, con
 }
 
 DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
-  std::unique_ptr<writer::OwnedTemp> spool;
-  if (input == "-") spool = spool_stdin(options);
-  const std::string path = spool ? spool->path() : input;
-  DedupResult result = find_in_file(path, options);
-  write_from_file(path, result, output, options);
-  return result;
+  return with_input(input, options, [&](const std::string& path) {
+    DedupResult result = find_in_file(path, options);
+    write_from_file(path, result, output, options);
+    return result;
+  });
 }
 
 }  // namespace simdex

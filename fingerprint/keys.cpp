@@ -107,48 +107,85 @@ void KeyMapBuilder::add(const Document& doc) { add(doc.id, doc.id_kind, doc.key,
 void KeyMapBuilder::add(std::uint64_t id, IdKind kind, std::string_view key, std::uint64_t line) {
   checked_ = false;
   if (kind != IdKind::key) {
-    numbers_.push_back({id, line, 0, 0, kind});
+    Run* last = numbers_.empty() ? nullptr : &numbers_.back();
+    if (last && last->kind == kind && id - last->id == last->count && line - last->line == last->count &&
+        id != UINT64_MAX)
+      ++last->count;
+    else
+      numbers_.push_back({id, line, 1, kind});
     return;
   }
   if (key.size() > UINT32_MAX) throw Error(errc::input, "a key of more than 4 GiB");
-  keys_.push_back({id, line, bytes_.size(), static_cast<std::uint32_t>(key.size()), kind});
+  keys_.push_back({id, line, bytes_.size(), static_cast<std::uint32_t>(key.size())});
   bytes_.append(key);
 }
 
+namespace {
+
+// Runs sorted by first id, with the largest last id of each prefix: the runs holding an id v are
+// among those starting at or before v whose prefix reaches v.
+template <typename Run>
+class RunIndex {
+ public:
+  explicit RunIndex(std::vector<const Run*> runs) : runs_(std::move(runs)) {
+    std::sort(runs_.begin(), runs_.end(), [](const Run* a, const Run* b) { return a->id < b->id; });
+    std::uint64_t reach = 0;
+    for (const Run* r : runs_) reach_.push_back(reach = std::max(reach, r->id + (r->count - 1)));
+  }
+  // A run holding an id in [lo, hi], or null.
+  const Run* find(std::uint64_t lo, std::uint64_t hi) const {
+    std::size_t i =
+        static_cast<std::size_t>(std::upper_bound(runs_.begin(), runs_.end(), hi,
+                                                  [](std::uint64_t v, const Run* r) { return v < r->id; }) -
+                                 runs_.begin());
+    if (i == 0 || reach_[i - 1] < lo) return nullptr;
+    while (runs_[i - 1]->id + (runs_[i - 1]->count - 1) < lo) --i;  // a run that reaches lo exists
+    return runs_[i - 1];
+  }
+
+ private:
+  std::vector<const Run*> runs_;
+  std::vector<std::uint64_t> reach_;
+};
+
+}  // namespace
+
 void KeyMapBuilder::check() {
   if (checked_) return;
-  auto by_id = [](const Entry& a, const Entry& b) { return a.id < b.id; };
-  std::stable_sort(keys_.begin(), keys_.end(), by_id);
-  std::stable_sort(numbers_.begin(), numbers_.end(), by_id);
-  auto where = [](const Entry& e) {
-    return e.line ? "line " + std::to_string(e.line) : std::string("a file");
+  std::stable_sort(keys_.begin(), keys_.end(), [](const Entry& a, const Entry& b) { return a.id < b.id; });
+  auto where = [](std::uint64_t line) {
+    return line ? "line " + std::to_string(line) : std::string("a file");
   };
   auto quoted = [this](const Entry& e) { return "\"" + escape_key(key_of(e)) + "\""; };
   // Two keys with one id.
   for (std::size_t i = 1; i < keys_.size(); ++i)
     if (keys_[i].id == keys_[i - 1].id && key_of(keys_[i]) != key_of(keys_[i - 1]))
-      throw Error(errc::input, "keys " + quoted(keys_[i - 1]) + " (" + where(keys_[i - 1]) + ") and " +
-                                   quoted(keys_[i]) + " (" + where(keys_[i]) + ") have the same id " +
+      throw Error(errc::input, "keys " + quoted(keys_[i - 1]) + " (" + where(keys_[i - 1].line) + ") and " +
+                                   quoted(keys_[i]) + " (" + where(keys_[i].line) + ") have the same id " +
                                    std::to_string(keys_[i].id) + " (an XXH3-64 collision, spec/KEYS.md)");
-  // An integer id and a line number with one value.
-  for (std::size_t i = 1; i < numbers_.size(); ++i)
-    if (numbers_[i].id == numbers_[i - 1].id && numbers_[i].kind != numbers_[i - 1].kind)
-      throw Error(errc::input, "id " + std::to_string(numbers_[i].id) + " is the " +
-                                   kind_name(numbers_[i - 1].kind) + " of " + where(numbers_[i - 1]) +
-                                   " and the " + kind_name(numbers_[i].kind) + " of " + where(numbers_[i]) +
-                                   ": give every record an id field, or none (spec/KEYS.md)");
-  // A key and a number with one id: a merge of the two sorted lists.
-  for (std::size_t i = 0, j = 0; i < keys_.size() && j < numbers_.size();) {
-    if (keys_[i].id < numbers_[j].id) {
-      ++i;
-    } else if (numbers_[j].id < keys_[i].id) {
-      ++j;
-    } else {
-      throw Error(errc::input, "key " + quoted(keys_[i]) + " (" + where(keys_[i]) + ") has id " +
-                                   std::to_string(keys_[i].id) + ", the " + kind_name(numbers_[j].kind) +
-                                   " of " + where(numbers_[j]) + " (spec/KEYS.md)");
-    }
+  std::vector<const Run*> all, integers;
+  for (const Run& r : numbers_) {
+    all.push_back(&r);
+    if (r.kind == IdKind::integer) integers.push_back(&r);
   }
+  const RunIndex<Run> by_id(all), integer_ids(integers);
+  auto line_of = [](const Run& r, std::uint64_t id) { return r.line + (id - r.id); };
+  // An integer id and a line number with one value.
+  for (const Run& r : numbers_) {
+    if (r.kind != IdKind::line) continue;
+    const Run* i = integer_ids.find(r.id, r.id + (r.count - 1));
+    if (!i) continue;
+    const std::uint64_t id = std::max(r.id, i->id);
+    throw Error(errc::input, "id " + std::to_string(id) + " is the integer id of " + where(line_of(*i, id)) +
+                                 " and the line number of " + where(line_of(r, id)) +
+                                 ": give every record an id field, or none (spec/KEYS.md)");
+  }
+  // A key and a number with one id.
+  for (const Entry& k : keys_)
+    if (const Run* r = by_id.find(k.id, k.id))
+      throw Error(errc::input, "key " + quoted(k) + " (" + where(k.line) + ") has id " +
+                                   std::to_string(k.id) + ", the " + kind_name(r->kind) + " of " +
+                                   where(line_of(*r, k.id)) + " (spec/KEYS.md)");
   checked_ = true;
 }
 

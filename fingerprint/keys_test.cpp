@@ -147,6 +147,39 @@ TEST_CASE("collisions are errors naming both sides") {
   }
 }
 
+TEST_CASE("integer ids and line numbers are held as runs; a collision inside a run names its line") {
+  SUBCASE("an integer id and a line number") {
+    KeyMapBuilder b;
+    for (std::uint64_t i = 0; i < 1000; ++i) b.add(1000 + i, IdKind::integer, "", 1 + i);  // one run
+    b.add(1500, IdKind::line, "", 1501);
+    CHECK(error_of([&] {
+            b.check();
+          }).find("id 1500 is the integer id of line 501 and the line number of line 1501") !=
+          std::string::npos);
+  }
+  SUBCASE("a key and a line number") {
+    KeyMapBuilder b;
+    for (std::uint64_t line = 1; line <= 1000; ++line) b.add(line - 1, IdKind::line, "", line);
+    b.add(5000, IdKind::integer, "", 1001);
+    b.add(700, IdKind::key, "k", 1002);
+    CHECK(error_of([&] {
+            b.check();
+          }).find("key \"k\" (line 1002) has id 700, the line number of line 701") != std::string::npos);
+  }
+  SUBCASE("runs that do not meet: no collision") {
+    KeyMapBuilder b;
+    for (std::uint64_t i = 0; i < 100; ++i) b.add(i * 2, IdKind::integer, "", i + 1);  // runs of one
+    for (std::uint64_t line = 300; line < 400; ++line) b.add(line - 1, IdKind::line, "", line);
+    b.add(1, IdKind::key, "odd", 500);
+    CHECK(error_of([&] { b.check(); }).empty());
+    b.add(150, IdKind::line, "", 151);  // 150 = 75 * 2 is the integer id of line 76
+    CHECK(error_of([&] {
+            b.check();
+          }).find("id 150 is the integer id of line 76 and the line number of line 151") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("a collision through DocumentSource's hash hook, as the CLI meets it") {
   std::istringstream in(
       "{\"url\": \"apple\", \"text\": \"one\"}\n"
@@ -207,4 +240,48 @@ TEST_CASE("the paths.tsv of simdex 0.1 is still read: no header, no escaping") {
   const KeyMap legacy = KeyMap::parse("0\ta.txt\n1\tsub/b\\c.txt\n", "docs.fp.paths.tsv");
   CHECK(legacy.find(1) == std::string_view("sub/b\\c.txt"));
   CHECK(legacy.key_or_id(1) == "sub/b\\\\c.txt");
+}
+
+TEST_CASE("random keys round-trip through a written map; mutated maps are read or refused, never more") {
+  TempFile f;
+  std::mt19937_64 rng(3);
+  KeyMapBuilder b;
+  std::vector<std::string> keys;
+  for (int i = 0; i < 300; ++i) {
+    std::string key(rng() % 20, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 256);
+    keys.push_back(key);
+    b.add(key_id(key), IdKind::key, key, static_cast<std::uint64_t>(i + 1));
+  }
+  b.write(f.path);
+  const std::string bytes = read_file(f.path);
+  const KeyMap map = KeyMap::parse(bytes, "m");
+  for (const std::string& key : keys) CHECK(map.find(key_id(key)) == std::string_view(key));
+  int refused = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string mutated = bytes;
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const std::size_t at = rng() % mutated.size();
+      switch (rng() % 3) {
+        case 0:
+          mutated[at] = static_cast<char>(rng() % 256);
+          break;
+        case 1:
+          mutated.erase(at, 1 + rng() % 4);
+          break;
+        default:
+          mutated.resize(at);
+          break;
+      }
+      if (mutated.empty()) mutated = "#";
+    }
+    try {
+      const KeyMap m = KeyMap::parse(mutated, "m");
+      for (const std::string& key : keys) (void)m.find(key_id(key));  // a map read is a usable map
+    } catch (const Error& e) {
+      CHECK(e.code() == errc::input);
+      ++refused;
+    }
+  }
+  CHECK(refused > 1000);
 }

@@ -85,8 +85,20 @@ expect_grep dedup-collision-msg "id 1 is the integer id of line 1 and the line n
 check dedup-bad-keep 2 "$simdex" dedup "$corpus" -o "$dir/y" --keep best
 check dedup-no-output 2 "$simdex" dedup "$corpus"
 check dedup-bad-id 1 bash -c "echo '{\"id\": -2, \"text\": \"x\"}' | '$simdex' dedup - -o -"
-expect_grep dedup-bad-id-msg 'field "id" must be a string (a key) or an integer' "$dir/err"
+expect_grep dedup-bad-id-msg '<stdin>:1: field "id" must be a string (a key) or an integer' "$dir/err"
 check dedup-key-map-flag 2 "$simdex" dedup "$corpus" -o "$dir/y" --key-map "$dir/z"
+
+# An empty input, and a small memory bound (the same output).
+: > "$dir/empty.jsonl"
+check dedup-empty 0 "$simdex" dedup "$dir/empty.jsonl" -o "$dir/empty.out" -q
+check dedup-empty-out 0 test ! -s "$dir/empty.out"
+check dedup-memory-1M 0 "$simdex" dedup "$corpus" -o "$dir/small-memory.jsonl" --memory 1M -q
+same dedup-memory-1M-same "$dir/dedup.jsonl" "$dir/small-memory.jsonl"
+
+# Plain lines: every line a document, the kept lines as they are (CR LF included).
+printf 'alpha beta gamma delta epsilon zeta\r\nomicron pi rho sigma tau upsilon\nalpha beta gamma delta epsilon zeta\n' > "$dir/l.txt"
+check dedup-lines 0 "$simdex" dedup --input-format lines "$dir/l.txt" -o "$dir/l.out" -q
+check dedup-lines-out 0 cmp "$dir/l.out" <(printf 'alpha beta gamma delta epsilon zeta\r\nomicron pi rho sigma tau upsilon\n')
 
 # A directory: the kept files' paths.
 mkdir -p "$dir/docs/sub"

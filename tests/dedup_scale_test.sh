@@ -40,6 +40,10 @@ kb=$(tail -1 "$dir/rss")
 echo "dedup of $records records ($planted planted near-duplicates), --memory 256M: peak RSS $kb KiB"
 [ "$kb" -lt $((256 * 1024)) ] && ok || bad "dedup --memory 256M: peak RSS $kb KiB"
 
+# A memory bound far below the pairs (the index build sorts externally): the same output.
+check dedup-memory-1M 0 "$simdex" dedup "$dir/in.jsonl" --id-field url -o "$dir/dedup-1M.jsonl" --memory 1M -q
+same dedup-memory-1M-same "$dir/dedup.jsonl" "$dir/dedup-1M.jsonl"
+
 # The pipeline it replaces.
 check fingerprint 0 "$simdex" fingerprint "$dir/in.jsonl" --id-field url -o "$dir/in.fp"
 check build 0 "$simdex" build -q -k 7 --memory 256M -o "$dir/in.sdx" "$dir/in.fp"

@@ -13,8 +13,9 @@
 // k (connected components, find_clusters) give the groups of duplicates.
 //
 // Memory: the fingerprinting and the index build stay within options.memory_bytes; beside it, the
-// clustering holds about 80 bytes per document (40 for the union-find over the index, 40 for the
-// documents' ids, fingerprints, lines and lengths) plus the bytes of the documents' string keys.
+// clustering holds about 90 bytes per document (40 for the union-find over the index, 48 for the
+// documents' ids, fingerprints, lines and lengths and their order by id) plus the bytes of the
+// documents' string keys and about 40 bytes per key (the key map, checked for collisions).
 // Every function throws simdex::Error (errc::input naming the file and line of a malformed
 // document or a collision of ids, errc::io, errc::usage).
 #pragma once
