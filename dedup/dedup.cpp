@@ -13,7 +13,6 @@
 #include <numeric>
 #include <optional>
 
-#include "dedup/fingerprint_batch.h"
 #include "dedup/output_file.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
@@ -25,7 +24,6 @@
 namespace simdex {
 
 namespace fs = std::filesystem;
-using dedup_detail::BatchFingerprinter;
 using dedup_detail::OutputFile;
 
 std::string_view keep_policy_name(KeepPolicy policy) {
@@ -118,7 +116,6 @@ DocumentFormat read_documents(const std::string& input, const DedupOptions& o, I
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   const std::size_t batch_bytes = std::max<std::uint64_t>(memory / 16, 1 << 20);
   DocumentSource docs(input, document_options(o));
-  BatchFingerprinter fingerprinter(o.fingerprint, o.threads);
   std::vector<std::string> texts;
   std::vector<std::string_view> views;
   std::vector<std::uint64_t> fingerprints;
@@ -126,7 +123,7 @@ DocumentFormat read_documents(const std::string& input, const DedupOptions& o, I
   auto flush = [&] {
     views.assign(texts.begin(), texts.end());
     fingerprints.resize(texts.size());
-    fingerprinter.fingerprint(views, fingerprints);
+    fingerprint_all(views, fingerprints, o.fingerprint, o.threads);  // all cores, input order kept
     for (std::size_t i = 0; i < texts.size(); ++i) {
       Record& r = records[batch_start + i];
       r.fingerprint = fingerprints[i];
