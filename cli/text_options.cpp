@@ -74,16 +74,7 @@ FingerprintOptions fingerprint_options(const TextOptions& o) {
 
 DocumentOptions document_options(const TextOptions& o) {
   DocumentOptions d;
-  if (o.input_format == "auto")
-    d.format = DocumentFormat::automatic;
-  else if (o.input_format == "jsonl")
-    d.format = DocumentFormat::jsonl;
-  else if (o.input_format == "lines")
-    d.format = DocumentFormat::lines;
-  else if (o.input_format == "dir")
-    d.format = DocumentFormat::directory;
-  else
-    throw Error(errc::usage, "unknown --input-format '" + o.input_format + "'");
+  d.format = document_format(o.input_format);
   d.id_field = o.id_field;
   d.text_field = o.text_field;
   d.max_line_bytes = o.max_line_bytes;

@@ -39,7 +39,7 @@ std::string_view keep_policy_name(KeepPolicy policy) {
 }
 
 KeepPolicy keep_policy(std::string_view name) {
-  for (KeepPolicy p : {KeepPolicy::first, KeepPolicy::longest, KeepPolicy::shortest})
+  for (KeepPolicy p : kKeepPolicies)
     if (keep_policy_name(p) == name) return p;
   throw Error(errc::usage, "unknown keep policy '" + std::string(name) + "' (first, longest or shortest)");
 }

@@ -189,6 +189,14 @@ void DocumentSource::write_paths(const std::string& file) const {
   keys.write(file);
 }
 
+DocumentFormat document_format(std::string_view name) {
+  if (name == "auto") return DocumentFormat::automatic;
+  if (name == "jsonl") return DocumentFormat::jsonl;
+  if (name == "lines") return DocumentFormat::lines;
+  if (name == "dir") return DocumentFormat::directory;
+  throw Error(errc::usage, "unknown input format '" + std::string(name) + "' (auto, jsonl, lines or dir)");
+}
+
 std::vector<std::string> read_stopwords_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(errc::io, "cannot open stopwords file '" + path + "': " + std::strerror(errno));

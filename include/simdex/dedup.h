@@ -45,6 +45,8 @@ enum class KeepPolicy {
   longest,   // the longest text (in bytes, as read: after UTF-8 repair, before normalization)
   shortest,  // the shortest text
 };
+// Every policy (the CLI's --keep and Python's keep= choices, in this order).
+inline constexpr KeepPolicy kKeepPolicies[] = {KeepPolicy::first, KeepPolicy::longest, KeepPolicy::shortest};
 // "first", "longest", "shortest"; keep_policy(name) throws Error(errc::usage) for another name.
 SIMDEX_EXPORT std::string_view keep_policy_name(KeepPolicy policy);
 SIMDEX_EXPORT KeepPolicy keep_policy(std::string_view name);

@@ -90,6 +90,10 @@ class SIMDEX_EXPORT DocumentSource {
   std::unique_ptr<Impl> impl_;
 };
 
+// The format named "auto", "jsonl", "lines" or "dir" (the CLI's --input-format); throws
+// Error(errc::usage) for another name.
+SIMDEX_EXPORT DocumentFormat document_format(std::string_view name);
+
 // Stopwords from a file, one a line (UTF-8; CR LF line ends and blank lines are allowed), to add to
 // FingerprintOptions::stopwords.
 SIMDEX_EXPORT std::vector<std::string> read_stopwords_file(const std::string& path);

@@ -10,13 +10,20 @@ Fingerprint texts, build an index file, open it and ask for near-duplicates::
         index.join(fps)                              # Matches of numpy arrays
         index.clusters()                             # [Cluster(fingerprints, ids), ...]
 
+or deduplicate a dataset in one call, as `simdex dedup` does::
+
+    result = simdex.dedup(texts)                     # or a JSONL path, a directory
+    kept = [texts[i] for i in result.keep]           # one document per cluster of near-duplicates
+
 Work runs without the GIL (threads run in parallel); an open Index may be shared by threads and,
 after fork, by the processes of a multiprocessing pool. Failures raise simdex.Error, whose .code
 is the spec's name for the failure.
 """
 
 from collections import namedtuple as _namedtuple
+import json as _json
 import os as _os
+import tempfile as _tempfile
 
 import numpy as _np
 
@@ -26,9 +33,11 @@ from ._errors import (Error, FileChangedError, FileError, FormatError, InputErro
 from ._simdex import BuildSummary, Hit, Problem, VerifyReport, english_stopwords
 
 __version__ = _simdex.__version__
+DOCUMENT_K = _simdex.DOCUMENT_K  # the k for text documents (simdex dedup's default)
+KEEP_POLICIES = _simdex.KEEP_POLICIES  # dedup's keep= choices: "first", "longest", "shortest"
 
 __all__ = [
-    "fingerprint", "build", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
+    "fingerprint", "build", "dedup", "DedupResult", "DedupCluster", "DOCUMENT_K", "KEEP_POLICIES", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
     "BuildSummary", "VerifyReport", "Problem", "english_stopwords", "Error", "UsageError",
     "InputError", "FileError", "FormatError", "FileChangedError", "WorkLimitError",
 ]
@@ -79,6 +88,16 @@ def _u64(values, name):
     raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64), got dtype {a.dtype}")
 
 
+def _stopword_list(stopwords):
+    if stopwords is None:
+        return []
+    if isinstance(stopwords, str):
+        if stopwords != "english":
+            raise ValueError("stopwords must be None, 'english' or a list of words")
+        return english_stopwords()
+    return list(stopwords)
+
+
 def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads=0):
     """The 64-bit simhash of each text, as spec/FINGERPRINT.md computes it (the same bits as
     `simdex fingerprint` with the same flags).
@@ -94,15 +113,7 @@ def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads
     """
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of texts; for one text use fingerprint([text])[0]")
-    if stopwords is None:
-        words = []
-    elif isinstance(stopwords, str):
-        if stopwords != "english":
-            raise ValueError("stopwords must be None, 'english' or a list of words")
-        words = english_stopwords()
-    else:
-        words = list(stopwords)
-    return _simdex.fingerprint_texts(texts, shingle, weighting, words, threads)
+    return _simdex.fingerprint_texts(texts, shingle, weighting, _stopword_list(stopwords), threads)
 
 
 class Builder(_simdex.Builder):
@@ -224,3 +235,126 @@ def open(path, detect_changes=True):
     instead of dying of SIGBUS; it installs simdex's SIGBUS handler once per process.
     """
     return Index(_os.fspath(path), detect_changes)
+
+
+DedupCluster = _namedtuple("DedupCluster", "documents kept keys distances fingerprints ids lines")
+DedupCluster.__doc__ = """One cluster of near-duplicates found by simdex.dedup, members in input order.
+documents: the members' positions among the input's documents (int64 array); kept: the position
+of the document kept; keys: the members' string keys (None for a member without one), or None when
+no member has a key; distances: Hamming distance of each member's fingerprint to the kept one's
+(int32; may exceed k through other members); fingerprints, ids (uint64): each member's; lines:
+each member's 1-based line in the input (uint64; 0 for a directory's file)."""
+
+
+class DedupResult:
+    """What simdex.dedup found: which documents to keep, which to drop, and the clusters.
+
+    keep: positions of the documents kept, ascending (np.int64): every document outside the
+        clusters and one per cluster; removed: the others, ascending (np.int64);
+    clusters: [DedupCluster], in input order of their first members;
+    documents: how many documents the input held; k, keep_policy: the settings used;
+    output: the file written, or None.
+    """
+
+    __slots__ = ("documents", "removed", "clusters", "k", "keep_policy", "output", "_keep")
+
+    def __init__(self, documents, removed, k, keep_policy, clusters, output):
+        self.documents = documents
+        self.removed = removed
+        self.k = k
+        self.keep_policy = keep_policy
+        self.clusters = [DedupCluster(*c) for c in clusters]
+        self.output = output
+        self._keep = None
+
+    @property
+    def keep(self):
+        if self._keep is None:
+            kept = _np.ones(self.documents, dtype=bool)
+            kept[self.removed] = False
+            self._keep = _np.flatnonzero(kept).astype(_np.int64)
+        return self._keep
+
+    def __repr__(self):
+        wrote = f", wrote {self.output!r}" if self.output is not None else ""
+        return (f"<simdex.DedupResult: {self.documents} documents, {len(self.clusters)} clusters "
+                f"(k={self.k}, keep={self.keep_policy!r}): kept {self.documents - len(self.removed)}, "
+                f"removed {len(self.removed)}{wrote}>")
+
+
+def _spool_texts(texts, spool):
+    """Writes texts to the binary file spool as JSON Lines {"text": ...}: line i is document i."""
+    lines = []
+    for i, t in enumerate(texts):
+        if isinstance(t, str):  # lone surrogates pass as bytes that UTF-8 repair replaces, as fingerprint()
+            line = _json.dumps(t, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        elif isinstance(t, (bytes, bytearray, memoryview)):
+            line = _json.dumps(bytes(t).decode("utf-8", "surrogateescape"),
+                               ensure_ascii=False).encode("utf-8", "surrogateescape")
+        else:
+            raise TypeError(f"texts must hold str (or UTF-8 bytes); item {i} is {type(t).__name__}")
+        lines.append(b'{"text":' + line + b"}\n")
+        if len(lines) >= 4096:
+            spool.writelines(lines)
+            lines.clear()
+    spool.writelines(lines)
+
+
+def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighting="frequency",
+          stopwords=None, input_format="auto", id_field="id", text_field="text", index=None, memory=None,
+          threads=0, temp_dir=None):
+    """Finds the near-duplicate documents of a dataset and keeps one of each cluster: the engine,
+    defaults and answers of `simdex dedup` (fingerprints on all cores, an index, the clusters within
+    k bits, one document kept per cluster). Returns a DedupResult:
+
+        result = simdex.dedup(df["text"])                # any iterable of str: document i = texts[i]
+        clean = df.iloc[result.keep]                      # one per cluster, and every loner
+        result = simdex.dedup("crawl.jsonl.zst", "clean.jsonl.zst", id_field="url", keep="longest")
+        for c in result.clusters:
+            print(c.kept, c.documents, c.keys, c.distances)
+
+    source: a path (str or PathLike) read as the CLI reads it: JSON Lines (plain, .gz, .zst),
+        plain lines or a directory of text files ("-": standard input); or an iterable of str
+        (a list, a pandas Series, a datasets column): document i is the i-th text.
+    output: where to write the dataset without the dropped documents, atomically (None: write
+        nothing). A file source gives its kept lines unchanged, in input order (.gz/.zst:
+        compressed so); a directory the kept files' paths; texts JSON Lines {"text": ...}.
+    k: documents whose fingerprints differ in at most k bits (0..32) are near-duplicates;
+        DOCUMENT_K (7) is the README's choice for documents.
+    keep: which document of a cluster is kept: "first" (in input order), "longest" or
+        "shortest" (KEEP_POLICIES); ties go to the first.
+    shingle, weighting, stopwords: the fingerprint's settings, as simdex.fingerprint takes them.
+    input_format ("auto", "jsonl", "lines" or "dir"), id_field, text_field: how a file source
+        holds its documents (the CLI's --input-format, --id-field, --text-field); a string id is a
+        key (DedupCluster.keys), a record without one gets its line number.
+    index: keep the index of the documents at this path (its key map beside it); None: a
+        temporary one. memory: bound in bytes on the fingerprinting and the index build (None: a
+        quarter of RAM). threads: 0 uses all cores. temp_dir: where temporary files go (None: the
+        system's temporary directory).
+
+    The GIL is released while simdex works. Raises UsageError (bad k, keep, format, ...),
+    InputError (a malformed record, naming its line), FileError (a file that cannot be read or
+    written).
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 32:
+        raise UsageError(f"k must be an integer 0..32, not {k!r}")
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 0):
+        raise UsageError(f"memory must be a number of bytes (an int), not {memory!r}")
+    args = dict(output=None if output is None else _os.fsdecode(output), k=k, keep=keep, shingle=shingle,
+                weighting=weighting, stopwords=_stopword_list(stopwords), index=None if index is None
+                else _os.fsdecode(index), memory=memory or 0, threads=threads,
+                temp_dir=None if temp_dir is None else _os.fsdecode(temp_dir))
+    if isinstance(source, (str, bytes, _os.PathLike)):
+        raw = _simdex.dedup_file(_os.fsdecode(source), input_format=input_format, id_field=id_field,
+                                 text_field=text_field, **args)
+        return DedupResult(*raw, args["output"])
+    if (input_format, id_field, text_field) != ("auto", "id", "text"):
+        raise UsageError("input_format, id_field and text_field describe a file source; with texts, "
+                         "document i is texts[i]")
+    if not hasattr(source, "__iter__"):
+        raise TypeError(f"source must be a path or an iterable of str, not {type(source).__name__}")
+    with _tempfile.NamedTemporaryFile(prefix=".simdex-dedup-", suffix=".jsonl", dir=args["temp_dir"]) as spool:
+        _spool_texts(source, spool)
+        spool.flush()
+        raw = _simdex.dedup_file(spool.name, input_format="jsonl", id_field="id", text_field="text", **args)
+    return DedupResult(*raw, args["output"])

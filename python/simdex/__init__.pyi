@@ -6,6 +6,8 @@ import numpy as np
 import numpy.typing as npt
 
 __version__: str
+DOCUMENT_K: int
+KEEP_POLICIES: tuple[str, ...]
 
 _Path = Union[str, PathLike[str]]
 _U64s = Union[npt.ArrayLike, Sequence[int]]
@@ -143,3 +145,33 @@ class Index:
 
 def open(path: _Path, detect_changes: bool = True) -> Index:
     """Opens an index file (memory-mapped; O(1) in its size)."""
+
+class DedupCluster(NamedTuple):
+    """One cluster of near-duplicates found by dedup, members in input order."""
+    documents: npt.NDArray[np.int64]
+    kept: int
+    keys: Optional[list[Optional[str]]]
+    distances: npt.NDArray[np.int32]
+    fingerprints: npt.NDArray[np.uint64]
+    ids: npt.NDArray[np.uint64]
+    lines: npt.NDArray[np.uint64]
+
+class DedupResult:
+    """What dedup found: documents kept (one per cluster and every loner), removed, clusters."""
+    documents: int
+    removed: npt.NDArray[np.int64]
+    clusters: list[DedupCluster]
+    k: int
+    keep_policy: str
+    output: Optional[str]
+    def __init__(self, documents: int, removed: npt.NDArray[np.int64], k: int, keep_policy: str,
+                 clusters: list[tuple], output: Optional[str]) -> None: ...
+    @property
+    def keep(self) -> npt.NDArray[np.int64]: ...
+
+def dedup(source: Union[_Path, Iterable[Union[str, bytes]]], output: Optional[_Path] = None, *, k: int = 7,
+          keep: str = "first", shingle: int = 3, weighting: str = "frequency",
+          stopwords: Union[None, str, Iterable[str]] = None, input_format: str = "auto", id_field: str = "id",
+          text_field: str = "text", index: Optional[_Path] = None, memory: Optional[int] = None,
+          threads: int = 0, temp_dir: Optional[_Path] = None) -> DedupResult:
+    """Deduplicates a dataset (a JSONL/lines path, a directory or texts) as `simdex dedup` does."""

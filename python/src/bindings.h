@@ -8,8 +8,11 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
+
+#include "simdex/fingerprint.h"
 
 namespace simdex::python {
 
@@ -21,10 +24,16 @@ using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
 // Throws ValueError unless `fingerprints` and `ids` (when given) are 1-D and of one length.
 void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& ids);
 
+// The fingerprint settings of simdex.fingerprint and simdex.dedup; throws Error(errc::usage) for a
+// shingle size or weighting out of range.
+FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weighting,
+                                       std::vector<std::string> stopwords);
+
 void bind_errors(py::module_& m);
 void bind_fingerprint(py::module_& m);
 void bind_build(py::module_& m);
 void bind_index(py::module_& m);
+void bind_dedup(py::module_& m);
 
 // A 1-D array that owns `values` (moved, not copied).
 template <class T>

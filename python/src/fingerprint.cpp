@@ -7,24 +7,25 @@
 #include <vector>
 
 #include "python/src/bindings.h"
+#include "simdex/error.h"
 
 namespace simdex::python {
 
-namespace {
-
-FingerprintOptions options_of(unsigned shingle, const std::string& weighting,
-                              std::vector<std::string> stopwords) {
+FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weighting,
+                                       std::vector<std::string> stopwords) {
   FingerprintOptions o;
   if (shingle < 1 || shingle > FingerprintOptions::max_shingle_size)
-    throw py::value_error("shingle must be 1.." + std::to_string(FingerprintOptions::max_shingle_size));
+    throw Error(errc::usage, "shingle must be 1.." + std::to_string(FingerprintOptions::max_shingle_size));
   o.shingle_size = shingle;
   if (weighting == "binary")
     o.weighting = Weighting::binary;
   else if (weighting != "frequency")
-    throw py::value_error("weighting must be 'frequency' or 'binary', not '" + weighting + "'");
+    throw Error(errc::usage, "weighting must be 'frequency' or 'binary', not '" + weighting + "'");
   o.stopwords = std::move(stopwords);
   return o;
 }
+
+namespace {
 
 // The UTF-8 bytes of a str (valid while `owner` lives) or of a bytes object.
 std::string_view utf8_of(py::handle item, std::size_t position, py::object& owner) {
@@ -53,7 +54,7 @@ std::string_view utf8_of(py::handle item, std::size_t position, py::object& owne
 py::array_t<std::uint64_t> fingerprint_texts(const py::iterable& texts, unsigned shingle,
                                              const std::string& weighting, std::vector<std::string> stopwords,
                                              unsigned threads) {
-  const FingerprintOptions options = options_of(shingle, weighting, std::move(stopwords));
+  const FingerprintOptions options = fingerprint_options(shingle, weighting, std::move(stopwords));
   constexpr std::size_t batch_texts = 1 << 16, batch_bytes = std::size_t{64} << 20;
   std::vector<std::uint64_t> out;
   std::vector<py::object> owners;

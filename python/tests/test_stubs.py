@@ -18,11 +18,13 @@ def public(names):
 def test_stubs_name_every_public_name_and_method():
     tree = stub_tree()
     top = {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
-    assert set(simdex.__all__) <= top
+    constants = {t.id for node in tree.body if isinstance(node, ast.AnnAssign) for t in [node.target]}
+    assert set(simdex.__all__) <= top | constants
     assert top <= set(dir(simdex))
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-    for name in ("Index", "Builder", "Hit", "VerifyReport", "BuildSummary", "Problem"):
-        stubbed = public(n.name for n in classes[name].body if isinstance(n, ast.FunctionDef))
+    for name in ("Index", "Builder", "Hit", "VerifyReport", "BuildSummary", "Problem", "DedupResult"):
+        stubbed = public([n.name for n in classes[name].body if isinstance(n, ast.FunctionDef)] +
+                         [n.target.id for n in classes[name].body if isinstance(n, ast.AnnAssign)])
         structseq = {"n_fields", "n_sequence_fields", "n_unnamed_fields"}  # every C named tuple has these
         actual = public(dir(getattr(simdex, name))) - public(dir(tuple)) - structseq
         assert actual <= stubbed, f"{name}: not in the stubs: {sorted(actual - stubbed)}"
@@ -32,6 +34,7 @@ def test_stubs_name_every_public_name_and_method():
 def test_the_entry_points_have_docstrings_that_teach():
     for fn in (simdex.fingerprint, simdex.build, simdex.open, simdex.Builder, simdex.Index, simdex.Index.query,
                simdex.Index.join, simdex.Index.pairs, simdex.Index.clusters, simdex.Index.verify,
-               simdex.Index.info, simdex.Error):
+               simdex.Index.info, simdex.Error, simdex.dedup,
+               simdex.DedupResult, simdex.DedupCluster):
         assert fn.__doc__ and len(fn.__doc__) > 40, fn
     assert "with simdex.open(" in simdex.open.__doc__ and "Index" in simdex.open.__doc__
