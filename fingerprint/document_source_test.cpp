@@ -112,6 +112,22 @@ TEST_CASE("errors carry their kind") {
   CHECK(error_of((t.path / "d").string()) == "ok");
 }
 
+TEST_CASE("formats by name: the CLI's --input-format and Python's input_format") {
+  CHECK(simdex::document_format("auto") == DocumentFormat::automatic);
+  CHECK(simdex::document_format("jsonl") == DocumentFormat::jsonl);
+  CHECK(simdex::document_format("lines") == DocumentFormat::lines);
+  CHECK(simdex::document_format("dir") == DocumentFormat::directory);
+  for (const char* bad : {"", "JSONL", "directory", "xml"}) {
+    try {
+      simdex::document_format(bad);
+      FAIL("accepted " << bad);
+    } catch (const simdex::Error& e) {
+      CHECK(e.code() == simdex::errc::usage);
+      CHECK(std::string(e.what()).find("auto, jsonl, lines or dir") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("a stopwords file: one a line, CR LF and blank lines allowed") {
   TempDir t;
   CHECK(simdex::read_stopwords_file(t.write("stop.txt", "the\r\n\nand\nof")) ==
