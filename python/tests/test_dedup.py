@@ -137,6 +137,35 @@ def test_planted_duplicates_with_keys_equal_the_cli(cli, texts, tmp_path, keep):
     assert any(c.keys for c in result.clusters)
 
 
+@pytest.mark.parametrize("form", ["dir", "lines"])
+def test_directories_and_lines_equal_the_cli(cli, texts, tmp_path, form):
+    if form == "dir":  # files keyed by their paths; the output lists the kept paths
+        source = tmp_path / "docs"
+        for i, t in enumerate(texts[:200]):
+            (source / f"{i % 7}").mkdir(parents=True, exist_ok=True)
+            (source / f"{i % 7}" / f"doc-{i}.txt").write_text(t, encoding="utf-8")
+    else:
+        source = tmp_path / "docs.txt"
+        source.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    cli_out, report = cli_dedup(cli, source, tmp_path, "--input-format", form)
+    out = tmp_path / "py-out.txt"
+    result = simdex.dedup(source, out, input_format=form)
+    assert_same_as_report(result, report)
+    assert out.read_bytes() == cli_out
+    assert_consistent(result)
+    assert result.clusters
+    if form == "dir":
+        assert all(len(c.keys) == len(c.documents) and all(c.keys) for c in result.clusters)
+
+
+def test_texts_that_are_not_valid_unicode_are_repaired_not_refused():
+    odd = ["lone \ud800 surrogate w1 w2 w3", "lone \ud800 surrogate w1 w2 w3", b"\xff\xfe w1 w2"]
+    result = simdex.dedup(odd)
+    assert result.removed.tolist() == [1]
+    fps = simdex.fingerprint(odd)
+    assert result.clusters[0].fingerprints.tolist() == fps[:2].tolist()
+
+
 def test_clusters_are_the_brute_force_components(texts):
     result = simdex.dedup(texts, k=6)
     fps = simdex.fingerprint(texts)
