@@ -110,12 +110,14 @@ void report(const DedupOptions& o, std::string_view stage, std::uint64_t done, s
   if (o.progress) o.progress(stage, done, total);
 }
 
+// Calls each(doc) for every document of an input, in input order; returns the format it was read as.
+using ReadDocuments = std::function<DocumentFormat(const std::function<void(const Document&)>& each)>;
+
 // Pass 1: every document's record and fingerprint into `builder`, every id into `keys`.
-DocumentFormat read_documents(const std::string& input, const DedupOptions& o, IndexBuilder& builder,
+DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, IndexBuilder& builder,
                               KeyMapBuilder& keys, std::vector<Record>& records) {
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   const std::size_t batch_bytes = std::max<std::uint64_t>(memory / 16, 1 << 20);
-  DocumentSource docs(input, document_options(o));
   std::vector<std::string> texts;
   std::vector<std::string_view> views;
   std::vector<std::uint64_t> fingerprints;
@@ -134,16 +136,45 @@ DocumentFormat read_documents(const std::string& input, const DedupOptions& o, I
     held = 0;
     report(o, "fingerprinting", records.size(), 0);
   };
-  Document doc;
-  while (docs.next(doc)) {
+  const DocumentFormat format = read([&](const Document& doc) {
     keys.add(doc);
     records.push_back({doc.id, 0, doc.line, doc.text.size(), doc.id_kind});
     texts.emplace_back(doc.text);
     held += doc.text.size() + sizeof(std::string);
     if (held >= batch_bytes || texts.size() >= 4096) flush();
-  }
+  });
   flush();
-  return docs.format();
+  return format;
+}
+
+ReadDocuments read_file(const std::string& input, const DedupOptions& o) {
+  return [&input, &o](const std::function<void(const Document&)>& each) {
+    DocumentSource docs(input, document_options(o));
+    Document doc;
+    while (docs.next(doc)) each(doc);
+    return docs.format();
+  };
+}
+
+// Texts in batches: document i is the i-th text, id i, as on line i + 1 of a JSON Lines file of
+// records without an id.
+ReadDocuments read_texts(const TextBatches& next) {
+  return [&next](const std::function<void(const Document&)>& each) {
+    std::vector<std::string_view> batch;
+    Document doc;
+    doc.id_kind = IdKind::line;
+    for (std::uint64_t n = 0;;) {
+      batch.clear();
+      next(batch);
+      if (batch.empty()) return DocumentFormat::jsonl;
+      for (const std::string_view text : batch) {
+        doc.id = n;
+        doc.line = ++n;
+        doc.text = text;
+        each(doc);
+      }
+    }
+  };
 }
 
 // The index's clusters as groups of documents: a stored fingerprint's ids are resolved to the
@@ -201,7 +232,7 @@ void cluster_documents(const Index& index, const std::vector<Record>& records, c
   });
 }
 
-DedupResult find_in_file(const std::string& input, const DedupOptions& o) {
+DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
   if (o.k > 32) throw Error(errc::usage, "k must be 0..32, not " + std::to_string(o.k));
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   BuildOptions build;
@@ -221,7 +252,7 @@ DedupResult find_in_file(const std::string& input, const DedupOptions& o) {
   std::string index_path = o.index;
   {
     IndexBuilder builder(build);
-    result.format = read_documents(input, o, builder, keys, records);
+    result.format = read_documents(read, o, builder, keys, records);
     result.documents = records.size();
     keys.check();  // a collision stops the run before the index is written
     if (index_path.empty()) {
@@ -310,7 +341,12 @@ auto with_input(const std::string& input, const DedupOptions& options, Fn fn) {
 }  // namespace
 
 DedupResult find_duplicates(const std::string& input, const DedupOptions& options) {
-  return with_input(input, options, [&](const std::string& path) { return find_in_file(path, options); });
+  return with_input(input, options,
+                    [&](const std::string& path) { return find_in(read_file(path, options), options); });
+}
+
+DedupResult find_duplicates(const TextBatches& texts, const DedupOptions& options) {
+  return find_in(read_texts(texts), options);
 }
 
 void write_deduplicated(const std::string& input, const DedupResult& result, const std::string& output,
@@ -323,7 +359,7 @@ void write_deduplicated(const std::string& input, const DedupResult& result, con
 
 DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
   return with_input(input, options, [&](const std::string& path) {
-    DedupResult result = find_in_file(path, options);
+    DedupResult result = find_in(read_file(path, options), options);
     write_from_file(path, result, output, options);
     return result;
   });

@@ -166,6 +166,56 @@ TEST_CASE("dedup equals brute force: clusters, the kept document per policy, the
   }
 }
 
+TEST_CASE("texts in batches: the answers of a JSON Lines file of them without ids; brute force") {
+  TempDir t;
+  const auto docs = make_docs(16, 200);
+  {
+    std::ofstream out(t.file("texts.jsonl"), std::ios::binary);
+    for (const Doc& d : docs) out << "{\"text\": \"" << d.text << "\"}\n";
+  }
+  Fingerprinter fingerprinter;
+  std::vector<std::uint64_t> fp;
+  for (const Doc& d : docs) fp.push_back(fingerprinter.fingerprint(d.text));
+  auto members_of = [](const DedupResult& r) {
+    std::vector<std::vector<std::uint64_t>> out;  // document, id, line, kept, distance, bytes
+    for (const DedupCluster& c : r.clusters)
+      for (std::size_t i = 0; i < c.members.size(); ++i) {
+        const DedupMember& m = c.members[i];
+        out.push_back({m.document, m.id, m.line, i == c.kept, m.distance, m.bytes, m.fingerprint,
+                       static_cast<std::uint64_t>(m.id_kind)});
+      }
+    return out;
+  };
+  for (const std::size_t batch_size : {std::size_t{1}, std::size_t{7}, docs.size()}) {
+    CAPTURE(batch_size);
+    DedupOptions o;
+    o.keep = KeepPolicy::longest;
+    o.temp_dir = t.path.string();
+    std::size_t at = 0, calls = 0;
+    const DedupResult r = find_duplicates(
+        [&](std::vector<std::string_view>& batch) {
+          ++calls;
+          for (; at < docs.size() && batch.size() < batch_size; ++at) batch.push_back(docs[at].text);
+        },
+        o);
+    CHECK(calls == (docs.size() + batch_size - 1) / batch_size + 1);  // and the empty one that ends
+    const DedupResult file = find_duplicates(t.file("texts.jsonl"), o);
+    CHECK(r.documents == docs.size());
+    CHECK(r.removed == file.removed);
+    CHECK(members_of(r) == members_of(file));
+    std::vector<std::vector<std::size_t>> got;
+    for (const DedupCluster& c : r.clusters) {
+      got.emplace_back();
+      for (const DedupMember& m : c.members) got.back().push_back(m.document);
+    }
+    std::sort(got.begin(), got.end());
+    CHECK(got == brute_force(fp, kDocumentK));
+  }
+  const DedupResult none = find_duplicates([](std::vector<std::string_view>&) {}, DedupOptions{});
+  CHECK(none.documents == 0);
+  CHECK(none.clusters.empty());
+}
+
 TEST_CASE("the output is compressed by its name; plain otherwise; the kept index has the key map") {
   TempDir t;
   const auto docs = make_docs(5, 40);

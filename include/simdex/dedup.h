@@ -98,6 +98,16 @@ struct DedupResult {
 // copied to a temporary file, or a directory) and picks the document each keeps.
 SIMDEX_EXPORT DedupResult find_duplicates(const std::string& input, const DedupOptions& options);
 
+// Texts handed over in batches, for callers that hold their documents (Python's simdex.dedup):
+// each call fills `batch` (empty on entry) with the next texts, which stay valid until the next
+// call; a call that adds none ends the input.
+using TextBatches = std::function<void(std::vector<std::string_view>& batch)>;
+
+// find_duplicates over texts: document i is the i-th text, with id i (IdKind::line) and line i + 1,
+// as if the texts were the lines of a JSON Lines file of {"text": ...} records without ids (the
+// answers are that file's). options.documents does not apply.
+SIMDEX_EXPORT DedupResult find_duplicates(const TextBatches& texts, const DedupOptions& options);
+
 // Writes `input` without the documents `result` drops to `output`, atomically ("-": standard
 // output). JSON Lines and plain lines: the kept lines byte for byte, in input order (blank lines of
 // JSON Lines, which are no documents, are left out; a last line without a newline gets one);

@@ -283,13 +283,14 @@ class DedupResult:
 
 
 def _spool_texts(texts, spool):
-    """Writes texts to the binary file spool as JSON Lines {"text": ...}: line i is document i."""
+    """Writes texts to the binary file spool as JSON Lines {"text": ...}: line i is document i, as
+    the library's find_duplicates over texts numbers them."""
     lines = []
     for i, t in enumerate(texts):
         if isinstance(t, str):  # lone surrogates pass as bytes that UTF-8 repair replaces, as fingerprint()
             line = _json.dumps(t, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        elif isinstance(t, (bytes, bytearray, memoryview)):
-            line = _json.dumps(bytes(t).decode("utf-8", "surrogateescape"),
+        elif isinstance(t, bytes):
+            line = _json.dumps(t.decode("utf-8", "surrogateescape"),
                                ensure_ascii=False).encode("utf-8", "surrogateescape")
         else:
             raise TypeError(f"texts must hold str (or UTF-8 bytes); item {i} is {type(t).__name__}")
@@ -315,7 +316,9 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
 
     source: a path (str or PathLike) read as the CLI reads it: JSON Lines (plain, .gz, .zst),
         plain lines or a directory of text files ("-": standard input); or an iterable of str
-        (a list, a pandas Series, a datasets column): document i is the i-th text.
+        or UTF-8 bytes (a list, a pandas Series, a datasets column, a generator): document i is
+        the i-th text, read once, in batches (Ctrl-C stops between them); with `output` the
+        texts are first copied to a temporary JSON Lines file (in temp_dir).
     output: where to write the dataset without the dropped documents, atomically (None: write
         nothing). A file source gives its kept lines unchanged, in input order (.gz/.zst:
         compressed so); a directory the kept files' paths; texts JSON Lines {"text": ...}.
@@ -329,7 +332,8 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         key (DedupCluster.keys), a record without one gets its line number.
     index: keep the index of the documents at this path (its key map beside it); None: a
         temporary one. memory: bound in bytes on the fingerprinting and the index build (None: a
-        quarter of RAM). threads: 0 uses all cores. temp_dir: where temporary files go (None: the
+        quarter of RAM); the clustering needs about 90 bytes per document beside it. threads: 0
+        uses all cores. temp_dir: where temporary files go (the index, sort runs; None: the
         system's temporary directory).
 
     The GIL is released while simdex works. Raises UsageError (bad k, keep, format, ...),
@@ -340,21 +344,25 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         raise UsageError(f"k must be an integer 0..32, not {k!r}")
     if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 0):
         raise UsageError(f"memory must be a number of bytes (an int), not {memory!r}")
-    args = dict(output=None if output is None else _os.fsdecode(output), k=k, keep=keep, shingle=shingle,
-                weighting=weighting, stopwords=_stopword_list(stopwords), index=None if index is None
-                else _os.fsdecode(index), memory=memory or 0, threads=threads,
+    args = dict(k=k, keep=keep, shingle=shingle, weighting=weighting, stopwords=_stopword_list(stopwords),
+                index=None if index is None else _os.fsdecode(index), memory=memory or 0, threads=threads,
                 temp_dir=None if temp_dir is None else _os.fsdecode(temp_dir))
+    output = None if output is None else _os.fsdecode(output)
     if isinstance(source, (str, bytes, _os.PathLike)):
-        raw = _simdex.dedup_file(_os.fsdecode(source), input_format=input_format, id_field=id_field,
+        raw = _simdex.dedup_file(_os.fsdecode(source), output, input_format=input_format, id_field=id_field,
                                  text_field=text_field, **args)
-        return DedupResult(*raw, args["output"])
+        return DedupResult(*raw, output)
     if (input_format, id_field, text_field) != ("auto", "id", "text"):
         raise UsageError("input_format, id_field and text_field describe a file source; with texts, "
                          "document i is texts[i]")
     if not hasattr(source, "__iter__"):
         raise TypeError(f"source must be a path or an iterable of str, not {type(source).__name__}")
+    if output is None:  # the texts go to the library in batches, as they come
+        return DedupResult(*_simdex.dedup_texts(source, **args), None)
+    # The output holds the kept texts: they are read twice, so they go through a JSON Lines file.
     with _tempfile.NamedTemporaryFile(prefix=".simdex-dedup-", suffix=".jsonl", dir=args["temp_dir"]) as spool:
         _spool_texts(source, spool)
         spool.flush()
-        raw = _simdex.dedup_file(spool.name, input_format="jsonl", id_field="id", text_field="text", **args)
-    return DedupResult(*raw, args["output"])
+        raw = _simdex.dedup_file(spool.name, output, input_format="jsonl", id_field="id", text_field="text",
+                                 **args)
+    return DedupResult(*raw, output)

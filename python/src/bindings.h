@@ -9,6 +9,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,11 @@ void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& id
 // shingle size or weighting out of range.
 FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weighting,
                                        std::vector<std::string> stopwords);
+
+// The UTF-8 bytes of a str (valid while `owner` lives; lone surrogates as they are, for the UTF-8
+// repair of spec/FINGERPRINT.md to replace) or of a bytes object; TypeError naming `position`
+// for anything else.
+std::string_view utf8_of(py::handle item, std::size_t position, py::object& owner);
 
 void bind_errors(py::module_& m);
 void bind_fingerprint(py::module_& m);

@@ -1,5 +1,5 @@
-// simdex.dedup over a file: simdex::find_duplicates / simdex::dedup (the engine of `simdex dedup`)
-// with the GIL released; the result goes back as plain tuples of numpy arrays that
+// simdex.dedup over a file or texts: simdex::find_duplicates / simdex::dedup (the engine of `simdex
+// dedup`) with the GIL released; the result goes back as plain tuples of numpy arrays that
 // simdex/__init__.py turns into a DedupResult.
 #include "simdex/dedup.h"
 
@@ -48,17 +48,10 @@ py::tuple cluster_tuple(const DedupCluster& c) {
                         to_numpy(std::move(ids)), to_numpy(std::move(lines)));
 }
 
-// (documents, removed documents, k, keep policy name, clusters) of simdex/__init__.py's dedup.
-py::tuple dedup_file(const std::string& source, const std::optional<std::string>& output, unsigned k,
-                     const std::string& keep, unsigned shingle, const std::string& weighting,
-                     std::vector<std::string> stopwords, const std::string& input_format,
-                     const std::string& id_field, const std::string& text_field,
-                     const std::optional<std::string>& index, std::uint64_t memory, unsigned threads,
-                     const std::optional<std::string>& temp_dir) {
+DedupOptions options_of(unsigned k, const std::string& keep, unsigned shingle, const std::string& weighting,
+                        std::vector<std::string> stopwords, const std::optional<std::string>& index,
+                        std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir) {
   DedupOptions o;
-  o.documents.format = document_format(input_format);
-  o.documents.id_field = id_field;
-  o.documents.text_field = text_field;
   o.fingerprint = fingerprint_options(shingle, weighting, std::move(stopwords));
   o.k = k;
   o.keep = keep_policy(keep);
@@ -66,17 +59,71 @@ py::tuple dedup_file(const std::string& source, const std::optional<std::string>
   o.memory_bytes = memory;
   o.threads = threads;
   o.temp_dir = temp_dir.value_or("");
-  DedupResult r;
-  {
-    py::gil_scoped_release unlocked;
-    r = output ? dedup(source, *output, o) : find_duplicates(source, o);
-  }
+  return o;
+}
+
+// (documents, removed documents, k, keep policy name, clusters) of simdex/__init__.py's dedup.
+py::tuple result_tuple(const DedupResult& r) {
   py::list clusters;
   for (const DedupCluster& c : r.clusters) clusters.append(cluster_tuple(c));
   std::vector<std::uint64_t> removed_u64 = r.removed_documents();
   std::vector<std::int64_t> removed(removed_u64.begin(), removed_u64.end());
   return py::make_tuple(py::int_(r.documents), to_numpy(std::move(removed)), py::int_(r.k),
                         py::str(std::string(keep_policy_name(r.keep))), clusters);
+}
+
+py::tuple dedup_file(const std::string& source, const std::optional<std::string>& output, unsigned k,
+                     const std::string& keep, unsigned shingle, const std::string& weighting,
+                     std::vector<std::string> stopwords, const std::optional<std::string>& index,
+                     std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
+                     const std::string& input_format, const std::string& id_field,
+                     const std::string& text_field) {
+  DedupOptions o =
+      options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads, temp_dir);
+  o.documents.format = document_format(input_format);
+  o.documents.id_field = id_field;
+  o.documents.text_field = text_field;
+  DedupResult r;
+  {
+    py::gil_scoped_release unlocked;
+    r = output ? dedup(source, *output, o) : find_duplicates(source, o);
+  }
+  return result_tuple(r);
+}
+
+// The texts of an iterable, read in batches with the GIL held while the library works without it.
+py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& keep, unsigned shingle,
+                      const std::string& weighting, std::vector<std::string> stopwords,
+                      const std::optional<std::string>& index, std::uint64_t memory, unsigned threads,
+                      const std::optional<std::string>& temp_dir) {
+  const DedupOptions o =
+      options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads, temp_dir);
+  constexpr std::size_t batch_texts = 4096, batch_bytes = std::size_t{16} << 20;
+  const py::iterator items = py::iter(texts);
+  std::vector<py::object> owners;  // the batch's texts, alive until the next call
+  std::size_t position = 0;
+  const TextBatches next = [&](std::vector<std::string_view>& batch) {
+    py::gil_scoped_acquire locked;
+    owners.clear();
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C between batches
+    for (std::size_t bytes = 0; batch.size() < batch_texts && bytes < batch_bytes;) {
+      const py::object item = py::reinterpret_steal<py::object>(PyIter_Next(items.ptr()));
+      if (!item) {
+        if (PyErr_Occurred()) throw py::error_already_set();
+        break;
+      }
+      py::object owner;
+      batch.push_back(utf8_of(item, position++, owner));
+      owners.push_back(std::move(owner));
+      bytes += batch.back().size();
+    }
+  };
+  DedupResult r;
+  {
+    py::gil_scoped_release unlocked;
+    r = find_duplicates(next, o);
+  }
+  return result_tuple(r);
 }
 
 }  // namespace
@@ -87,8 +134,11 @@ void bind_dedup(py::module_& m) {
   for (KeepPolicy p : kKeepPolicies) policies.append(std::string(keep_policy_name(p)));
   m.attr("KEEP_POLICIES") = py::tuple(policies);
   m.def("dedup_file", &dedup_file, py::arg("source"), py::arg("output"), py::arg("k"), py::arg("keep"),
-        py::arg("shingle"), py::arg("weighting"), py::arg("stopwords"), py::arg("input_format"),
-        py::arg("id_field"), py::arg("text_field"), py::arg("index"), py::arg("memory"), py::arg("threads"),
+        py::arg("shingle"), py::arg("weighting"), py::arg("stopwords"), py::arg("index"), py::arg("memory"),
+        py::arg("threads"), py::arg("temp_dir"), py::arg("input_format"), py::arg("id_field"),
+        py::arg("text_field"));
+  m.def("dedup_texts", &dedup_texts, py::arg("texts"), py::arg("k"), py::arg("keep"), py::arg("shingle"),
+        py::arg("weighting"), py::arg("stopwords"), py::arg("index"), py::arg("memory"), py::arg("threads"),
         py::arg("temp_dir"));
 }
 

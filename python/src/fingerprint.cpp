@@ -25,9 +25,6 @@ FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weig
   return o;
 }
 
-namespace {
-
-// The UTF-8 bytes of a str (valid while `owner` lives) or of a bytes object.
 std::string_view utf8_of(py::handle item, std::size_t position, py::object& owner) {
   Py_ssize_t size = 0;
   if (PyUnicode_Check(item.ptr())) {
@@ -50,6 +47,8 @@ std::string_view utf8_of(py::handle item, std::size_t position, py::object& owne
   throw py::type_error("texts must hold str (or UTF-8 bytes); item " + std::to_string(position) + " is " +
                        std::string(py::str(py::type::handle_of(item).attr("__name__"))));
 }
+
+namespace {
 
 py::array_t<std::uint64_t> fingerprint_texts(const py::iterable& texts, unsigned shingle,
                                              const std::string& weighting, std::vector<std::string> stopwords,

@@ -181,8 +181,8 @@ def test_texts_equal_the_path_form(texts, tmp_path):
     source = tmp_path / "texts.jsonl"
     write_jsonl(source, [{"text": t} for t in texts])
     by_path = simdex.dedup(source, k=5, keep="longest")
-    for form in (texts, iter(texts), tuple(texts)):
-        by_texts = simdex.dedup(form, k=5, keep="longest")
+    for form, output in ((texts, None), (iter(texts), None), (tuple(texts), tmp_path / "out.jsonl")):
+        by_texts = simdex.dedup(form, output, k=5, keep="longest")
         assert by_texts.documents == by_path.documents == len(texts)
         assert by_texts.keep.tolist() == by_path.keep.tolist()
         assert by_texts.removed.tolist() == by_path.removed.tolist()
@@ -198,6 +198,16 @@ def test_texts_output_holds_the_kept_texts(texts, tmp_path):
     as_str = [t.decode() if isinstance(t, bytes) else t for t in everything]
     assert kept == [as_str[i] for i in result.keep]
     assert len(everything) - 1 in result.removed  # the duplicate of odd[0] goes
+
+
+def test_an_exception_of_the_iterable_goes_through(texts):
+    def failing():
+        yield from texts * 6  # past the first batch (4096 texts)
+        raise RuntimeError("the source broke")
+
+    with pytest.raises(RuntimeError, match="the source broke"):
+        simdex.dedup(failing())
+    assert simdex.dedup(texts[:10]).documents == 10  # and the module still works
 
 
 def test_keep_policies_pick_by_length(texts):
