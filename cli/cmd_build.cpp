@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/lines.h"
+#include "cli/pair_input.h"
 #include "cli/progress.h"
 #include "cli/text_options.h"
 #include "io/input_stream.h"
@@ -74,18 +75,8 @@ void run_build(const BuildArgs& a) {
     builder.add(fingerprint, id);
     if ((builder.pairs_added() & 0xfffff) == 0) progress.update("reading", builder.pairs_added(), 0);
   };
-  if (a.text) {
-    TextOptions text = a.text_options;  // a document line is held whole (and parsed): keep it in the bound
-    const uint64_t memory = options.memory_bytes ? options.memory_bytes : default_memory_bytes();
-    text.max_line_bytes = std::min<uint64_t>(text.max_line_bytes, memory / 4);
-    for_each_text_fingerprint(a.input, text, a.output, [&](uint64_t id, uint64_t fp) { add(fp, id); });
-  } else {
-    io::InputStream in(a.input);
-    PairReader reader(in.name());
-    std::string line;
-    while (in.next_line(line))
-      if (auto pair = reader.parse(line)) add(pair->first, pair->second);
-  }
+  for_each_input_pair(a.input, a.text, a.text_options,
+                      options.memory_bytes ? options.memory_bytes : default_memory_bytes(), a.output, add);
   const BuildSummary s = builder.write(a.output);
   progress.finish();
   if (!a.quiet) {

@@ -15,5 +15,8 @@ void add_fingerprint_command(CLI::App& app);  // cli/cmd_fingerprint.cpp
 void add_join_command(CLI::App& app);         // cli/cmd_join.cpp
 void add_pairs_command(CLI::App& app);        // cli/cmd_pairs.cpp
 void add_clusters_command(CLI::App& app);     // cli/cmd_clusters.cpp
+void add_add_command(CLI::App& app);          // cli/cmd_add.cpp: index sets
+void add_remove_command(CLI::App& app);       // cli/cmd_remove.cpp
+void add_merge_command(CLI::App& app);        // cli/cmd_merge.cpp
 
 }  // namespace simdex::cli

@@ -36,6 +36,9 @@ int main(int argc, char** argv) {
   simdex::cli::add_join_command(app);
   simdex::cli::add_pairs_command(app);
   simdex::cli::add_clusters_command(app);
+  simdex::cli::add_add_command(app);
+  simdex::cli::add_remove_command(app);
+  simdex::cli::add_merge_command(app);
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;
   try {
