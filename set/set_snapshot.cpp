@@ -195,7 +195,6 @@ void SetSnapshot::for_each_live(
     const std::function<void(uint64_t, std::size_t, const IdList&)>& visit) const {
   for (std::size_t i = 0; i < members_.size(); ++i)
     reader::for_each_fingerprint(*members_[i].index, [&](uint64_t f, const IdList& ids) {
-      if (i == 0 && members_[0].all_live) return visit(f, 0, ids);
       const Resolved r = resolve(f, i, ids);
       if (r.home == i) visit(f, i, r.ids);
     });
