@@ -103,34 +103,33 @@ SetManifest SetManifest::decode(const uint8_t* data, std::size_t size) {
   const uint32_t member_count = load_le32(data + 32), tombstone_count = load_le32(data + 36);
   m.block_bytes = load_le32(data + 40);
   m.max_distance = data[44];
-  // Rule 6 over the header first, then per entry below (after rule 8 knows where they are): the
-  // entries' reserved bytes are checked in a first pass so that rule 6 precedes rules 7 and 8.
   if (load_le32(data + 12) != 0 || !all_zero(data + 45, 11))
     fail(errc::reserved_nonzero, "flags or reserved header bytes are not 0");
-  // Entry walk (bounds-checked, overflow-safe: every quantity below is at most size).
+  if (m.generation == 0) fail(errc::bad_header_field, "generation is 0");
+  if (member_count < 1 || member_count > kMaxSetEntries)
+    fail(errc::bad_header_field, "member_count " + std::to_string(member_count) + " is not in [1, 65536]");
+  if (tombstone_count > kMaxSetEntries)
+    fail(errc::bad_header_field, "tombstone_count " + std::to_string(tombstone_count) + " is above 65536");
+  if (const std::string why = check_block_bytes(m.block_bytes); !why.empty()) fail(errc::bad_header_field, why);
+  if (m.max_distance > 64)
+    fail(errc::bad_header_field, "max_distance " + std::to_string(m.max_distance) + " > 64");
+  // The entries, bounds-checked (every quantity below is at most size, so nothing overflows).
   struct Raw {
     std::size_t at;
     std::size_t name_bytes;
   };
   std::vector<Raw> raw;
-  const uint64_t total = uint64_t{member_count} + tombstone_count;
-  std::string layout_error;
   std::size_t at = kSetHeaderBytes;
-  for (uint64_t i = 0; i < total && i <= 2 * uint64_t{kMaxSetEntries}; ++i) {
-    if (size - at < kSetEntryBytes) {
-      layout_error = "entry " + std::to_string(i) + " runs past the end of the manifest";
-      break;
-    }
+  for (uint64_t i = 0; i < uint64_t{member_count} + tombstone_count; ++i) {
+    if (size - at < kSetEntryBytes)
+      fail(errc::set_layout, "entry " + std::to_string(i) + " runs past the end of the manifest");
     const std::size_t name_bytes = load_le16(data + at + 40);
-    if (size - at - kSetEntryBytes < padded(name_bytes)) {
-      layout_error = "the name of entry " + std::to_string(i) + " runs past the end of the manifest";
-      break;
-    }
+    if (size - at - kSetEntryBytes < padded(name_bytes))
+      fail(errc::set_layout, "the name of entry " + std::to_string(i) + " runs past the end of the manifest");
     raw.push_back({at, name_bytes});
     at += kSetEntryBytes + padded(name_bytes);
   }
-  if (layout_error.empty() && at != size)
-    layout_error = std::to_string(size - at) + " bytes follow the last entry";
+  if (at != size) fail(errc::set_layout, std::to_string(size - at) + " bytes follow the last entry");
   for (std::size_t i = 0; i < raw.size(); ++i) {
     const uint8_t* e = data + raw[i].at;
     const bool tombstone = i >= member_count;
@@ -139,16 +138,6 @@ SetManifest SetManifest::decode(const uint8_t* data, std::size_t size) {
         (tombstone && load_le64(e + 32) != 0))
       fail(errc::reserved_nonzero, "entry " + std::to_string(i) + ": reserved bytes or padding are not 0");
   }
-  if (m.generation == 0) fail(errc::bad_header_field, "generation is 0");
-  if (member_count < 1 || member_count > kMaxSetEntries)
-    fail(errc::bad_header_field, "member_count " + std::to_string(member_count) + " is not in [1, 65536]");
-  if (tombstone_count > kMaxSetEntries)
-    fail(errc::bad_header_field, "tombstone_count " + std::to_string(tombstone_count) + " is above 65536");
-  if (const std::string why = check_block_bytes(m.block_bytes); !why.empty())
-    fail(errc::bad_header_field, why);
-  if (m.max_distance > 64)
-    fail(errc::bad_header_field, "max_distance " + std::to_string(m.max_distance) + " > 64");
-  if (!layout_error.empty()) fail(errc::set_layout, layout_error);
 
   std::set<std::string_view> names;
   for (std::size_t i = 0; i < raw.size(); ++i) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference reader for simdex index files (spec/FORMAT.md, version 1.x).
+"""Independent reference reader for simdex index files (spec/FORMAT.md, version 1.x) and index sets
+(spec/SET.md: open_set, set_query, set_info; `info`, `query` and `verify` below take a set too).
 
 Written from spec/FORMAT.md alone, with the Python 3.11 standard library only. It is slow and
 simple on purpose: its job is to say what the spec says, so that the C++ reader can be checked
@@ -967,31 +968,27 @@ def decode_manifest(data):
     block_bytes, k = _u32(data, 40), data[44]
     if _u32(data, 12) != 0 or any(data[45:56]):
         raise SimdexError("reserved_nonzero", "header")
-    raw, layout, at = [], None, SET_HEADER_BYTES
-    for i in range(min(mcount + tcount, 2 * MAX_SET_ENTRIES + 1)):
-        if size - at < SET_ENTRY_BYTES:
-            layout = "entry %d runs past the end" % i
-            break
-        nb = _u16(data, at + 40)
-        if size - at - SET_ENTRY_BYTES < _pad8(nb):
-            layout = "name of entry %d runs past the end" % i
-            break
-        raw.append((at, nb))
-        at += SET_ENTRY_BYTES + _pad8(nb)
-    if layout is None and at != size:
-        layout = "%d bytes follow the last entry" % (size - at)
-    for i, (at, nb) in enumerate(raw):
-        if any(data[at + 42:at + 48]) or any(data[at + 48 + nb:at + 48 + _pad8(nb)]) or \
-                (i >= mcount and _u64(data, at + 32) != 0):
-            raise SimdexError("reserved_nonzero", "entry %d" % i)
     if generation == 0:
         raise SimdexError("bad_header_field", "generation 0")
     if not 1 <= mcount <= MAX_SET_ENTRIES or tcount > MAX_SET_ENTRIES:
         raise SimdexError("bad_header_field", "member_count %d, tombstone_count %d" % (mcount, tcount))
     if block_bytes % 8 or not 32 <= block_bytes <= 1048576 or k > 64:
         raise SimdexError("bad_header_field", "block_bytes %d, max_distance %d" % (block_bytes, k))
-    if layout is not None:
-        raise SimdexError("set_layout", layout)
+    raw, at = [], SET_HEADER_BYTES
+    for i in range(mcount + tcount):
+        if size - at < SET_ENTRY_BYTES:
+            raise SimdexError("set_layout", "entry %d runs past the end" % i)
+        nb = _u16(data, at + 40)
+        if size - at - SET_ENTRY_BYTES < _pad8(nb):
+            raise SimdexError("set_layout", "name of entry %d runs past the end" % i)
+        raw.append((at, nb))
+        at += SET_ENTRY_BYTES + _pad8(nb)
+    if at != size:
+        raise SimdexError("set_layout", "%d bytes follow the last entry" % (size - at))
+    for i, (at, nb) in enumerate(raw):
+        if any(data[at + 42:at + 48]) or any(data[at + 48 + nb:at + 48 + _pad8(nb)]) or \
+                (i >= mcount and _u64(data, at + 32) != 0):
+            raise SimdexError("reserved_nonzero", "entry %d" % i)
     members, tombstones, names = [], [], set()
     for i, (at, nb) in enumerate(raw):
         name = bytes(data[at + 48:at + 48 + nb])
