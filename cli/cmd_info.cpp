@@ -51,6 +51,16 @@ void run_info(const InfoArgs& a) {
       "bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} "
       "({:+.2f})\n",
       mean, i.floor_bits_per_entry, mean - i.floor_bits_per_entry);
+  if (i.is_set) {  // spec/SET.md: the members instead of tables
+    out.print("set            generation {}, {} tombstone file(s) removing {} id(s)\n", i.generation,
+              i.tombstone_count, i.removed_ids);
+    out.print("\n{:>18}  {:>12}  {:>12}  {:>14}  {}\n", "generation", "fingerprints", "ids", "bytes",
+              "member");
+    for (const auto& m : i.members)
+      out.print("{:>18}  {:>12}  {:>12}  {:>14}  {} ({}, {} tables)\n", m.generation, m.fingerprint_count,
+                m.id_count, m.file_bytes, printable(m.name), printable(m.scheme_name), m.table_count);
+    return out.close();
+  }
   out.print("\n{:>5}  {:>6}  {:>10}  {:>14}  {:>10}\n", "table", "prefix", "blocks", "bytes", "bits/entry");
   for (std::size_t t = 0; t < i.tables.size(); ++t)
     out.print("{:>5}  {:>6}  {:>10}  {:>14}  {:>10.2f}\n", t, i.tables[t].prefix_bits,

@@ -110,7 +110,8 @@ SetManifest SetManifest::decode(const uint8_t* data, std::size_t size) {
     fail(errc::bad_header_field, "member_count " + std::to_string(member_count) + " is not in [1, 65536]");
   if (tombstone_count > kMaxSetEntries)
     fail(errc::bad_header_field, "tombstone_count " + std::to_string(tombstone_count) + " is above 65536");
-  if (const std::string why = check_block_bytes(m.block_bytes); !why.empty()) fail(errc::bad_header_field, why);
+  if (const std::string why = check_block_bytes(m.block_bytes); !why.empty())
+    fail(errc::bad_header_field, why);
   if (m.max_distance > 64)
     fail(errc::bad_header_field, "max_distance " + std::to_string(m.max_distance) + " > 64");
   // The entries, bounds-checked (every quantity below is at most size, so nothing overflows).
