@@ -1,8 +1,10 @@
 // simdex add: (fingerprint, id) lines in, a new member of an index set out.
 #include <chrono>
 #include <filesystem>
+#include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "cli/pair_input.h"
 #include "cli/set_output.h"
 #include "simdex/builder.h"
@@ -42,6 +44,12 @@ void run_add(const AddArgs& a) {
   for_each_input_pair(a.input, a.text, a.text_options,
                       build.memory_bytes ? build.memory_bytes : default_memory_bytes(), a.set,
                       [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
+  if (builder.pairs_added() == 0 && set.exists()) {
+    if (!a.quiet)
+      std::cerr << "simdex: " << printable(a.input) << " holds no pairs; " << printable(a.set)
+                << " is unchanged\n";
+    return;
+  }
   const SetChange change = set.add(builder);
   report_set_change(a, "added", change,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
