@@ -10,6 +10,7 @@
 #include "reader/fingerprint_scan.h"
 #include "reader/index_impl.h"
 #include "set/set_files.h"
+#include "set/set_merge.h"
 #include "set/set_snapshot.h"
 #include "simdex/set.h"
 #include "writer/atomic_file.h"
@@ -55,8 +56,14 @@ struct SetWriter::State {
 
   // Writes `builder` as the member named for `generation`; checks it suits the set.
   format::SetEntry write_member(IndexBuilder& builder, uint64_t generation, SetChange& change) {
-    const std::string name = set::member_name(path, generation), file = set::entry_path(path, name);
-    builder.write(file);
+    const std::string name = set::member_name(path, generation);
+    builder.write(set::entry_path(path, name));
+    return published_member(name, generation, change);
+  }
+
+  // The entry of the member just written as `name`; checks it suits the set.
+  format::SetEntry published_member(const std::string& name, uint64_t generation, SetChange& change) {
+    const std::string file = set::entry_path(path, name);
     auto impl = reader::open_file(file, OpenOptions{.detect_changes = false});
     const auto& h = impl->file.header();
     if (manifest && (h.max_distance != manifest->max_distance || h.block_bytes != manifest->block_bytes)) {
@@ -85,20 +92,16 @@ struct SetWriter::State {
     build.block_bytes = m.block_bytes;
     build.scheme.reset();
     if (build.temp_dir.empty()) build.temp_dir = set::set_directory(path);
-    IndexBuilder builder(build);
-    for (const auto& member : snapshot->members())
-      reader::for_each_fingerprint(*member.index, [&](uint64_t f, const IdList& ids) {
-        change.merged_entries += ids.size();
-        for (uint64_t id : ids)
-          if (snapshot->live(id, member)) builder.add(f, id);
-      });
     const uint64_t generation = m.generation + 1;
     format::SetManifest next = m;
     next.generation = generation;
     next.members.clear();
     for (std::size_t i = 0; i < m.members.size(); ++i)
       if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) next.members.push_back(m.members[i]);
-    next.members.push_back(write_member(builder, generation, change));
+    const std::string name = set::member_name(path, generation);
+    const set::MergeSummary merged = set::write_merged(*snapshot, set::entry_path(path, name), build);
+    change.merged_entries += merged.entries_read;
+    next.members.push_back(published_member(name, generation, change));
     drop_unneeded_tombstones(next);
     publish(std::move(next), change);
   }
