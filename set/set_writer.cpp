@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -52,6 +53,24 @@ struct SetWriter::State {
     change.generation = next.generation;
     change.members = next.members.size();
     manifest = std::move(next);
+  }
+
+  // Files a writer that died before publishing (or before removing them) left: the names writers
+  // give (SET_NAME-G.sdx, .sdt) that the manifest does not name. Under the lock, so no writer is at
+  // work; a reader of an older manifest that misses one reads the manifest again (set_snapshot.cpp).
+  void remove_orphans() {
+    std::set<std::string> named;
+    for (const auto* list : {&manifest->members, &manifest->tombstones})
+      for (const auto& e : *list) named.insert(e.name);
+    const std::string prefix = std::filesystem::path(path).filename().string() + "-";
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(set::set_directory(path), ec)) {
+      const std::string name = f.path().filename().string();
+      const bool ours = name.size() == prefix.size() + 20 && name.compare(0, prefix.size(), prefix) == 0 &&
+                        (name.ends_with(".sdx") || name.ends_with(".sdt")) &&
+                        name.find_first_not_of("0123456789abcdef", prefix.size()) == prefix.size() + 16;
+      if (ours && !named.count(name)) ::unlink(f.path().c_str());
+    }
   }
 
   // Writes `builder` as the member named for `generation`; checks it suits the set.
@@ -145,6 +164,7 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
   } catch (const Error& e) {
     throw Error(e.code(), "'" + state_->path + "': " + e.detail());
   }
+  state_->remove_orphans();
 }
 
 SetWriter::~SetWriter() = default;

@@ -316,6 +316,19 @@ TEST_CASE("a manifest naming files outside its directory is refused") {
   }
 }
 
+TEST_CASE("a writer removes the files a writer that died left unpublished") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}});
+  const std::string orphan = set::entry_path(s, set::member_name(s, 9)), other = dir.file("mine.sdx");
+  std::ofstream(orphan) << "left by a killed writer";
+  std::ofstream(other) << "not a set file";
+  SetWriter w(s);
+  CHECK_FALSE(std::filesystem::exists(orphan));
+  CHECK(std::filesystem::exists(other));
+  CHECK(Index::open(s).fingerprint_count() == 1);
+}
+
 TEST_CASE("two writers: the second waits or fails clearly, never loses an update") {
   TempDir dir;
   const std::string s = dir.file("s.sdxs");
