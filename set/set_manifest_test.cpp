@@ -2,7 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <random>
+
 #include "format/checksum.h"
+#include "format/endian.h"
 #include "simdex/error.h"
 
 using namespace simdex;
@@ -89,4 +92,33 @@ TEST_CASE("tombstones round-trip and are checked against their entry") {
   CHECK(format::Tombstone::decode(bytes.data(), bytes.size(), e).ids == t.ids);
   e.generation = 6;
   CHECK_THROWS_AS(format::Tombstone::decode(bytes.data(), bytes.size(), e), Error);
+}
+
+TEST_CASE("hostile manifests: random mutations and truncations are rejected or decoded, never a crash") {
+  const auto good = sample().encode();
+  std::mt19937_64 rng(5);
+  std::size_t rejected = 0;
+  for (int round = 0; round < 20000; ++round) {
+    auto b = good;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) b[rng() % b.size()] = static_cast<uint8_t>(rng());
+    if (rng() % 4 == 0) b.resize(rng() % (b.size() + 1));
+    if (rng() % 2) {  // a mutation that keeps the checksum right reaches the later rules
+      if (b.size() >= 64) {
+        format::Checksum64 c;
+        c.update(b.data(), 56);
+        c.update(b.data() + 64, b.size() - 64);
+        format::store_le64(b.data() + 56, c.digest());
+        format::store_le64(b.data() + 16, b.size());
+      }
+    }
+    try {
+      const SetManifest m = SetManifest::decode(b.data(), b.size());
+      for (const auto* list : {&m.members, &m.tombstones})
+        for (const auto& e : *list) CHECK(format::check_entry_name(e.name).empty());
+    } catch (const Error&) {
+      ++rejected;
+    }
+  }
+  CHECK(rejected > 10000);
 }

@@ -167,8 +167,11 @@ void SetSnapshot::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out)
     Hit hit;
     std::size_t member;
   };
-  std::vector<Found> found;
-  std::vector<Hit> hits;
+  // Per-thread scratch, as a file's query keeps it (member hits are views: nothing is kept alive).
+  thread_local std::vector<Found> found;
+  thread_local std::vector<Hit> hits;
+  thread_local std::vector<std::pair<std::size_t, IdList>> holders;
+  found.clear();
   for (std::size_t i = 0; i < members_.size(); ++i) {
     members_[i].index->query(fingerprint, k, hits);
     for (auto& h : hits) found.push_back({std::move(h), i});
@@ -179,7 +182,6 @@ void SetSnapshot::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out)
                                                     : a.member < b.member;
   });
   out.clear();
-  std::vector<std::pair<std::size_t, IdList>> holders;
   for (std::size_t g = 0; g < found.size();) {
     holders.clear();
     std::size_t e = g;
