@@ -35,7 +35,20 @@ void run_info(const InfoArgs& a) {
       out.print(R"({}{{"prefix_bits":{},"blocks":{},"bytes":{},"bits_per_entry":{:.4f}}})", t ? "," : "",
                 i.tables[t].prefix_bits, i.tables[t].block_count, i.tables[t].bytes,
                 i.tables[t].bits_per_entry);
-    out.print("]}}\n");
+    out.print("]");
+    if (i.is_set) {  // spec/SET.md's names
+      out.print(R"(,"generation":{},"tombstone_count":{},"removed_ids":{},"members":[)", i.generation,
+                i.tombstone_count, i.removed_ids);
+      for (std::size_t m = 0; m < i.members.size(); ++m) {
+        out.print(R"({}{{"name":)", m ? "," : "");
+        append_json_string(out.buffer(), i.members[m].name);
+        out.print(R"(,"generation":{},"fingerprint_count":{},"id_count":{},"file_bytes":{}}})",
+                  i.members[m].generation, i.members[m].fingerprint_count, i.members[m].id_count,
+                  i.members[m].file_bytes);
+      }
+      out.print("]");
+    }
+    out.print("}}\n");
     return out.close();
   }
   out.print("index          {}\n", printable(a.index));
