@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
 
 #include "format/endian.h"
 #include "reader/fingerprint_scan.h"
@@ -195,11 +196,46 @@ void SetSnapshot::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out)
 
 void SetSnapshot::for_each_live(
     const std::function<void(uint64_t, std::size_t, const IdList&)>& visit) const {
-  for (std::size_t i = 0; i < members_.size(); ++i)
-    reader::for_each_fingerprint(*members_[i].index, [&](uint64_t f, const IdList& ids) {
-      const Resolved r = resolve(f, i, ids);
-      if (r.home == i) visit(f, i, r.ids);
-    });
+  bool ascending = true;
+  for (const auto& m : members_) ascending = ascending && reader::table0_ascending(*m.index);
+  if (!ascending) {  // members in another order: each fingerprint looked up in every member
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      reader::for_each_fingerprint(*members_[i].index, [&](uint64_t f, const IdList& ids) {
+        const Resolved r = resolve(f, i, ids);
+        if (r.home == i) visit(f, i, r.ids);
+      });
+    return;
+  }
+  // A k-way merge of the members' tables 0: every fingerprint once, ascending, from its holders.
+  std::vector<reader::FingerprintCursor> cursors;
+  for (const auto& m : members_) cursors.emplace_back(*m.index);
+  using Head = std::pair<uint64_t, std::size_t>;  // (fingerprint, member)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (std::size_t i = 0; i < cursors.size(); ++i)
+    if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+  std::vector<std::pair<std::size_t, IdList>> holders;
+  while (!heads.empty()) {
+    const uint64_t f = heads.top().first;
+    holders.clear();
+    while (!heads.empty() && heads.top().first == f) {
+      const std::size_t i = heads.top().second;
+      heads.pop();
+      holders.emplace_back(i, cursors[i].ids());
+      cursors[i].next();
+      if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+    }
+    std::sort(holders.begin(), holders.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const IdList ids = merge_live(holders);
+    if (ids.empty()) continue;
+    std::size_t home = holders[0].first;  // the first member holding a live id of f
+    for (const auto& [m, list] : holders)
+      if (std::any_of(list.begin(), list.end(), [&](uint64_t id) { return live(id, members_[m]); })) {
+        home = m;
+        break;
+      }
+    visit(f, home, ids);
+  }
+  for (const auto& m : members_) m.index->check_unchanged();
 }
 
 uint64_t SetSnapshot::fingerprint_count() const {
