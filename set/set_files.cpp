@@ -40,7 +40,7 @@ std::string tombstone_name(const std::string& manifest_path, uint64_t generation
 }
 
 std::vector<uint8_t> read_whole_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const int err = errno;
@@ -72,8 +72,13 @@ void require_regular_file(const std::string& path) {
 }
 
 bool starts_with_set_magic(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
   if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // the index reader refuses it with its message
+    ::close(fd);
+    return false;
+  }
   uint8_t head[8];
   const ssize_t r = ::pread(fd, head, sizeof head, 0);
   ::close(fd);
