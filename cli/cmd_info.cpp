@@ -54,17 +54,21 @@ void run_info(const InfoArgs& a) {
   }
   out.print("index          {}\n", printable(a.index));
   out.print("format         {}.{}\n", i.version_major, i.version_minor);
-  out.print("scheme         {} ({} tables, k = {})\n", printable(i.scheme_name), i.tables.size(),
-            i.max_distance);
+  if (i.is_set)  // a set's tables are its members'
+    out.print("scheme         {} (k = {})\n", printable(i.scheme_name), i.max_distance);
+  else
+    out.print("scheme         {} ({} tables, k = {})\n", printable(i.scheme_name), i.tables.size(),
+              i.max_distance);
   out.print("fingerprints   {} distinct\n", i.fingerprint_count);
   out.print("ids            {} (fingerprint, id) pairs\n", i.id_count);
   out.print("block size     {} bytes\n", i.block_bytes);
   out.print("file size      {} bytes ({:.2f} bytes per fingerprint; ids {} bytes)\n", i.file_bytes,
             n > 0 ? static_cast<double>(i.file_bytes) / n : 0.0, i.ids_bytes);
-  out.print(
-      "bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} "
-      "({:+.2f})\n",
-      mean, i.floor_bits_per_entry, mean - i.floor_bits_per_entry);
+  if (!i.is_set)
+    out.print(
+        "bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} "
+        "({:+.2f})\n",
+        mean, i.floor_bits_per_entry, mean - i.floor_bits_per_entry);
   if (i.is_set) {  // spec/SET.md: the members instead of tables
     out.print("set            generation {}, {} tombstone file(s) removing {} id(s)\n", i.generation,
               i.tombstone_count, i.removed_ids);
