@@ -17,6 +17,7 @@
 #include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/pair_input.h"
 #include "cli/progress.h"
 #include "cli/text_options.h"
 #include "io/input_stream.h"
@@ -122,17 +123,9 @@ void run_build(const BuildArgs& a) {
     options.scheme = Scheme::named(a.scheme, a.k, 0);
   IndexBuilder builder(options);
 
-  if (a.text) {
-    TextOptions text = a.text_options;  // a document line is held whole (and parsed): keep it in the bound
-    const uint64_t memory = options.memory_bytes ? options.memory_bytes : default_memory_bytes();
-    text.max_line_bytes = std::min<uint64_t>(text.max_line_bytes, memory / 4);
-    for_each_text_fingerprint(
-        a.input, text, to_stdout ? "" : a.output, [&](uint64_t id, uint64_t fp) { builder.add(fp, id); },
-        &progress, "reading");
-  } else {
-    io::InputStream in(a.input);
-    for_each_pair_line(in, progress, "reading", [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
-  }
+  for_each_input_pair(
+      a.input, a.text, a.text_options, options.memory_bytes ? options.memory_bytes : default_memory_bytes(),
+      to_stdout ? "" : a.output, progress, [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
   const BuildSummary s = builder.write(target);
   if (to_stdout) {
     stream_to_stdout(target);

@@ -36,22 +36,49 @@ void run_info(const InfoArgs& a) {
       out.print(R"({}{{"prefix_bits":{},"blocks":{},"bytes":{},"bits_per_entry":{:.4f}}})", t ? "," : "",
                 i.tables[t].prefix_bits, i.tables[t].block_count, i.tables[t].bytes,
                 i.tables[t].bits_per_entry);
-    out.print("]}}\n");
+    out.print("]");
+    if (i.is_set) {  // spec/SET.md's names
+      out.print(R"(,"generation":{},"tombstone_count":{},"removed_ids":{},"members":[)", i.generation,
+                i.tombstone_count, i.removed_ids);
+      for (std::size_t m = 0; m < i.members.size(); ++m) {
+        out.print(R"({}{{"name":)", m ? "," : "");
+        append_json_string(out.buffer(), i.members[m].name);
+        out.print(R"(,"generation":{},"fingerprint_count":{},"id_count":{},"file_bytes":{}}})",
+                  i.members[m].generation, i.members[m].fingerprint_count, i.members[m].id_count,
+                  i.members[m].file_bytes);
+      }
+      out.print("]");
+    }
+    out.print("}}\n");
     return out.close();
   }
   out.print("index          {}\n", printable(a.index));
   out.print("format         {}.{}\n", i.version_major, i.version_minor);
-  out.print("scheme         {} ({} tables, k = {})\n", printable(i.scheme_name), i.tables.size(),
-            i.max_distance);
+  if (i.is_set)  // a set's tables are its members'
+    out.print("scheme         {} (k = {})\n", printable(i.scheme_name), i.max_distance);
+  else
+    out.print("scheme         {} ({} tables, k = {})\n", printable(i.scheme_name), i.tables.size(),
+              i.max_distance);
   out.print("fingerprints   {} distinct\n", i.fingerprint_count);
   out.print("ids            {} (fingerprint, id) pairs\n", i.id_count);
   out.print("block size     {} bytes\n", i.block_bytes);
   out.print("file size      {} bytes ({:.2f} bytes per fingerprint; ids {} bytes)\n", i.file_bytes,
             n > 0 ? static_cast<double>(i.file_bytes) / n : 0.0, i.ids_bytes);
-  out.print(
-      "bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} "
-      "({:+.2f})\n",
-      mean, i.floor_bits_per_entry, mean - i.floor_bits_per_entry);
+  if (!i.is_set)
+    out.print(
+        "bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} "
+        "({:+.2f})\n",
+        mean, i.floor_bits_per_entry, mean - i.floor_bits_per_entry);
+  if (i.is_set) {  // spec/SET.md: the members instead of tables
+    out.print("set            generation {}, {} tombstone file(s) removing {} id(s)\n", i.generation,
+              i.tombstone_count, i.removed_ids);
+    out.print("\n{:>18}  {:>12}  {:>12}  {:>14}  {}\n", "generation", "fingerprints", "ids", "bytes",
+              "member");
+    for (const auto& m : i.members)
+      out.print("{:>18}  {:>12}  {:>12}  {:>14}  {} ({}, {} tables)\n", m.generation, m.fingerprint_count,
+                m.id_count, m.file_bytes, printable(m.name), printable(m.scheme_name), m.table_count);
+    return out.close();
+  }
   out.print("\n{:>5}  {:>6}  {:>10}  {:>14}  {:>10}\n", "table", "prefix", "blocks", "bytes", "bits/entry");
   for (std::size_t t = 0; t < i.tables.size(); ++t)
     out.print("{:>5}  {:>6}  {:>10}  {:>14}  {:>10.2f}\n", t, i.tables[t].prefix_bits,

@@ -80,9 +80,7 @@ class ChunkedJoin {
     options_.threads = a.threads;
     if (a.force) options_.work_limit = UINT64_MAX;
     options_.with_ids = true;
-    options_.progress = [this](uint64_t done, uint64_t total) {
-      progress_.update("join: queries x tables", done, total);
-    };
+    options_.progress = [this](uint64_t done, uint64_t total) { progress_.update(stage_, done, total); };
   }
   void add(const Query& q) {
     if (queries_.size() == chunk_) run();
@@ -97,6 +95,9 @@ class ChunkedJoin {
 
  private:
   void run() {
+    // Each chunk is a stage of its own: its rate and ETA start with it.
+    const uint64_t chunk = query_count_ / chunk_ + 1;
+    stage_ = chunk == 1 ? "join: queries x tables" : fmt::format("join: chunk {}, queries x tables", chunk);
     std::vector<JoinHit> sorted;  // --sort only
     const BatchStats s = join(index_, queries_, options_, [&](std::span<const JoinHit> batch) {
       if (a_.sort)
@@ -128,6 +129,7 @@ class ChunkedJoin {
   Output& out_;
   const std::optional<KeyMap> keys_;  // --keys
   Progress& progress_;
+  std::string stage_;  // of the chunk being joined
   BatchOptions options_;
   uint64_t chunk_ = 0, query_count_ = 0;
   std::vector<Query> queries_;

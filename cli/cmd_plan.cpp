@@ -5,7 +5,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
 #include "simdex/scheme.h"
@@ -40,23 +42,10 @@ struct Estimate {
 
 // "1000000", "1e9", "250M", "2G" (K/M/G/T: powers of 1000).
 uint64_t parse_count(const std::string& text) {
-  std::size_t end = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  const std::string units = "KMGT";
-  if (end > 0 && end + 1 == text.size()) {
-    const auto at = units.find(static_cast<char>(std::toupper(static_cast<unsigned char>(text[end]))));
-    if (at == std::string::npos) end = 0;
-    value *= std::pow(1000.0, static_cast<double>(at + 1));
-    if (end > 0) end = text.size();
-  }
-  if (end != text.size() || !(value >= 1) || value > 1e15)
+  const std::optional<double> value = parse_scaled(text, 1000, false);
+  if (!value || !(*value >= 1) || *value > 1e15)
     throw Error(errc::usage, "N " + text + ": expected a count of fingerprints such as 1000000, 1e9 or 250M");
-  return static_cast<uint64_t>(value);
+  return static_cast<uint64_t>(*value);
 }
 
 // log2 C(2^64, n) / n in bits: the least any encoding of a set of n distinct fingerprints needs.
@@ -96,16 +85,6 @@ std::vector<std::pair<std::string, Scheme>> candidates_for(unsigned k) {
   return out;
 }
 
-std::string human_bytes(double b) {
-  const char* units[] = {"B", "kB", "MB", "GB", "TB", "PB"};
-  int i = 0;
-  while (b >= 1000 && i < 5) {
-    b /= 1000;
-    ++i;
-  }
-  return fmt::format("{:.1f} {}", b, units[i]);
-}
-
 void run_plan(const PlanArgs& a) {
   const uint64_t count = parse_count(a.count);
   const Scheme chosen = Scheme::automatic(count, a.k);
@@ -133,7 +112,7 @@ void run_plan(const PlanArgs& a) {
                                    ? std::to_string(e.shortest_prefix)
                                    : fmt::format("{}-{}", e.shortest_prefix, e.longest_prefix);
     out.print("{} {:<18} {:>6} {:>7} {:>11} {:>12.3g} {:>12.3g}\n", e.automatic ? "*" : " ", e.name, e.tables,
-              prefix, human_bytes(e.file_bytes), e.candidates, e.latency_us);
+              prefix, human_count(e.file_bytes, Progress::Unit::bytes), e.candidates, e.latency_us);
   }
   out.print("\n* the automatic choice (`simdex build -k {}` without --scheme): {}\n", a.k, chosen.name);
   out.close();

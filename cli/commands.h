@@ -16,6 +16,9 @@ void add_join_command(CLI::App& app);         // cli/cmd_join.cpp
 void add_pairs_command(CLI::App& app);        // cli/cmd_pairs.cpp
 void add_clusters_command(CLI::App& app);     // cli/cmd_clusters.cpp
 void add_dedup_command(CLI::App& app);        // cli/cmd_dedup.cpp
+void add_add_command(CLI::App& app);          // cli/cmd_add.cpp: index sets
+void add_remove_command(CLI::App& app);       // cli/cmd_remove.cpp
+void add_merge_command(CLI::App& app);        // cli/cmd_merge.cpp
 void add_plan_command(CLI::App& app);         // cli/cmd_plan.cpp
 void add_help_command(CLI::App& app);         // cli/cmd_help.cpp: last, it lists the others
 

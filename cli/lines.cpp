@@ -78,29 +78,30 @@ void for_each_pair_line(io::InputStream& in, Progress& progress, std::string_vie
   show();
 }
 
-// "512M", "2G", "1500000" (bytes), with K/M/G/T suffixes (powers of 1024, an optional trailing B or iB).
-uint64_t parse_size(const std::string& text, const std::string& option) {
+std::optional<double> parse_scaled(const std::string& text, double base, bool bytes) {
   std::size_t end = 0;
   double value = 0;
   try {
     value = std::stod(text, &end);
   } catch (const std::exception&) {
-    end = 0;
+    return std::nullopt;
   }
   std::string unit = text.substr(end);
   for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (unit.size() > 1 && unit.back() == 'B') unit.pop_back();
-  if (unit.size() > 1 && unit.back() == 'I') unit.pop_back();
+  if (bytes && unit.size() > 1 && unit.back() == 'B') unit.pop_back();
+  if (bytes && unit.size() > 1 && unit.back() == 'I') unit.pop_back();
+  if (bytes && unit == "B") unit.clear();
   const std::string units = "KMGT";
-  double scale = 1;
-  if (unit.size() == 1 && units.find(unit[0]) != std::string::npos)
-    scale = std::pow(1024.0, static_cast<double>(units.find(unit[0]) + 1));
-  else if (!unit.empty() && unit != "B")
-    end = 0;
-  const double bytes = value * scale;
-  if (end == 0 || !(bytes >= 1 << 20) || bytes > 1e18)
+  if (unit.empty()) return value;
+  if (unit.size() != 1 || units.find(unit[0]) == std::string::npos) return std::nullopt;
+  return value * std::pow(base, static_cast<double>(units.find(unit[0]) + 1));
+}
+
+uint64_t parse_size(const std::string& text, const std::string& option) {
+  const std::optional<double> bytes = parse_scaled(text, 1024, true);
+  if (!bytes || !(*bytes >= 1 << 20) || *bytes > 1e18)
     throw Error(errc::usage, option + " " + text + ": expected a size of at least 1M, such as 512M or 2G");
-  return static_cast<uint64_t>(bytes);
+  return static_cast<uint64_t>(*bytes);
 }
 
 }  // namespace simdex::cli

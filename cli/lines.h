@@ -16,6 +16,10 @@ namespace simdex::cli {
 std::optional<uint64_t> parse_fingerprint(std::string_view s);
 std::optional<uint64_t> parse_id(std::string_view s);  // decimal only
 
+// A number with an optional K/M/G/T suffix (either case) meaning powers of `base`, and with `bytes`
+// an optional trailing B or iB: "512M", "2GiB", "1e9", "250k". Nothing when it is not one.
+std::optional<double> parse_scaled(const std::string& text, double base, bool bytes);
+
 // A memory size such as "512M", "2G" or "1500000" (bytes), K/M/G/T meaning powers of 1024 (an optional
 // trailing B or iB); at least 1M. Throws Error(usage) naming `option`.
 uint64_t parse_size(const std::string& text, const std::string& option);

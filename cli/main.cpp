@@ -37,8 +37,11 @@ int main(int argc, char** argv) {
   simdex::cli::add_pairs_command(app);
   simdex::cli::add_clusters_command(app);
   simdex::cli::add_dedup_command(app);
+  simdex::cli::add_add_command(app);
+  simdex::cli::add_remove_command(app);
+  simdex::cli::add_merge_command(app);
   simdex::cli::add_plan_command(app);
-  simdex::cli::add_help_command(app);
+  simdex::cli::add_help_command(app);  // last: it lists the commands registered before it
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;
   try {

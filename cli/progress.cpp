@@ -39,12 +39,13 @@ void Progress::update(std::string_view stage, uint64_t done, uint64_t total, Uni
   const auto now = clock::now();
   if (stage != stage_) {
     stage_ = stage;
-    stage_start_ = now;
   } else if (showing_ && now - last_ < std::chrono::milliseconds(250) && done != total) {
     return;
   }
   last_ = now;
-  const double seconds = std::chrono::duration<double>(now - stage_start_).count();
+  auto start = std::find_if(starts_.begin(), starts_.end(), [&](const auto& s) { return s.first == stage; });
+  if (start == starts_.end()) start = starts_.insert(starts_.end(), {std::string(stage), now});
+  const double seconds = std::chrono::duration<double>(now - start->second).count();
   const double rate = seconds > 0.2 ? static_cast<double>(done) / seconds : 0;
   std::string line = stage_ + " ";
   if (total > 0) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace simdex::cli {
 
@@ -18,7 +20,9 @@ class Progress {
   // Whether a command shows progress: stderr a terminal and not `quiet`, or `force`.
   static bool wanted(bool quiet, bool force = false) { return force || (!quiet && stderr_is_terminal()); }
 
-  // `done` of `total` units (total 0: unknown, then a count and a rate). A new stage restarts the rate.
+  // `done` of `total` units (total 0: unknown, then a count and a rate). The rate counts from the
+  // first update of the stage, so a stage that alternates with another (join: reading a chunk of
+  // queries, joining it) shows its rate over the whole work, and an ETA that holds.
   void update(std::string_view stage, uint64_t done, uint64_t total, Unit unit = Unit::items);
   void finish();  // ends the line, if one is showing
   bool enabled() const { return enabled_; }
@@ -28,8 +32,9 @@ class Progress {
   bool enabled_;
   bool showing_ = false;
   std::string stage_;
-  clock::time_point last_{}, stage_start_{};
-  std::size_t width_ = 0;  // of the line shown, cleared by the next
+  clock::time_point last_{};
+  std::vector<std::pair<std::string, clock::time_point>> starts_;  // of each stage seen
+  std::size_t width_ = 0;                                          // of the line shown, cleared by the next
 };
 
 // "12.3 MB", "4.56M", "789": a count of `unit`s, short.

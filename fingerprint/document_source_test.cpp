@@ -135,3 +135,25 @@ TEST_CASE("a stopwords file: one a line, CR LF and blank lines allowed") {
   CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path / "none.txt").string()),
                        doctest::Contains("io: cannot open"), simdex::Error);
 }
+
+TEST_CASE("position(): bytes of a file read so far of its size; files of a directory") {
+  TempDir t;
+  const std::string content = "{\"id\": 1, \"text\": \"one\"}\n{\"id\": 2, \"text\": \"two\"}\n";
+  DocumentSource file(t.write("docs.jsonl", content));
+  CHECK(file.position().in_bytes);
+  CHECK(file.position().total == content.size());
+  read_all(file);
+  CHECK(file.position().done == content.size());
+
+  t.write("in/a.txt", "alpha");
+  t.write("in/b.txt", "beta");
+  DocumentSource dir((t.path / "in").string());
+  CHECK(!dir.position().in_bytes);
+  CHECK(dir.position().done == 0);
+  CHECK(dir.position().total == 2);
+  Document d;
+  REQUIRE(dir.next(d));
+  CHECK(dir.position().done == 1);
+  read_all(dir);
+  CHECK(dir.position().done == 2);
+}

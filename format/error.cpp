@@ -50,6 +50,22 @@ std::string_view errc_name(errc code) {
       return "coverage";
     case errc::work_limit:
       return "work_limit";
+    case errc::manifest_checksum:
+      return "manifest_checksum";
+    case errc::set_layout:
+      return "set_layout";
+    case errc::bad_member_name:
+      return "bad_member_name";
+    case errc::entry_order:
+      return "entry_order";
+    case errc::member_missing:
+      return "member_missing";
+    case errc::member_mismatch:
+      return "member_mismatch";
+    case errc::bad_tombstone:
+      return "bad_tombstone";
+    case errc::stale_manifest:
+      return "stale_manifest";
   }
   return "unknown";
 }

@@ -6,6 +6,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -173,4 +175,30 @@ TEST_CASE("read_line on any stream: the bound holds there too") {
   CHECK(simdex::io::read_line(s, line, 3) == simdex::io::LineResult::ok);
   CHECK(line == "ab");
   CHECK(simdex::io::read_line(s, line, 3) == simdex::io::LineResult::too_long);
+}
+
+TEST_CASE("a file's size and the bytes read of it (compressed bytes for a compressed file), for progress") {
+  const std::string text = sample_lines(20000);
+  for (const std::string& bytes : {text, gzip(text), zstd(text)}) {
+    const std::string path = "input_stream_test_progress.tmp";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << bytes;
+    }
+    InputStream in(path);
+    CHECK(in.size() == bytes.size());
+    std::string line, all;
+    uint64_t last = 0;
+    bool grew_midway = false;
+    while (in.next_line(line)) {
+      all += line + "\n";
+      CHECK(in.bytes_read() >= last);
+      grew_midway |= in.bytes_read() > 0 && in.bytes_read() < bytes.size();
+      last = in.bytes_read();
+    }
+    CHECK(all == text);
+    CHECK(in.bytes_read() == bytes.size());
+    CHECK(grew_midway == (bytes.size() > (1u << 16)));  // read in 64 KiB pieces, not at once
+    std::remove(path.c_str());
+  }
 }

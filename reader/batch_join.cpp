@@ -215,6 +215,7 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
 
 BatchStats join(const Index& index, std::span<const Query> queries, const BatchOptions& options,
                 const std::function<void(std::span<const JoinHit>)>& on_hits) {
+  if (const auto& set = index_impl(index).composite) return set->join(queries, options, on_hits);
   return read_checked(index_impl(index), true,
                       [&] { return join_unchecked(index, queries, options, on_hits); });
 }

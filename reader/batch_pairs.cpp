@@ -45,6 +45,7 @@ static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& o
 
 BatchStats find_pairs(const Index& index, const BatchOptions& options,
                       const std::function<void(std::span<const NearPair>)>& on_pairs) {
+  if (const auto& set = index_impl(index).composite) return set->find_pairs(options, on_pairs);
   return read_checked(index_impl(index), true,
                       [&] { return find_pairs_unchecked(index, options, on_pairs); });
 }

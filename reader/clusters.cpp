@@ -62,6 +62,8 @@ static BatchStats find_clusters_unchecked(
 BatchStats find_clusters(const Index& index, const BatchOptions& options,
                          const ClusterOptions& cluster_options,
                          const std::function<void(std::span<const ClusterMember>)>& on_cluster) {
+  if (const auto& set = index_impl(index).composite)
+    return set->find_clusters(options, cluster_options, on_cluster);
   return read_checked(index_impl(index), true,
                       [&] { return find_clusters_unchecked(index, options, cluster_options, on_cluster); });
 }

@@ -9,14 +9,16 @@ namespace simdex {
 uint64_t IdList::iterator::operator*() const { return format::load_le64(p_); }
 
 const Index::Impl& index_impl(const Index& index) { return *index.impl_; }
+Index index_from_impl(std::unique_ptr<Index::Impl> impl) { return Index(std::move(impl)); }
 
 Index::Index(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Index::Index(Index&&) noexcept = default;
 Index& Index::operator=(Index&&) noexcept = default;
 Index::~Index() = default;
 
-Index Index::open(const std::string& path, const OpenOptions& options) {
-  auto impl = std::make_unique<Impl>();
+std::unique_ptr<Index::Impl> reader::open_file(const std::string& path, const OpenOptions& options) {
+  auto impl = std::make_unique<Index::Impl>();
+  impl->options = options;
   impl->mapping = std::make_unique<reader::MappedFile>(path, options.detect_changes);
   if (const auto* watch = impl->mapping->watch()) impl->changed = &watch->changed_flag();
   try {
@@ -26,8 +28,10 @@ Index Index::open(const std::string& path, const OpenOptions& options) {
     if (e.code() == errc::file_changed) throw;
     throw Error(e.code(), "'" + path + "': " + e.detail());
   }
-  return Index(std::move(impl));
+  return impl;
 }
+
+bool Index::is_set() const { return impl_->composite != nullptr; }
 
 void throw_file_changed(const Index::Impl& impl) {
   throw Error(errc::file_changed, "'" + impl.mapping->path() +
@@ -35,7 +39,10 @@ void throw_file_changed(const Index::Impl& impl) {
                                       "Publish index files by rename (README: Deploying index files)");
 }
 
-void Index::check_unchanged() const { throw_if_changed(*impl_, true); }
+void Index::check_unchanged() const {
+  if (impl_->composite) return impl_->composite->check_unchanged();
+  throw_if_changed(*impl_, true);
+}
 
 Index Index::from_buffer(const uint8_t* data, std::size_t size) {
   auto impl = std::make_unique<Impl>();
@@ -43,10 +50,18 @@ Index Index::from_buffer(const uint8_t* data, std::size_t size) {
   return Index(std::move(impl));
 }
 
-uint64_t Index::fingerprint_count() const { return impl_->file.header().fingerprint_count; }
-unsigned Index::max_distance() const { return impl_->file.header().max_distance; }
-unsigned Index::search_distance(int k) const { return impl_->file.search_distance(k); }
-std::size_t Index::table_count() const { return impl_->file.tables().size(); }
+uint64_t Index::fingerprint_count() const {
+  return impl_->composite ? impl_->composite->fingerprint_count() : impl_->file.header().fingerprint_count;
+}
+unsigned Index::max_distance() const {
+  return impl_->composite ? impl_->composite->max_distance() : impl_->file.header().max_distance;
+}
+unsigned Index::search_distance(int k) const {
+  return impl_->composite ? impl_->composite->search_distance(k) : impl_->file.search_distance(k);
+}
+std::size_t Index::table_count() const {
+  return impl_->composite ? impl_->composite->table_count() : impl_->file.tables().size();
+}
 
 std::vector<Hit> Index::query(uint64_t fingerprint, unsigned k) const {
   std::vector<Hit> out;
@@ -103,10 +118,13 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
 }  // namespace
 
 void Index::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const {
+  if (impl_->composite) [[unlikely]]
+    return impl_->composite->query(fingerprint, k, out);
   read_checked(*impl_, false, [&] { query_unchecked(impl_->file, fingerprint, k, out); });
 }
 
 IdList Index::ids_of(uint64_t fingerprint) const {
+  if (impl_->composite) return impl_->composite->ids_of(fingerprint);
   if (impl_->file.header().fingerprint_count == 0) return {};
   return read_checked(*impl_, false, [&] {
     const uint64_t rank = impl_->file.rank_of(fingerprint);
@@ -126,6 +144,7 @@ double floor_bits_per_entry(uint64_t n) {
 }  // namespace
 
 IndexInfo Index::info() const {
+  if (impl_->composite) return impl_->composite->info();
   const reader::IndexFile& file = impl_->file;
   const auto& h = file.header();
   IndexInfo info;

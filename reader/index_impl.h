@@ -6,6 +6,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "reader/composite.h"
 #include "reader/index_file.h"
 #include "reader/mapped_file.h"
 #include "simdex/index.h"
@@ -16,9 +17,19 @@ struct Index::Impl {
   std::unique_ptr<reader::MappedFile> mapping;  // null for from_buffer
   reader::IndexFile file;
   const std::atomic<bool>* changed = nullptr;  // the mapping's ChangeWatch flag, null without one
+  // Set instead of the three above when the Index is an index set (set/): every call goes to it.
+  std::shared_ptr<const reader::IndexComposite> composite;
+  OpenOptions options;  // what open() was given (reopen uses them again)
 };
 
 const Index::Impl& index_impl(const Index& index);
+Index index_from_impl(std::unique_ptr<Index::Impl> impl);
+
+namespace reader {
+// Opens `path` as an index file (FORMAT.md), whatever its magic says: Error(bad_magic) for
+// anything else. Index::open (set/) calls it for files and for each member of a set.
+std::unique_ptr<Index::Impl> open_file(const std::string& path, const OpenOptions& options);
+}  // namespace reader
 
 [[noreturn]] void throw_file_changed(const Index::Impl& impl);
 

@@ -176,6 +176,7 @@ VerifyReport verify_unchecked(const Index::Impl& impl) {
 }  // namespace
 
 VerifyReport Index::verify() const {
+  if (impl_->composite) return impl_->composite->verify();
   return read_checked(*impl_, true, [&] { return verify_unchecked(*impl_); });
 }
 

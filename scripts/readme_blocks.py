@@ -6,7 +6,7 @@
       fast (ctest readme_commands): every command a block runs is a file of the repository, a file
       of the build (build/... is looked up in BUILD_DIR) or a program on PATH, and every path
       argument exists, or is made by an earlier command (-o PATH, --report PATH, --index PATH, > PATH,
-      python3 -m venv DIR) or by scripts/demo.
+      python3 -m venv DIR, `simdex add SET`) or by scripts/demo.
 """
 import os
 import re
@@ -108,7 +108,9 @@ def check(readme, source_dir, build_dir):
             elif program not in SHELL_WORDS and shutil.which(program) is None:
                 problems.append("block %d: %s: not a command on PATH (use build/cli/simdex)" % (n, program))
             for i, word in enumerate(words[1:], 1):
-                if words[i - 1] in ("-o", "--output", "--report", "--index"):  # options naming a file made
+                if words[i - 1] == "add" and program.endswith("simdex"):  # `simdex add SET`: creates SET
+                    made.add(word)
+                elif words[i - 1] in ("-o", "--output", "--report", "--index"):  # options naming a file made
                     made.add(word)
                 elif looks_like_path(word) and not exists(word):
                     problems.append("block %d: %s: no such file (and no earlier command makes it)" % (n, word))

@@ -1,6 +1,7 @@
 """Progress bars (issue 16): on a terminal every long command shows stage, bar, done/total (bytes of
 the input file, compressed bytes for a compressed one) and, once it knows, a rate and an ETA; nothing
-with --quiet, nothing when stderr is not a terminal. The terminal is a pseudo-terminal (pty module).
+with --quiet, nothing when stderr is not a terminal; `build -o -` refuses a terminal as stdout. The
+terminal is a pseudo-terminal (pty module).
 
 usage: cli_progress_test.py SIMDEX
 """
@@ -104,6 +105,12 @@ def main():
             check(f"{name}: nothing when stderr is not a terminal", p.returncode == 0 and p.stderr == b"", p.stderr.decode())
         rc, err, _ = on_pty(["build", "-q", "-o", index, fps])
         check("build -q: nothing on the terminal", rc == 0 and err == "", err)
+        # An index is not written to a terminal (-o - with stdout on one).
+        master, slave = pty.openpty()
+        p = subprocess.run([SIMDEX, "build", "-q", "-o", "-", fps], stdout=slave, stderr=subprocess.PIPE)
+        os.close(slave)
+        os.close(master)
+        check("build -o - refuses a terminal", p.returncode == 2 and b"is a terminal" in p.stderr, p.stderr.decode())
 
     print(f"cli_progress_test: {len(failures)} failed")
     return 1 if failures else 0

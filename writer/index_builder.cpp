@@ -5,6 +5,7 @@
 #include "format/permutation.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
+#include "writer/collect_pairs.h"
 #include "writer/external_sorter.h"
 #include "writer/index_writer.h"
 #include "writer/u64_store.h"
@@ -46,41 +47,7 @@ void IndexBuilder::add(uint64_t fingerprint, uint64_t id) {
   ++added_;
 }
 
-namespace {
-
 using writer::U64Store;
-
-// The distinct fingerprints with their ids, from (key, id) pairs in ascending order (repeats
-// possible). key_to_fingerprint undoes the table-0 permutation the keys may carry. id_offsets stays
-// empty while every fingerprint has one id (the file then needs no offsets: spec/FORMAT.md, ids),
-// which spares a large build a temporary file as big as the ids.
-template <typename ForEachPair>
-void collect(ForEachPair&& for_each_pair, U64Store* fingerprints, U64Store& id_offsets, U64Store& ids) {
-  bool first = true, shared = false;
-  uint64_t distinct = 0;
-  writer::Pair last{};
-  for_each_pair([&](const writer::Pair& p) {
-    if (!first && p == last) return;
-    if (first || p.key != last.key) {
-      if (shared) id_offsets.push(ids.size());
-      ++distinct;
-      if (fingerprints) fingerprints->push(p.key);
-    } else if (!shared) {
-      // The first fingerprint with a second id: the offsets so far were 0, 1, ..., distinct - 1.
-      shared = true;
-      for (uint64_t i = 0; i < distinct; ++i) id_offsets.push(i);
-    }
-    ids.push(p.id);
-    last = p;
-    first = false;
-  });
-  if (shared) id_offsets.push(ids.size());
-  if (fingerprints) fingerprints->finish();
-  id_offsets.finish();
-  ids.finish();
-}
-
-}  // namespace
 
 BuildSummary IndexBuilder::write(const std::string& path) {
   State& s = *state_;
@@ -100,7 +67,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
     ids.reserve(pair_count);
   }
   if (s.pairs.external()) progress("merge", 0, s.pairs.run_count());
-  collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);
+  writer::collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);
   s.pairs.clear();
 
   const uint64_t n = fingerprints.size();
@@ -123,7 +90,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
     }
     by_rank.finish();
     U64Store offsets2 = make_store(), ids2 = make_store();
-    collect([&](auto&& f) { by_rank.for_each(f); }, nullptr, offsets2, ids2);
+    writer::collect([&](auto&& f) { by_rank.for_each(f); }, nullptr, offsets2, ids2);
     id_offsets = std::move(offsets2);
     ids = std::move(ids2);
   }

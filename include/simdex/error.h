@@ -39,6 +39,15 @@ enum class errc {
   file_changed,
   // Outside the file format (appended): a batch command refused before it starts.
   work_limit,  // the estimated work exceeds BatchOptions::work_limit (CLI: --force goes on)
+  // Reader rules of spec/SET.md (index sets) that FORMAT.md has no name for (appended).
+  manifest_checksum,
+  set_layout,
+  bad_member_name,
+  entry_order,
+  member_missing,
+  member_mismatch,
+  bad_tombstone,
+  stale_manifest,
 };
 
 // The name of a code as the spec writes it, e.g. "bad_magic".

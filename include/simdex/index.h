@@ -22,7 +22,9 @@
 
 namespace simdex {
 
-// The ids of one fingerprint, read in place from the mapping (little-endian u64, ascending).
+// The ids of one fingerprint (ascending): read in place from the mapping (little-endian u64), or,
+// for an index set whose answer merges members or drops removed ids, from a buffer the IdList
+// shares ownership of (copies are cheap either way).
 class SIMDEX_EXPORT IdList {
  public:
   class SIMDEX_EXPORT iterator {
@@ -52,6 +54,9 @@ class SIMDEX_EXPORT IdList {
   };
   IdList() = default;
   IdList(const uint8_t* data, std::size_t count) : data_(data), count_(count) {}
+  // Over `count` little-endian u64 at `data`, kept alive by `owner`.
+  IdList(const uint8_t* data, std::size_t count, std::shared_ptr<const void> owner)
+      : data_(data), count_(count), owner_(std::move(owner)) {}
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   uint64_t operator[](std::size_t i) const { return *iterator(data_ + 8 * i); }
@@ -62,12 +67,13 @@ class SIMDEX_EXPORT IdList {
  private:
   const uint8_t* data_ = nullptr;
   std::size_t count_ = 0;
+  std::shared_ptr<const void> owner_;  // null for a view into a mapping
 };
 
 struct Hit {
   uint64_t fingerprint = 0;
   unsigned distance = 0;
-  IdList ids;  // valid while the Index lives
+  IdList ids;  // valid while the Index lives (and, for a set's merged ids, as long as the IdList)
 };
 
 struct TableInfo {
@@ -90,6 +96,20 @@ struct IndexInfo {
   uint64_t ids_bytes = 0;  // ID_OFFSETS + IDS
   std::vector<TableInfo> tables;
   double floor_bits_per_entry = 0;  // log2 C(2^64, n) / n: no encoding of the set does better
+  // An index set (spec/SET.md): its generation and members (the fields above then describe the
+  // set: live fingerprints and ids, all its files' bytes; `tables` stays empty, see members).
+  struct Member {
+    std::string name;  // relative to the manifest's directory
+    uint64_t generation = 0;
+    uint64_t fingerprint_count = 0, id_count = 0, file_bytes = 0;
+    std::string scheme_name;
+    std::size_t table_count = 0;
+  };
+  bool is_set = false;
+  uint64_t generation = 0;
+  std::vector<Member> members;  // the members opened (all, unless OpenOptions::set_members)
+  uint64_t removed_ids = 0;     // ids listed by the set's tombstones
+  std::size_t tombstone_count = 0;
 };
 
 struct Problem {
@@ -114,27 +134,43 @@ struct OpenOptions {
   // of its mappings on to the handler installed before them. false: no handler and no lease; a
   // truncated file then ends the process with SIGBUS (for programs that own these signals).
   bool detect_changes = true;
+  // For an index set: open only these members (indices into the manifest's members, in generation
+  // order; see IndexInfo::members of a full open), e.g. one member per MPI rank. Empty: all. The
+  // answers are those of the set holding only these members, every removal applied.
+  std::vector<std::size_t> set_members;
 };
 
 class SIMDEX_EXPORT Index {
  public:
-  // Maps `path` read-only and checks the header, table descriptors and section table.
+  // Opens an index file or an index set (spec/SET.md: a manifest naming member index files and
+  // removed ids), told apart by their magic; every method answers for both alike. A file: maps it
+  // read-only and checks the header, table descriptors and section table. A set: reads its manifest
+  // and opens each member and tombstone file the same way (a snapshot: later changes to the set are
+  // not seen until reopen()).
   static Index open(const std::string& path, const OpenOptions& options);
   static Index open(const std::string& path) { return open(path, OpenOptions{}); }
   // The same over bytes the caller keeps alive (tests, fuzzing, files read some other way).
   static Index from_buffer(const uint8_t* data, std::size_t size);
 
+  // A new Index over what `path` names now: the newest manifest of a set (members already open in
+  // this snapshot are shared, not mapped again), or the file now at the path (one replaced by
+  // rename). This Index stays valid and unchanged; swap it for the new one when convenient.
+  // Error(stale_manifest) when a set's manifest is older than this snapshot's; Error(usage) for an
+  // Index made by from_buffer.
+  Index reopen() const;
+  bool is_set() const;
+
   Index(Index&&) noexcept;
   Index& operator=(Index&&) noexcept;
   ~Index();
 
-  uint64_t fingerprint_count() const;
-  unsigned max_distance() const;  // queries may ask for any k up to this
+  uint64_t fingerprint_count() const;  // a set: its live fingerprints (counted once, on first use)
+  unsigned max_distance() const;       // queries may ask for any k up to this
   // The k a search uses: max_distance() when `k` is negative, else `k`. Throws Error(usage) when
   // k > max_distance(), since the tables find nothing farther; query() and the batch jobs of
   // simdex/batch.h apply this same rule.
   unsigned search_distance(int k) const;
-  std::size_t table_count() const;
+  std::size_t table_count() const;  // a set: its first member's
 
   // Every stored fingerprint within Hamming distance k of `fingerprint`, each once, sorted by
   // (distance, fingerprint). Throws Error(usage) when k > max_distance().
@@ -160,6 +196,7 @@ class SIMDEX_EXPORT Index {
   explicit Index(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
   friend const Impl& index_impl(const Index&);
+  friend Index index_from_impl(std::unique_ptr<Impl> impl);
 };
 
 }  // namespace simdex

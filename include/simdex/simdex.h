@@ -5,4 +5,5 @@
 #include "simdex/error.h"
 #include "simdex/index.h"
 #include "simdex/scheme.h"
+#include "simdex/set.h"
 #include "simdex/version.h"

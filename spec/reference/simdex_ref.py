@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference reader for simdex index files (spec/FORMAT.md, version 1.x).
+"""Independent reference reader for simdex index files (spec/FORMAT.md, version 1.x) and index sets
+(spec/SET.md: open_set, set_query, set_info; `info`, `query` and `verify` below take a set too).
 
 Written from spec/FORMAT.md alone, with the Python 3.11 standard library only. It is slow and
 simple on purpose: its job is to say what the spec says, so that the C++ reader can be checked
@@ -916,6 +917,216 @@ def rebuild(idx):
                        idx.version_minor)
 
 
+
+# --------------------------------------------------------------------------------------------
+# Index sets (spec/SET.md): a manifest naming member index files and tombstone files.
+
+SET_MAGIC = b"\x89SDS\r\n\x1a\n"
+TOMBSTONE_MAGIC = b"\x89SDT\r\n\x1a\n"
+SET_HEADER_BYTES = 64
+SET_ENTRY_BYTES = 48
+MAX_SET_ENTRIES = 65536
+NAME_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def _pad8(n):
+    return (n + 7) // 8 * 8
+
+
+def legal_entry_name(name):
+    """SET.md §2.2: components of A-Z a-z 0-9 . _ -, separated by '/', none empty or starting with '.'."""
+    if not 1 <= len(name) <= 255:
+        return False
+    for part in name.split(b"/"):
+        if not part or part[:1] == b"." or any(c not in NAME_BYTES for c in part):
+            return False
+    return True
+
+
+class SetEntry:
+    def __init__(self, generation, file_bytes, checksum, count, id_count, name):
+        self.generation, self.file_bytes, self.checksum = generation, file_bytes, checksum
+        self.count, self.id_count, self.name = count, id_count, name
+
+
+def decode_manifest(data):
+    """Rules 1 to 10 of SET.md §5, in order. Returns (header dict, members, tombstones)."""
+    size = len(data)
+    if size < SET_HEADER_BYTES:
+        raise SimdexError("file_too_small", "%d bytes" % size)
+    if data[:8] != SET_MAGIC:
+        raise SimdexError("bad_magic", "not a set manifest")
+    major = _u16(data, 8)
+    if major != 1:
+        raise SimdexError("unsupported_version", "version_major %d" % major)
+    if _u64(data, 16) != size:
+        raise SimdexError("file_size_mismatch", "manifest_bytes %d, file %d" % (_u64(data, 16), size))
+    if xxh3_64(data[:56] + data[64:]) != _u64(data, 56):
+        raise SimdexError("manifest_checksum", "does not match")
+    generation = _u64(data, 24)
+    mcount, tcount = _u32(data, 32), _u32(data, 36)
+    block_bytes, k = _u32(data, 40), data[44]
+    if _u32(data, 12) != 0 or any(data[45:56]):
+        raise SimdexError("reserved_nonzero", "header")
+    if generation == 0:
+        raise SimdexError("bad_header_field", "generation 0")
+    if not 1 <= mcount <= MAX_SET_ENTRIES or tcount > MAX_SET_ENTRIES:
+        raise SimdexError("bad_header_field", "member_count %d, tombstone_count %d" % (mcount, tcount))
+    if block_bytes % 8 or not 32 <= block_bytes <= 1048576 or k > 64:
+        raise SimdexError("bad_header_field", "block_bytes %d, max_distance %d" % (block_bytes, k))
+    raw, at = [], SET_HEADER_BYTES
+    for i in range(mcount + tcount):
+        if size - at < SET_ENTRY_BYTES:
+            raise SimdexError("set_layout", "entry %d runs past the end" % i)
+        nb = _u16(data, at + 40)
+        if size - at - SET_ENTRY_BYTES < _pad8(nb):
+            raise SimdexError("set_layout", "name of entry %d runs past the end" % i)
+        raw.append((at, nb))
+        at += SET_ENTRY_BYTES + _pad8(nb)
+    if at != size:
+        raise SimdexError("set_layout", "%d bytes follow the last entry" % (size - at))
+    for i, (at, nb) in enumerate(raw):
+        if any(data[at + 42:at + 48]) or any(data[at + 48 + nb:at + 48 + _pad8(nb)]) or \
+                (i >= mcount and _u64(data, at + 32) != 0):
+            raise SimdexError("reserved_nonzero", "entry %d" % i)
+    members, tombstones, names = [], [], set()
+    for i, (at, nb) in enumerate(raw):
+        name = bytes(data[at + 48:at + 48 + nb])
+        if not legal_entry_name(name):
+            raise SimdexError("bad_member_name", "entry %d: %r" % (i, name))
+        e = SetEntry(_u64(data, at), _u64(data, at + 8), _u64(data, at + 16), _u64(data, at + 24),
+                     _u64(data, at + 32), name.decode("ascii"))
+        (members if i < mcount else tombstones).append(e)
+    for e in members + tombstones:
+        if e.name in names:
+            raise SimdexError("bad_member_name", "%s twice" % e.name)
+        names.add(e.name)
+    for lst in (members, tombstones):
+        for i, e in enumerate(lst):
+            if not 1 <= e.generation <= generation or (i and e.generation <= lst[i - 1].generation):
+                raise SimdexError("entry_order", "%s: generation %d" % (e.name, e.generation))
+    header = {"generation": generation, "block_bytes": block_bytes, "max_distance": k, "version_minor": _u16(data, 10)}
+    return header, members, tombstones
+
+
+def _read_entry_file(directory, e):
+    path = os.path.join(directory, e.name)
+    if not os.path.isfile(path):
+        raise SimdexError("member_missing", "%s is missing or not a regular file" % e.name)
+    with builtins.open(path, "rb") as f:
+        return path, f.read()
+
+
+def decode_tombstone(data, e):
+    """Rule 13: the tombstone file against its entry. Returns its ids."""
+    if len(data) != e.file_bytes or xxh3_64(data) != e.checksum:
+        raise SimdexError("bad_tombstone", "%s: size or checksum differ from the manifest" % e.name)
+    if len(data) < 32 or data[:8] != TOMBSTONE_MAGIC or _u16(data, 8) != 1 or _u32(data, 12) != 0:
+        raise SimdexError("bad_tombstone", "%s: magic, version or flags" % e.name)
+    count = _u64(data, 24)
+    if _u64(data, 16) != e.generation or count != e.count or count == 0 or len(data) != 32 + 8 * count:
+        raise SimdexError("bad_tombstone", "%s: generation or id_count" % e.name)
+    ids = list(struct.unpack_from("<%dQ" % count, data, 32))
+    if any(b <= a for a, b in zip(ids, ids[1:])):
+        raise SimdexError("bad_tombstone", "%s: ids not strictly ascending" % e.name)
+    return ids
+
+
+class IndexSet:
+    """An open set: every rule of SET.md §5 checked; .members [(entry, Index)], .removed {id: generation}."""
+
+    def __init__(self, path):
+        with builtins.open(path, "rb") as f:
+            data = f.read()
+        self.path = path
+        self.header, entries, tomb_entries = decode_manifest(data)
+        self.max_distance = self.header["max_distance"]
+        directory = os.path.dirname(path) or "."
+        self.members = []
+        for e in entries:
+            mpath, mdata = _read_entry_file(directory, e)
+            idx = Index(mdata, mpath)  # FORMAT.md's open rules, named by their rule
+            if (idx.file_bytes != e.file_bytes or _u64(mdata, 120) != e.checksum or idx.n != e.count
+                    or idx.id_count != e.id_count or idx.block_bytes != self.header["block_bytes"]
+                    or idx.max_distance != self.max_distance):
+                raise SimdexError("member_mismatch", "%s differs from its entry" % e.name)
+            self.members.append((e, idx))
+        self.removed = {}
+        for e in tomb_entries:
+            _, tdata = _read_entry_file(directory, e)
+            for i in decode_tombstone(tdata, e):
+                self.removed[i] = e.generation  # ascending generations: the newest stays
+        self.tombstones = tomb_entries
+
+    def live_pairs(self):
+        """{f: sorted live ids} (SET.md §4: a pair of a member of generation g is live unless a
+        tombstone newer than g lists its id)."""
+        live = {}
+        for e, idx in self.members:
+            for f, ids in fingerprints_with_ids(idx):
+                for i in ids:
+                    if self.removed.get(i, 0) < e.generation:
+                        live.setdefault(f, set()).add(i)
+        return {f: sorted(ids) for f, ids in live.items()}
+
+
+def open_set(path):
+    return IndexSet(path)
+
+
+def is_set(path):
+    with builtins.open(path, "rb") as f:
+        return f.read(8) == SET_MAGIC
+
+
+def set_query(s, F, k):
+    """[(f, distance, [ids])] by (distance, f), over the set's live pairs (SET.md §6)."""
+    if not 0 <= k <= s.max_distance:
+        raise ValueError("k = %d is above the set's max_distance %d" % (k, s.max_distance))
+    hits = [(f, (f ^ F).bit_count(), ids) for f, ids in s.live_pairs().items() if (f ^ F).bit_count() <= k]
+    hits.sort(key=lambda x: (x[1], x[0]))
+    return hits
+
+
+def set_info(s):
+    live = s.live_pairs()
+    return {"generation": s.header["generation"], "max_distance": s.max_distance,
+            "block_bytes": s.header["block_bytes"], "fingerprint_count": len(live),
+            "id_count": sum(len(v) for v in live.values()), "members": [e.name for e, _ in s.members],
+            "removed_ids": sum(t.count for t in s.tombstones)}
+
+
+def encode_entry(generation, file_bytes, checksum, count, id_count, name):
+    name = name.encode("ascii")
+    return struct.pack("<QQQQQH6x", generation, file_bytes, checksum, count, id_count, len(name)) + \
+        name + b"\0" * (_pad8(len(name)) - len(name))
+
+
+def encode_manifest(generation, block_bytes, max_distance, members, tombstones, version_minor=0):
+    """members/tombstones: [(generation, file_bytes, checksum, count, id_count, name)]."""
+    body = b"".join(encode_entry(*e) for e in members) + b"".join(encode_entry(*e) for e in tombstones)
+    head = bytearray(SET_HEADER_BYTES)
+    head[:8] = SET_MAGIC
+    struct.pack_into("<HHIQQIIIB", head, 8, 1, version_minor, 0, SET_HEADER_BYTES + len(body), generation,
+                     len(members), len(tombstones), block_bytes, max_distance)
+    struct.pack_into("<Q", head, 56, xxh3_64(bytes(head[:56]) + body))
+    return bytes(head) + body
+
+
+def encode_tombstone(generation, ids):
+    ids = sorted(set(ids))
+    return TOMBSTONE_MAGIC + struct.pack("<HHIQQ", 1, 0, 0, generation, len(ids)) + \
+        struct.pack("<%dQ" % len(ids), *ids)
+
+
+def member_entry(path, generation, name):
+    """(generation, file_bytes, checksum, count, id_count, name) of an index file, for encode_manifest."""
+    with builtins.open(path, "rb") as f:
+        data = f.read()
+    idx = Index(data, path)
+    return (generation, idx.file_bytes, _u64(data, 120), idx.n, idx.id_count, name)
+
+
 # --------------------------------------------------------------------------------------------
 # Command line
 
@@ -931,6 +1142,29 @@ def _usage(msg):
     sys.stderr.write("simdex_ref: %s\n" % msg)
     sys.stderr.write(__doc__)
     return 2
+
+
+def _set_main(cmd, path, queries, k, json_out):
+    s = open_set(path)  # every rule of SET.md §5; members opened by FORMAT.md's open rules
+    if cmd == "verify":
+        problems = [p for _, idx in s.members for p in verify_index(idx)]
+        for rule, where, what in problems:
+            print("  %s at %s: %s" % (rule, where, what))
+        print("%s: %s" % (path, "BAD" if problems else "OK"))
+        return 1 if problems else 0
+    if cmd == "info":
+        print(json.dumps(set_info(s), separators=(",", ":")))
+        return 0
+    if cmd == "query":
+        kk = s.max_distance if k is None else k
+        queries = queries or [ln for ln in sys.stdin.read().split("\n") if ln.strip()]
+        for qtext in queries:
+            F = _parse_fp(qtext)
+            for f, dist, ids in set_query(s, F, kk):
+                print('{"query":%d,"fingerprint":%d,"distance":%d,"ids":[%s]}'
+                      % (F, f, dist, ",".join(str(i) for i in ids)))
+        return 0
+    return _usage("unknown command %s" % cmd)
 
 
 def main(argv):
@@ -962,6 +1196,8 @@ def main(argv):
         return _usage("missing INDEX")
     path = pos[0]
     try:
+        if os.path.isfile(path) and is_set(path):
+            return _set_main(cmd, path, pos[1:], k, json_out)
         if cmd == "verify":
             try:
                 idx = open_index(path)

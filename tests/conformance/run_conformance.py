@@ -229,6 +229,79 @@ def check_bad(binary, name, rule, phase, tally, use_python):
             tally.check(crash is None, "%s: python queries fail only with a rule" % label, crash or "")
 
 
+SETS = os.path.join(HERE, "sets")
+
+
+def set_rules():
+    """The rule names of spec/SET.md §5 (both tables)."""
+    text = open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "spec", "SET.md")).read()
+    section = text.split("## 5. Reader rules")[1].split("## 6.")[0]
+    return sorted(set(re.findall(r"^\| (?:\d+ \| )?`([a-z_]+)`", section, re.M)))
+
+
+def check_sets(binary, tally, use_python):
+    """Index sets (spec/SET.md): good sets answer as their sidecars say, in C++ and Python; bad sets
+    are refused by both, naming the rule."""
+    for name in sorted(os.listdir(os.path.join(SETS, "good"))):
+        d = os.path.join(SETS, "good", name)
+        side = json.load(open(os.path.join(d, "expected.json")))
+        path = os.path.join(d, side["set"])
+        label = "sets/good/%s" % name
+        rc, out, err = run([binary, "verify", path])
+        tally.check(rc == 0, "%s: simdex verify exits 0" % label, (out + err).strip()[:300])
+        try:
+            ci = cpp_info(binary, path)
+            tally.check(all(ci.get(f) == v for f, v in side["info"].items()),
+                        "%s: simdex info --json counts == sidecar" % label, "%r != %r" % (ci, side["info"]))
+        except (RuntimeError, ValueError) as e:
+            tally.check(False, "%s: simdex info --json" % label, str(e))
+        by_k = {}
+        for q in side["queries"]:
+            by_k.setdefault(q["k"], []).append(q)
+        for k, qs in by_k.items():
+            got = cpp_query(binary, path, [q["query"] for q in qs], k)
+            bad = [q["query"] for q in qs
+                   if normalize_hits(got.get(q["query"], [])) != [[h["fingerprint"], h["distance"], h["ids"]]
+                                                                   for h in q["hits"]]]
+            tally.check(not bad, "%s: simdex query -k %d == sidecar" % (label, k), "differs for %s" % bad[:3])
+        if use_python:
+            try:
+                ps = simdex_ref.open_set(path)
+                bad = [q["query"] for q in side["queries"]
+                       if normalize_hits(simdex_ref.set_query(ps, q["query"], q["k"]))
+                       != [[h["fingerprint"], h["distance"], h["ids"]] for h in q["hits"]]]
+                tally.check(not bad, "%s: python set_query == sidecar" % label, "differs for %s" % bad[:3])
+                pi = simdex_ref.set_info(ps)
+                tally.check(all(pi.get(f) == v for f, v in side["info"].items()),
+                            "%s: python set_info counts == sidecar" % label)
+            except simdex_ref.SimdexError as e:
+                tally.check(False, "%s: python open_set" % label, str(e))
+    rows = [line.rstrip("\n").split("\t") for line in open(os.path.join(SETS, "bad", "MANIFEST.tsv"))]
+    listed = {r[0] for r in rows}
+    on_disk = {f for f in os.listdir(os.path.join(SETS, "bad")) if f != "MANIFEST.tsv"}
+    tally.check(listed == on_disk, "sets/bad/MANIFEST.tsv lists exactly the bad sets",
+                "unlisted %s, missing %s" % (sorted(on_disk - listed)[:3], sorted(listed - on_disk)[:3]))
+    rules = set_rules()
+    covered = {r[1] for r in rows}
+    # stale_manifest needs a reader that reopens: tests/set_test.cpp checks it.
+    missing = [r for r in rules if r not in covered and r != "stale_manifest"]
+    tally.check(len(rules) >= 13 and not missing, "every rule of SET.md §5 (%d) has a bad set" % len(rules),
+                "missing %s" % missing)
+    for name, rule, what in rows:
+        path = os.path.join(SETS, "bad", name, "set.sdxs")
+        label = "sets/bad/%s" % name
+        for cmd in (["info"], ["query", "-k", "1", "1"], ["verify"]):
+            rc, out, err = run([binary] + cmd + [path] if cmd[0] != "query" else [binary, "query", path, "-k", "1", "1"])
+            tally.check(rc == 1 and re.search(r"\b%s\b" % rule, out + err),
+                        "%s: simdex %s exits 1 naming %s" % (label, cmd[0], rule), "rc %d: %s" % (rc, (out + err).strip()[:200]))
+        if use_python:
+            try:
+                simdex_ref.open_set(path)
+                tally.check(False, "%s: python open_set raises %s" % (label, rule), "it opened")
+            except simdex_ref.SimdexError as e:
+                tally.check(e.rule == rule, "%s: python open_set raises %s" % (label, rule), e.rule)
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -262,6 +335,8 @@ def main(argv):
     for name, rule, phase, _ in manifest:
         if only in "bad/" + name and not any(x in "bad/" + name for x in skip):
             check_bad(binary, name, rule, phase, tally, use_python)
+    if only in "sets/" and not any(x in "sets/" for x in skip):
+        check_sets(binary, tally, use_python)
     if tally.verbose:
         print("time %.1f s" % (time.time() - t0))
     return tally.finish()

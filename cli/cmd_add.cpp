@@ -1,0 +1,95 @@
+// simdex add: (fingerprint, id) lines in, a new member of an index set out.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/pair_input.h"
+#include "cli/set_output.h"
+#include "simdex/builder.h"
+#include "simdex/set.h"
+
+namespace simdex::cli {
+
+namespace {
+struct AddArgs : SetWriteArgs {
+  std::string input = "-";
+  std::string scheme = "auto";
+  unsigned k = 3;
+  uint32_t block_bytes = BuildOptions{}.block_bytes;
+  bool no_merge = false;
+  bool text = false;
+  TextOptions text_options;
+  CLI::Option* k_option = nullptr;
+  CLI::Option* block_option = nullptr;
+};
+
+void run_add(const AddArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  remove_temporary_files_on_signals();
+  SetWriterOptions options = set_writer_options(a);
+  options.merge_after_add = !a.no_merge;
+  SetWriter set(a.set, options);
+  BuildOptions build = options.build;
+  // An existing set's k and block size are the defaults; given otherwise, the writer refuses them.
+  build.k = set.exists() && !*a.k_option ? set.max_distance() : a.k;
+  build.block_bytes = set.exists() && !*a.block_option ? set.block_bytes() : a.block_bytes;
+  if (a.scheme != "auto") build.scheme = Scheme::named(a.scheme, build.k, 0);
+  if (build.temp_dir.empty()) {
+    const std::string dir = std::filesystem::path(a.set).parent_path().string();
+    build.temp_dir = dir.empty() ? "." : dir;
+  }
+  IndexBuilder builder(build);
+  Progress progress(Progress::wanted(a.quiet));
+  // Key maps stay per index file: a set's documents' keys are not kept (only to --key-map FILE).
+  for_each_input_pair(a.input, a.text, a.text_options,
+                      build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "", progress,
+                      [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
+  progress.finish();
+  if (builder.pairs_added() == 0 && set.exists()) {
+    if (!a.quiet)
+      std::cerr << "simdex: " << printable(a.input) << " holds no pairs; " << printable(a.set)
+                << " is unchanged\n";
+    return;
+  }
+  const SetChange change = set.add(builder);
+  report_set_change(a, "added", change,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+}  // namespace
+
+void add_add_command(CLI::App& app) {
+  auto args = std::make_shared<AddArgs>();
+  auto* cmd = app.add_subcommand("add", "Add (fingerprint, id) pairs to an index set as a new member");
+  cmd->footer(
+      "An index set (spec/SET.md) is a small manifest SET naming member index files (SET-G.sdx) and\n"
+      "removed ids (SET-G.sdt) beside it. `query`, `join`, `pairs`, `clusters`, `info` and `verify`\n"
+      "take a set wherever they take an index, and answer as the one index of its live pairs would.\n"
+      "The first add creates the set (k and block size are then fixed for it).\n\n"
+      "INPUT has the lines of `simdex build` (FINGERPRINT[<TAB>ID], .gz/.zst, or documents with --text).\n"
+      "The new member is published with a new manifest atomically (temp file, fsync, rename): readers keep\n"
+      "the snapshot they opened. Then members of similar size are merged (size-tiered, 4 to a tier), so\n"
+      "the member count stays logarithmic and a small add never rewrites a large member; --no-merge skips\n"
+      "that. One writer at a time: a second waits for SET.lock (or fails with --no-wait).\n\n"
+      "Examples: simdex add docs.sdxs day1.tsv\n"
+      "          simdex remove docs.sdxs 17 42\n"
+      "          simdex merge docs.sdxs");
+  add_set_write_options(*cmd, *args);
+  cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
+  cmd->add_option("--scheme", args->scheme, "Table scheme of the new member (see `simdex build --help`)")
+      ->capture_default_str();
+  args->k_option =
+      cmd->add_option("-k,--max-distance", args->k, "k of a new set (an existing set keeps its own)")
+          ->capture_default_str()
+          ->check(CLI::Range(0, 32));
+  args->block_option = cmd->add_option("--block-bytes", args->block_bytes,
+                                       "Block size of a new set (an existing set keeps its own)")
+                           ->capture_default_str();
+  cmd->add_flag("--no-merge", args->no_merge, "Do not merge members of similar size after the add");
+  cmd->add_flag("--text", args->text, "INPUT holds documents: fingerprint them first");
+  add_text_options(*cmd, args->text_options);
+  cmd->callback([args] { run_add(*args); });
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,24 @@
+#include "cli/pair_input.h"
+
+#include <algorithm>
+
+#include "cli/lines.h"
+#include "io/input_stream.h"
+
+namespace simdex::cli {
+
+void for_each_input_pair(const std::string& input, bool text, const TextOptions& text_options,
+                         uint64_t memory, const std::string& key_map_beside, Progress& progress,
+                         const std::function<void(uint64_t, uint64_t)>& add) {
+  if (text) {
+    TextOptions options = text_options;  // a document line is held whole (and parsed): keep it in the bound
+    options.max_line_bytes = std::min<uint64_t>(options.max_line_bytes, memory / 4);
+    for_each_text_fingerprint(
+        input, options, key_map_beside, [&](uint64_t id, uint64_t fp) { add(fp, id); }, &progress, "reading");
+    return;
+  }
+  io::InputStream in(input);
+  for_each_pair_line(in, progress, "reading", add);
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,21 @@
+// The input of `build` and `add`: (fingerprint, id) lines, or with --text documents fingerprinted
+// first. One reading loop for both commands, so their input rules stay the same.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "cli/progress.h"
+#include "cli/text_options.h"
+
+namespace simdex::cli {
+
+// Calls add(fingerprint, id) for every pair of `input` ("-": stdin), showing the input read on
+// `progress`. `memory`: the command's memory bound (a document line is held whole); `key_map_beside`:
+// with --text, the key map of the documents' keys goes beside this path ("": only to --key-map).
+void for_each_input_pair(const std::string& input, bool text, const TextOptions& text_options,
+                         uint64_t memory, const std::string& key_map_beside, Progress& progress,
+                         const std::function<void(uint64_t, uint64_t)>& add);
+
+}  // namespace simdex::cli

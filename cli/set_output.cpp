@@ -1,0 +1,42 @@
+#include "cli/set_output.h"
+
+#include <iostream>
+
+#include "cli/lines.h"
+#include "cli/output.h"
+
+namespace simdex::cli {
+
+void add_set_write_options(CLI::App& cmd, SetWriteArgs& args) {
+  cmd.add_option("set", args.set, "The set's manifest (e.g. docs.sdxs); its files live beside it")
+      ->required();
+  cmd.add_flag("--no-wait", args.no_wait,
+               "When another writer holds the set's lock (SET.lock), fail at once instead of waiting");
+  cmd.add_option("--memory", args.memory,
+                 "Memory bound of merges, e.g. 512M or 2G (default: a quarter of physical memory)");
+  cmd.add_option("--tmp-dir", args.tmp_dir,
+                 "Directory for temporary sort files (default: the set's directory)");
+  cmd.add_option("--threads", args.threads, "Worker threads (0: all cores)")->capture_default_str();
+  cmd.add_flag("-q,--quiet", args.quiet, "No summary");
+}
+
+SetWriterOptions set_writer_options(const SetWriteArgs& args) {
+  SetWriterOptions o;
+  o.wait_for_lock = !args.no_wait;
+  if (!args.memory.empty()) o.build.memory_bytes = parse_size(args.memory, "--memory");
+  o.build.temp_dir = args.tmp_dir;
+  o.build.threads = args.threads;
+  return o;
+}
+
+void report_set_change(const SetWriteArgs& args, const char* what, const SetChange& c, double seconds) {
+  if (args.quiet) return;
+  std::cerr << "simdex: " << printable(args.set) << ": " << what << ", generation " << c.generation << ", "
+            << c.members << " member" << (c.members == 1 ? "" : "s") << "; wrote " << c.bytes_written
+            << " bytes in " << c.written.size() << " file" << (c.written.size() == 1 ? "" : "s");
+  if (c.merged_entries) std::cerr << ", merged " << c.merged_entries << " entries";
+  if (!c.removed.empty()) std::cerr << ", removed " << c.removed.size() << " old file(s)";
+  std::cerr << " in " << seconds << " s\n";
+}
+
+}  // namespace simdex::cli

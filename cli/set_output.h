@@ -1,0 +1,27 @@
+// What `add`, `remove` and `merge` report on stderr, and the options they share.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "simdex/set.h"
+
+namespace simdex::cli {
+
+struct SetWriteArgs {
+  std::string set;
+  bool no_wait = false;
+  bool quiet = false;
+  std::string memory;   // "": default_memory_bytes()
+  std::string tmp_dir;  // "": the set's directory
+  unsigned threads = 0;
+};
+
+// SET, --no-wait, --memory, --tmp-dir, --threads, -q.
+void add_set_write_options(CLI::App& cmd, SetWriteArgs& args);
+// The writer options those give.
+SetWriterOptions set_writer_options(const SetWriteArgs& args);
+// "simdex: SET: generation G, M members; wrote N bytes (...); removed ..." unless quiet.
+void report_set_change(const SetWriteArgs& args, const char* what, const SetChange& change, double seconds);
+
+}  // namespace simdex::cli

@@ -1,0 +1,65 @@
+// The bytes of an index set (spec/SET.md): the manifest naming member index files and tombstone
+// files, and the tombstone files themselves. Bytes only: opening the named files is set/'s job.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace simdex::format {
+
+// Chosen like the index magic (format/layout.h): "SDS" names a set, "SDT" a tombstone file.
+inline constexpr std::array<uint8_t, 8> kSetMagic = {0x89, 'S', 'D', 'S', '\r', '\n', 0x1a, '\n'};
+inline constexpr std::array<uint8_t, 8> kTombstoneMagic = {0x89, 'S', 'D', 'T', '\r', '\n', 0x1a, '\n'};
+inline constexpr uint16_t kSetVersionMajor = 1;
+inline constexpr uint16_t kSetVersionMinor = 0;
+inline constexpr uint32_t kMaxSetEntries = 65536;
+inline constexpr std::size_t kSetHeaderBytes = 64;
+inline constexpr std::size_t kSetEntryBytes = 48;  // before the name
+inline constexpr std::size_t kMaxNameBytes = 255;
+inline constexpr std::size_t kTombstoneHeaderBytes = 32;
+
+// One member or tombstone of the manifest (spec/SET.md §2.2).
+struct SetEntry {
+  uint64_t generation = 0;
+  uint64_t file_bytes = 0;
+  uint64_t checksum = 0;  // member: its header_checksum; tombstone: XXH3-64 of the file
+  uint64_t count = 0;     // member: fingerprint_count; tombstone: id_count
+  uint64_t id_count = 0;  // member only (0 for a tombstone)
+  std::string name;       // relative to the manifest's directory
+  bool operator==(const SetEntry&) const = default;
+};
+
+struct SetManifest {
+  uint16_t version_major = kSetVersionMajor;
+  uint16_t version_minor = kSetVersionMinor;
+  uint64_t generation = 0;
+  uint32_t block_bytes = 0;
+  uint8_t max_distance = 0;
+  std::vector<SetEntry> members;     // ascending generation
+  std::vector<SetEntry> tombstones;  // ascending generation
+
+  std::vector<uint8_t> encode() const;
+  // Checks rules 1 to 10 of spec/SET.md §5 in order; throws Error named by the first broken one.
+  static SetManifest decode(const uint8_t* data, std::size_t size);
+};
+
+// True when the bytes start with the set magic (how Index::open tells a set from an index file).
+bool has_set_magic(const uint8_t* data, std::size_t size);
+
+// Empty when `name` is a legal entry name (spec/SET.md §2.2), else why it is not.
+std::string check_entry_name(std::string_view name);
+
+struct Tombstone {
+  uint64_t generation = 0;
+  std::vector<uint64_t> ids;  // strictly ascending
+
+  std::vector<uint8_t> encode() const;
+  // Checks rule 13 of spec/SET.md §5 against the manifest's entry; throws Error(bad_tombstone).
+  static Tombstone decode(const uint8_t* data, std::size_t size, const SetEntry& entry);
+};
+
+}  // namespace simdex::format

@@ -1,0 +1,22 @@
+// Index::open and Index::reopen: the one door to index files (reader/) and index sets (set/), told
+// apart by their magic.
+#include "reader/index_impl.h"
+#include "set/set_files.h"
+#include "set/set_snapshot.h"
+
+namespace simdex {
+
+Index Index::open(const std::string& path, const OpenOptions& options) {
+  if (set::starts_with_set_magic(path)) return index_from_impl(set::open_set(path, options));
+  if (!options.set_members.empty())
+    throw Error(errc::usage, "'" + path + "' is an index file, not a set: set_members does not apply");
+  return index_from_impl(reader::open_file(path, options));
+}
+
+Index Index::reopen() const {
+  if (impl_->composite) return impl_->composite->reopen();
+  if (!impl_->mapping) throw Error(errc::usage, "an Index made by from_buffer cannot be reopened");
+  return open(impl_->mapping->path(), impl_->options);
+}
+
+}  // namespace simdex

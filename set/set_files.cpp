@@ -1,0 +1,105 @@
+#include "set/set_files.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "format/set_manifest.h"
+#include "simdex/error.h"
+
+namespace simdex::set {
+
+std::string set_directory(const std::string& manifest_path) {
+  const std::string dir = std::filesystem::path(manifest_path).parent_path().string();
+  return dir.empty() ? "." : dir;
+}
+
+std::string entry_path(const std::string& manifest_path, const std::string& name) {
+  return set_directory(manifest_path) + "/" + name;
+}
+
+namespace {
+std::string generation_name(const std::string& manifest_path, uint64_t generation, const char* ext) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(generation));
+  return std::filesystem::path(manifest_path).filename().string() + "-" + hex + ext;
+}
+}  // namespace
+
+std::string member_name(const std::string& manifest_path, uint64_t generation) {
+  return generation_name(manifest_path, generation, ".sdx");
+}
+std::string tombstone_name(const std::string& manifest_path, uint64_t generation) {
+  return generation_name(manifest_path, generation, ".sdt");
+}
+
+std::vector<uint8_t> read_whole_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat st {};
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    if (fd < 0 && err != ENOENT && err != ENOTDIR && err != ELOOP)
+      throw Error(errc::io, "cannot open '" + path + "': " + std::strerror(err));
+    throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
+  }
+  std::vector<uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t r = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(errc::io, "reading '" + path + "': " + (r == 0 ? "file shrank" : std::strerror(err)));
+    }
+    done += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  return bytes;
+}
+
+void require_regular_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+    throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
+}
+
+bool starts_with_set_magic(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // the index reader refuses it with its message
+    ::close(fd);
+    return false;
+  }
+  uint8_t head[8];
+  const ssize_t r = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
+  return r == static_cast<ssize_t>(sizeof head) && format::has_set_magic(head, sizeof head);
+}
+
+SetLock::SetLock(const std::string& manifest_path, bool wait) {
+  const std::string path = manifest_path + ".lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno));
+  while (::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd_);
+    if (err == EWOULDBLOCK)
+      throw Error(errc::io, "another writer holds the set's lock '" + path + "'; try again when it is done");
+    throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err));
+  }
+}
+
+SetLock::~SetLock() { ::close(fd_); }  // closing releases the flock
+
+}  // namespace simdex::set

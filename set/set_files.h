@@ -1,0 +1,40 @@
+// The files of an index set (spec/SET.md §1): where the manifest's names lie, how writers name new
+// files, reading a small file whole, and the writers' lock.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace simdex::set {
+
+// The manifest's directory ("." when the path has none).
+std::string set_directory(const std::string& manifest_path);
+// `name` (a legal entry name) resolved against the manifest's directory.
+std::string entry_path(const std::string& manifest_path, const std::string& name);
+// Writers' names: SET_NAME-GGGGGGGGGGGGGGGG.sdx (members) and .sdt (tombstones).
+std::string member_name(const std::string& manifest_path, uint64_t generation);
+std::string tombstone_name(const std::string& manifest_path, uint64_t generation);
+
+// The whole file; Error(member_missing) when it is absent or not a regular file (as rule 11 says),
+// Error(io) when it cannot be read.
+std::vector<uint8_t> read_whole_file(const std::string& path);
+// Error(member_missing) unless `path` is a regular file (following links).
+void require_regular_file(const std::string& path);
+// Whether `path` exists and its first 8 bytes are the set magic.
+bool starts_with_set_magic(const std::string& path);
+
+// An exclusive flock on SET.lock, held while it lives (spec/SET.md §8). `wait`: block until the
+// other writer is done; else Error(io) naming the lock at once.
+class SetLock {
+ public:
+  SetLock(const std::string& manifest_path, bool wait);
+  ~SetLock();
+  SetLock(const SetLock&) = delete;
+  SetLock& operator=(const SetLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace simdex::set

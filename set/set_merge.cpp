@@ -1,0 +1,79 @@
+#include "set/set_merge.h"
+
+#include <algorithm>
+#include <queue>
+
+#include "reader/fingerprint_scan.h"
+#include "writer/collect_pairs.h"
+#include "writer/index_writer.h"
+
+namespace simdex::set {
+
+namespace {
+
+MergeSummary write_by_builder(const SetSnapshot& s, const std::string& path, const BuildOptions& options) {
+  MergeSummary out;
+  IndexBuilder builder(options);
+  for (const auto& member : s.members())
+    reader::for_each_fingerprint(*member.index, [&](uint64_t f, const IdList& ids) {
+      out.entries_read += ids.size();
+      for (uint64_t id : ids)
+        if (s.live(id, member)) builder.add(f, id);
+    });
+  out.build = builder.write(path);
+  return out;
+}
+
+}  // namespace
+
+MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const BuildOptions& options) {
+  for (const auto& m : s.members())
+    if (!reader::table0_ascending(*m.index)) return write_by_builder(s, path, options);
+  MergeSummary out;
+  out.streamed = true;
+  // The stores of the writer: in memory when the members' pairs fit the bound (24 bytes a pair at
+  // most: fingerprint, offset, id), else in temporary files.
+  uint64_t pairs = 0;
+  for (const auto& m : s.members()) pairs += m.entry.id_count;
+  const uint64_t memory = options.memory_bytes ? options.memory_bytes : default_memory_bytes();
+  writer::ScratchSpace scratch(options.temp_dir);
+  const bool in_memory = 24 * pairs <= memory / 2;
+  auto make_store = [&] { return in_memory ? writer::U64Store() : writer::U64Store(scratch); };
+  writer::U64Store fingerprints = make_store(), id_offsets = make_store(), ids = make_store();
+
+  std::vector<reader::FingerprintCursor> cursors;
+  for (const auto& m : s.members()) cursors.emplace_back(*m.index);
+  using Head = std::pair<uint64_t, std::size_t>;  // (fingerprint, member)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (std::size_t i = 0; i < cursors.size(); ++i)
+    if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+  std::vector<uint64_t> live;
+  writer::collect(
+      [&](auto&& emit) {
+        while (!heads.empty()) {
+          const uint64_t f = heads.top().first;
+          live.clear();
+          while (!heads.empty() && heads.top().first == f) {
+            const std::size_t i = heads.top().second;
+            heads.pop();
+            const IdList list = cursors[i].ids();
+            out.entries_read += list.size();
+            for (uint64_t id : list)
+              if (s.live(id, s.members()[i])) live.push_back(id);
+            cursors[i].next();
+            if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+          }
+          std::sort(live.begin(), live.end());
+          for (uint64_t id : live) emit(writer::Pair{f, id});  // collect drops repeats
+        }
+      },
+      &fingerprints, id_offsets, ids);
+  for (const auto& m : s.members()) m.index->check_unchanged();
+  const Scheme scheme = Scheme::automatic(fingerprints.size(), options.k);
+  const uint64_t held = fingerprints.memory_bytes() + id_offsets.memory_bytes() + ids.memory_bytes();
+  out.build = writer::write_index(path, writer::IndexContents{fingerprints, id_offsets, ids}, scheme, options,
+                                  scratch, std::max<uint64_t>(memory > held ? memory - held : 0, memory / 4));
+  return out;
+}
+
+}  // namespace simdex::set

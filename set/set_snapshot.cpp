@@ -1,0 +1,308 @@
+#include "set/set_snapshot.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+
+#include "format/endian.h"
+#include "reader/fingerprint_scan.h"
+#include "reader/index_impl.h"
+#include "set/set_files.h"
+
+namespace simdex::set {
+
+std::shared_ptr<const Index> open_member(const std::string& manifest_path, const format::SetManifest& m,
+                                         const format::SetEntry& e, const OpenOptions& options) {
+  const std::string path = entry_path(manifest_path, e.name);
+  OpenOptions member_options = options;
+  member_options.set_members.clear();
+  std::unique_ptr<Index::Impl> impl;
+  try {
+    impl = reader::open_file(path, member_options);
+  } catch (const Error& e2) {
+    if (e2.code() != errc::io) throw;
+    // Absent, a directory, ...: rule 11. (An I/O error on an existing file stays io.)
+    require_regular_file(path);
+    throw;
+  }
+  const auto& h = impl->file.header();
+  auto mismatch = [&](const std::string& what) {
+    throw Error(errc::member_mismatch, "member '" + e.name + "' of set '" + manifest_path + "': " + what +
+                                           " (a member swapped, truncated, rewritten or from another set)");
+  };
+  if (h.file_bytes != e.file_bytes)
+    mismatch("size " + std::to_string(h.file_bytes) + ", the manifest says " + std::to_string(e.file_bytes));
+  if (h.header_checksum != e.checksum) mismatch("header checksum differs from the manifest's");
+  if (h.fingerprint_count != e.count || h.id_count != e.id_count)
+    mismatch("fingerprint or id count differs from the manifest's");
+  if (h.block_bytes != m.block_bytes || h.max_distance != m.max_distance)
+    mismatch("block size or max_distance differs from the set's");
+  return std::make_shared<const Index>(index_from_impl(std::move(impl)));
+}
+
+namespace {
+
+bool is_set_rule(errc c) {
+  return c == errc::member_missing || c == errc::member_mismatch || c == errc::bad_tombstone || c == errc::io;
+}
+
+}  // namespace
+
+std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, const OpenOptions& options,
+                                                     const SetSnapshot* previous) {
+  // A writer may publish a new manifest and remove the files of the old one while we open them:
+  // when a member is missing or differs, the manifest is read again, and a changed one is retried.
+  std::vector<uint8_t> bytes = read_whole_file(path);
+  for (int attempt = 0;; ++attempt) {
+    auto s = std::make_shared<SetSnapshot>();
+    s->path_ = path;
+    s->options_ = options;
+    try {
+      try {
+        s->manifest_ = format::SetManifest::decode(bytes.data(), bytes.size());
+      } catch (const Error& e) {
+        throw Error(e.code(), "'" + path + "': " + e.detail());
+      }
+      const auto& m = s->manifest_;
+      if (previous && m.generation < previous->manifest_.generation)
+        throw Error(errc::stale_manifest, "'" + path + "' holds generation " + std::to_string(m.generation) +
+                                              ", older than the " +
+                                              std::to_string(previous->manifest_.generation) +
+                                              " already open (an old manifest copied over a newer one)");
+      std::vector<std::size_t> chosen = options.set_members;
+      if (chosen.empty())
+        for (std::size_t i = 0; i < m.members.size(); ++i) chosen.push_back(i);
+      for (std::size_t i : chosen) {
+        if (i >= m.members.size())
+          throw Error(errc::usage, "set '" + path + "' has " + std::to_string(m.members.size()) +
+                                       " members; there is no member " + std::to_string(i));
+        const format::SetEntry& e = m.members[i];
+        std::shared_ptr<const Index> index;
+        if (previous)
+          for (const auto& old : previous->members_)
+            if (old.entry == e) index = old.index;
+        s->members_.push_back({e, index ? index : open_member(path, m, e, options), true});
+      }
+      std::map<uint64_t, uint64_t> removed;
+      for (const auto& e : m.tombstones) {
+        const auto t_bytes = read_whole_file(entry_path(path, e.name));
+        const auto t = format::Tombstone::decode(t_bytes.data(), t_bytes.size(), e);
+        for (uint64_t id : t.ids) removed[id] = e.generation;  // ascending generations: the newest stays
+      }
+      s->removed_.assign(removed.begin(), removed.end());
+      const uint64_t newest_removal = m.tombstones.empty() ? 0 : m.tombstones.back().generation;
+      for (auto& member : s->members_) member.all_live = member.entry.generation >= newest_removal;
+      return s;
+    } catch (const Error& e) {
+      if (!is_set_rule(e.code()) || attempt >= 50) throw;
+      std::vector<uint8_t> again = read_whole_file(path);
+      if (again == bytes) throw;
+      bytes = std::move(again);
+    }
+  }
+}
+
+std::unique_ptr<Index::Impl> open_set(const std::string& path, const OpenOptions& options) {
+  auto impl = std::make_unique<Index::Impl>();
+  impl->options = options;
+  impl->composite = SetSnapshot::open(path, options, nullptr);
+  return impl;
+}
+
+Index SetSnapshot::reopen() const {
+  auto impl = std::make_unique<Index::Impl>();
+  impl->options = options_;
+  impl->composite = open(path_, options_, this);
+  return index_from_impl(std::move(impl));
+}
+
+bool SetSnapshot::live(uint64_t id, const OpenMember& member) const {
+  if (member.all_live) return true;
+  const auto it = std::lower_bound(removed_.begin(), removed_.end(), std::pair<uint64_t, uint64_t>{id, 0});
+  return it == removed_.end() || it->first != id || it->second < member.entry.generation;
+}
+
+namespace {
+IdList owned_ids(const std::vector<uint64_t>& ids) {
+  auto buffer = std::make_shared<std::vector<uint8_t>>(8 * ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) format::store_le64(buffer->data() + 8 * i, ids[i]);
+  const uint8_t* data = buffer->data();
+  return IdList(data, ids.size(), std::move(buffer));
+}
+}  // namespace
+
+IdList SetSnapshot::merge_live(const std::vector<std::pair<std::size_t, IdList>>& holders) const {
+  if (holders.size() == 1 && members_[holders[0].first].all_live) return holders[0].second;
+  std::vector<uint64_t> ids;
+  for (const auto& [m, list] : holders)
+    for (uint64_t id : list)
+      if (live(id, members_[m])) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  if (holders.size() == 1 && ids.size() == holders[0].second.size()) return holders[0].second;
+  return ids.empty() ? IdList() : owned_ids(ids);
+}
+
+Resolved SetSnapshot::resolve(uint64_t fingerprint, std::size_t known, const IdList& known_ids) const {
+  std::vector<std::pair<std::size_t, IdList>> holders;
+  Resolved r;
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    IdList ids = i == known ? known_ids : members_[i].index->ids_of(fingerprint);
+    if (ids.empty()) continue;
+    if (r.home == Resolved::kNone)
+      for (uint64_t id : ids)
+        if (live(id, members_[i])) {
+          r.home = i;
+          break;
+        }
+    holders.emplace_back(i, std::move(ids));
+  }
+  if (r.home != Resolved::kNone) r.ids = merge_live(holders);
+  return r;
+}
+
+void SetSnapshot::query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const {
+  if (single()) return members_[0].index->query(fingerprint, k, out);
+  search_distance(static_cast<int>(k));
+  struct Found {
+    Hit hit;
+    std::size_t member;
+  };
+  // Per-thread scratch, as a file's query keeps it (member hits are views: nothing is kept alive).
+  thread_local std::vector<Found> found;
+  thread_local std::vector<Hit> hits;
+  thread_local std::vector<std::pair<std::size_t, IdList>> holders;
+  found.clear();
+  for (std::size_t i = 0; i < members_.size(); ++i) {
+    members_[i].index->query(fingerprint, k, hits);
+    for (auto& h : hits) found.push_back({std::move(h), i});
+  }
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return a.hit.distance != b.hit.distance         ? a.hit.distance < b.hit.distance
+           : a.hit.fingerprint != b.hit.fingerprint ? a.hit.fingerprint < b.hit.fingerprint
+                                                    : a.member < b.member;
+  });
+  out.clear();
+  for (std::size_t g = 0; g < found.size();) {
+    holders.clear();
+    std::size_t e = g;
+    for (; e < found.size() && found[e].hit.fingerprint == found[g].hit.fingerprint; ++e)
+      holders.emplace_back(found[e].member, found[e].hit.ids);
+    IdList ids = merge_live(holders);
+    if (!ids.empty()) out.push_back(Hit{found[g].hit.fingerprint, found[g].hit.distance, std::move(ids)});
+    g = e;
+  }
+}
+
+void SetSnapshot::for_each_live(
+    const std::function<void(uint64_t, std::size_t, const IdList&)>& visit) const {
+  bool ascending = true;
+  for (const auto& m : members_) ascending = ascending && reader::table0_ascending(*m.index);
+  if (!ascending) {  // members in another order: each fingerprint looked up in every member
+    for (std::size_t i = 0; i < members_.size(); ++i)
+      reader::for_each_fingerprint(*members_[i].index, [&](uint64_t f, const IdList& ids) {
+        const Resolved r = resolve(f, i, ids);
+        if (r.home == i) visit(f, i, r.ids);
+      });
+    return;
+  }
+  // A k-way merge of the members' tables 0: every fingerprint once, ascending, from its holders.
+  std::vector<reader::FingerprintCursor> cursors;
+  for (const auto& m : members_) cursors.emplace_back(*m.index);
+  using Head = std::pair<uint64_t, std::size_t>;  // (fingerprint, member)
+  std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
+  for (std::size_t i = 0; i < cursors.size(); ++i)
+    if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+  std::vector<std::pair<std::size_t, IdList>> holders;
+  while (!heads.empty()) {
+    const uint64_t f = heads.top().first;
+    holders.clear();
+    while (!heads.empty() && heads.top().first == f) {
+      const std::size_t i = heads.top().second;
+      heads.pop();
+      holders.emplace_back(i, cursors[i].ids());
+      cursors[i].next();
+      if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+    }
+    std::sort(holders.begin(), holders.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    const IdList ids = merge_live(holders);
+    if (ids.empty()) continue;
+    std::size_t home = holders[0].first;  // the first member holding a live id of f
+    for (const auto& [m, list] : holders)
+      if (std::any_of(list.begin(), list.end(), [&](uint64_t id) { return live(id, members_[m]); })) {
+        home = m;
+        break;
+      }
+    visit(f, home, ids);
+  }
+  for (const auto& m : members_) m.index->check_unchanged();
+}
+
+uint64_t SetSnapshot::fingerprint_count() const {
+  if (single()) return members_[0].index->fingerprint_count();
+  std::call_once(counted_, [&] {
+    for_each_live([&](uint64_t, std::size_t, const IdList& ids) {
+      ++live_fingerprints_;
+      live_ids_ += ids.size();
+    });
+  });
+  return live_fingerprints_;
+}
+
+IndexInfo SetSnapshot::info() const {
+  IndexInfo info;
+  info.is_set = true;
+  info.version_major = manifest_.version_major;
+  info.version_minor = manifest_.version_minor;
+  info.generation = manifest_.generation;
+  info.max_distance = manifest_.max_distance;
+  info.block_bytes = manifest_.block_bytes;
+  info.scheme_name =
+      "set of " + std::to_string(members_.size()) + " member" + (members_.size() == 1 ? "" : "s");
+  info.file_bytes = manifest_.encode().size();
+  for (const auto& t : manifest_.tombstones) {
+    info.file_bytes += t.file_bytes;
+    info.removed_ids += t.count;
+  }
+  info.tombstone_count = manifest_.tombstones.size();
+  for (const auto& m : members_) {
+    const IndexInfo mi = m.index->info();
+    info.members.push_back({m.entry.name, m.entry.generation, mi.fingerprint_count, mi.id_count,
+                            mi.file_bytes, mi.scheme_name, mi.tables.size()});
+    info.file_bytes += mi.file_bytes;
+    info.ids_bytes += mi.ids_bytes;
+  }
+  if (single()) {
+    info.fingerprint_count = info.members[0].fingerprint_count;
+    info.id_count = info.members[0].id_count;
+  } else {
+    info.fingerprint_count = fingerprint_count();
+    info.id_count = live_ids_;
+  }
+  return info;
+}
+
+VerifyReport SetSnapshot::verify() const {
+  VerifyReport report;
+  for (const auto& m : members_) {
+    VerifyReport r = m.index->verify();
+    for (auto& p : r.problems) {
+      if (report.problems.size() >= 100) break;
+      p.where = "member '" + m.entry.name + "' " + p.where;
+      report.problems.push_back(std::move(p));
+    }
+    for (auto& u : r.unchecked) {
+      u.where = "member '" + m.entry.name + "' " + u.where;
+      report.unchecked.push_back(std::move(u));
+    }
+    report.blocks_checked += r.blocks_checked;
+    report.bytes_checked += r.bytes_checked;
+  }
+  return report;
+}
+
+void SetSnapshot::check_unchanged() const {
+  for (const auto& m : members_) m.index->check_unchanged();
+}
+
+}  // namespace simdex::set

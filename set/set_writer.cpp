@@ -1,0 +1,232 @@
+// simdex::SetWriter: add, remove and merge on an index set (spec/SET.md §4, §8).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <set>
+
+#include "format/checksum.h"
+#include "reader/fingerprint_scan.h"
+#include "reader/index_impl.h"
+#include "set/set_files.h"
+#include "set/set_merge.h"
+#include "set/set_snapshot.h"
+#include "simdex/set.h"
+#include "writer/atomic_file.h"
+
+namespace simdex {
+
+struct SetWriter::State {
+  State(std::string p, SetWriterOptions o)
+      : path(std::move(p)), options(std::move(o)), lock(path, options.wait_for_lock) {}
+  std::string path;
+  SetWriterOptions options;
+  set::SetLock lock;
+  std::optional<format::SetManifest> manifest;  // the published one; none before the first add
+
+  uint64_t next_generation() const { return manifest ? manifest->generation + 1 : 1; }
+  const format::SetManifest& current() const {
+    if (!manifest) throw Error(errc::usage, "there is no index set at '" + path + "': create it with add");
+    return *manifest;
+  }
+
+  // Publishes `next` (temp, fsync, rename), then removes the files the old manifest named and the
+  // new one does not.
+  void publish(format::SetManifest next, SetChange& change) {
+    const std::vector<uint8_t> bytes = next.encode();
+    writer::AtomicFile file(path);
+    file.write(bytes.data(), bytes.size());
+    file.publish();
+    change.bytes_written += bytes.size();
+    std::set<std::string> named;
+    for (const auto* list : {&next.members, &next.tombstones})
+      for (const auto& e : *list) named.insert(e.name);
+    if (manifest)
+      for (const auto* list : {&manifest->members, &manifest->tombstones})
+        for (const auto& e : *list)
+          if (!named.count(e.name)) {
+            ::unlink(set::entry_path(path, e.name).c_str());  // readers holding it keep their mapping
+            change.removed.push_back(e.name);
+          }
+    change.generation = next.generation;
+    change.members = next.members.size();
+    manifest = std::move(next);
+  }
+
+  // Files a writer that died before publishing (or before removing them) left: the names writers
+  // give (SET_NAME-G.sdx, .sdt) that the manifest does not name. Under the lock, so no writer is at
+  // work; a reader of an older manifest that misses one reads the manifest again (set_snapshot.cpp).
+  void remove_orphans() {
+    std::set<std::string> named;
+    for (const auto* list : {&manifest->members, &manifest->tombstones})
+      for (const auto& e : *list) named.insert(e.name);
+    const std::string prefix = std::filesystem::path(path).filename().string() + "-";
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(set::set_directory(path), ec)) {
+      const std::string name = f.path().filename().string();
+      const bool ours = name.size() == prefix.size() + 20 && name.compare(0, prefix.size(), prefix) == 0 &&
+                        (name.ends_with(".sdx") || name.ends_with(".sdt")) &&
+                        name.find_first_not_of("0123456789abcdef", prefix.size()) == prefix.size() + 16;
+      if (ours && !named.count(name)) ::unlink(f.path().c_str());
+    }
+  }
+
+  // Writes `builder` as the member named for `generation`; checks it suits the set.
+  format::SetEntry write_member(IndexBuilder& builder, uint64_t generation, SetChange& change) {
+    const std::string name = set::member_name(path, generation);
+    builder.write(set::entry_path(path, name));
+    return published_member(name, generation, change);
+  }
+
+  // The entry of the member just written as `name`; checks it suits the set.
+  format::SetEntry published_member(const std::string& name, uint64_t generation, SetChange& change) {
+    const std::string file = set::entry_path(path, name);
+    auto impl = reader::open_file(file, OpenOptions{.detect_changes = false});
+    const auto& h = impl->file.header();
+    if (manifest && (h.max_distance != manifest->max_distance || h.block_bytes != manifest->block_bytes)) {
+      ::unlink(file.c_str());
+      throw Error(errc::usage, "the set '" + path + "' has k = " + std::to_string(manifest->max_distance) +
+                                   " and block size " + std::to_string(manifest->block_bytes) +
+                                   "; the pairs were built with k = " + std::to_string(h.max_distance) +
+                                   " and block size " + std::to_string(h.block_bytes));
+    }
+    change.written.push_back(name);
+    change.bytes_written += h.file_bytes;
+    return {generation, h.file_bytes, h.header_checksum, h.fingerprint_count, h.id_count, name};
+  }
+
+  // Merges the members at `chosen` (indices into the manifest) into one, every removal applied.
+  void merge_members(const std::vector<std::size_t>& chosen, SetChange& change) {
+    const format::SetManifest& m = current();
+    OpenOptions open_options;
+    open_options.detect_changes = false;
+    open_options.set_members = chosen;
+    const auto snapshot = set::SetSnapshot::open(path, open_options, nullptr);
+    if (snapshot->manifest().generation != m.generation)
+      throw Error(errc::io, "the manifest of '" + path + "' changed under the set's lock");
+    BuildOptions build = options.build;
+    build.k = m.max_distance;
+    build.block_bytes = m.block_bytes;
+    build.scheme.reset();
+    if (build.temp_dir.empty()) build.temp_dir = set::set_directory(path);
+    const uint64_t generation = m.generation + 1;
+    format::SetManifest next = m;
+    next.generation = generation;
+    next.members.clear();
+    for (std::size_t i = 0; i < m.members.size(); ++i)
+      if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) next.members.push_back(m.members[i]);
+    const std::string name = set::member_name(path, generation);
+    const set::MergeSummary merged = set::write_merged(*snapshot, set::entry_path(path, name), build);
+    change.merged_entries += merged.entries_read;
+    next.members.push_back(published_member(name, generation, change));
+    drop_unneeded_tombstones(next);
+    publish(std::move(next), change);
+  }
+
+  // A tombstone applies only to members older than it (§4): once none is, it can go.
+  static void drop_unneeded_tombstones(format::SetManifest& m) {
+    const uint64_t oldest = m.members.front().generation;
+    std::erase_if(m.tombstones, [&](const format::SetEntry& t) { return t.generation <= oldest; });
+  }
+
+  // Size-tiered: members in tiers of sizes within tier_ratio; a tier with tier_ratio members is
+  // merged (the lowest such tier first), again until no tier is full.
+  void merge_tiers(SetChange& change) {
+    const uint64_t r = std::max(2u, options.tier_ratio);
+    for (;;) {
+      const auto& members = current().members;
+      auto tier = [&](uint64_t size) {
+        unsigned t = 0;
+        for (; size >= r; size /= r) ++t;
+        return t;
+      };
+      std::vector<std::vector<std::size_t>> tiers(65);
+      for (std::size_t i = 0; i < members.size(); ++i) tiers[tier(members[i].id_count)].push_back(i);
+      const auto full =
+          std::find_if(tiers.begin(), tiers.end(), [&](const auto& t) { return t.size() >= r; });
+      if (full == tiers.end()) return;
+      merge_members(*full, change);
+    }
+  }
+};
+
+SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
+    : state_(std::make_unique<State>(std::move(manifest_path), std::move(options))) {
+  struct stat st {};
+  if (::stat(state_->path.c_str(), &st) != 0) return;  // created by the first add
+  const std::vector<uint8_t> bytes = set::read_whole_file(state_->path);
+  if (!format::has_set_magic(bytes.data(), bytes.size()))
+    throw Error(errc::usage, "'" + state_->path + "' exists and is not an index set manifest");
+  try {
+    state_->manifest = format::SetManifest::decode(bytes.data(), bytes.size());
+  } catch (const Error& e) {
+    throw Error(e.code(), "'" + state_->path + "': " + e.detail());
+  }
+  state_->remove_orphans();
+}
+
+SetWriter::~SetWriter() = default;
+
+bool SetWriter::exists() const { return state_->manifest.has_value(); }
+unsigned SetWriter::max_distance() const { return state_->current().max_distance; }
+uint32_t SetWriter::block_bytes() const { return state_->current().block_bytes; }
+
+SetChange SetWriter::add(IndexBuilder& builder) {
+  State& s = *state_;
+  SetChange change;
+  const uint64_t generation = s.next_generation();
+  const format::SetEntry entry = s.write_member(builder, generation, change);
+  format::SetManifest next = s.manifest ? *s.manifest : format::SetManifest{};
+  if (!s.manifest) {
+    auto impl = reader::open_file(set::entry_path(s.path, entry.name), OpenOptions{.detect_changes = false});
+    next.max_distance = impl->file.header().max_distance;
+    next.block_bytes = impl->file.header().block_bytes;
+  }
+  next.generation = generation;
+  next.members.push_back(entry);
+  s.publish(std::move(next), change);
+  if (s.options.merge_after_add) s.merge_tiers(change);
+  return change;
+}
+
+SetChange SetWriter::remove(std::span<const uint64_t> ids) {
+  State& s = *state_;
+  const format::SetManifest& m = s.current();
+  if (ids.empty()) throw Error(errc::usage, "no ids to remove");
+  SetChange change;
+  format::Tombstone t;
+  t.generation = m.generation + 1;
+  t.ids.assign(ids.begin(), ids.end());
+  std::sort(t.ids.begin(), t.ids.end());
+  t.ids.erase(std::unique(t.ids.begin(), t.ids.end()), t.ids.end());
+  const std::vector<uint8_t> bytes = t.encode();
+  const std::string name = set::tombstone_name(s.path, t.generation);
+  writer::AtomicFile file(set::entry_path(s.path, name));
+  file.write(bytes.data(), bytes.size());
+  file.publish();
+  change.written.push_back(name);
+  change.bytes_written += bytes.size();
+  format::SetManifest next = m;
+  next.generation = t.generation;
+  next.tombstones.push_back(
+      {t.generation, bytes.size(), format::checksum64(bytes.data(), bytes.size()), t.ids.size(), 0, name});
+  s.publish(std::move(next), change);
+  return change;
+}
+
+SetChange SetWriter::merge() {
+  State& s = *state_;
+  const format::SetManifest& m = s.current();
+  SetChange change;
+  change.generation = m.generation;
+  change.members = m.members.size();
+  if (m.members.size() == 1 && m.tombstones.empty()) return change;  // nothing to compact
+  std::vector<std::size_t> all(m.members.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  s.merge_members(all, change);
+  return change;
+}
+
+}  // namespace simdex

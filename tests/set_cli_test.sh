@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `simdex add`, `remove` and `merge`, and every reading command on an index set, against one index
+# built from the same live pairs (spec/SET.md). usage: set_cli_test.sh SIMDEX
+set -uo pipefail
+simdex=$1
+. "$(dirname "$0")/shell_checks.sh"
+
+# Fingerprints 1e9 * 1e6 + ...: decimal strings (awk's %d stops at 2^31); near-duplicates differ in
+# the low digits (a few low bits).
+awk 'BEGIN { srand(3); for (i = 0; i < 3000; i++) { b = int(rand() * 1e9); printf "%d%06d\t%d\n%d%06d\t%d\n", b, 16, i, b, 17, i + 5000 } }' > "$dir/a.tsv"
+awk 'BEGIN { srand(4); for (i = 0; i < 500; i++) printf "%d%06d\t%d\n", int(rand() * 1e9), 16, i + 9000 }' > "$dir/b.tsv"
+head -200 "$dir/a.tsv" | sed 's/16\t/18\t/; s/\t\([0-9]*\)$/\t2\1/' > "$dir/c.tsv"
+s="$dir/docs.sdxs"
+
+check "add creates the set" 0 "$simdex" add -q "$s" "$dir/a.tsv"
+check "add from stdin, no merge" 0 sh -c "\"$simdex\" add -q --no-merge \"$s\" - < \"$dir/b.tsv\""
+check "add a third member" 0 "$simdex" add --no-merge "$s" "$dir/c.tsv"
+expect_grep "add reports the generation" "generation 3, 3 members" "$dir/err"
+check "remove ids as arguments" 0 "$simdex" remove -q "$s" 1 2 5001
+printf '9001\n9002\n' > "$dir/ids"
+check "remove ids from a file" 0 "$simdex" remove -q "$s" "$dir/ids"
+check "remove ids from stdin" 0 sh -c "printf '3\n' | \"$simdex\" remove -q \"$s\" -"
+check "remove refuses a bad id" 1 "$simdex" remove -q "$s" "$dir/a.tsv"
+check "remove without ids is a usage error" 2 "$simdex" remove -q "$s"
+check "add with another k is refused" 2 "$simdex" add -q -k 5 "$s" "$dir/b.tsv"
+
+# The same live pairs in one file.
+cat "$dir/a.tsv" "$dir/b.tsv" "$dir/c.tsv" | awk -F'\t' '$2 != 1 && $2 != 2 && $2 != 5001 && $2 != 9001 && $2 != 9002 && $2 != 3' > "$dir/live.tsv"
+"$simdex" build -q -o "$dir/one.sdx" "$dir/live.tsv"
+cut -f1 "$dir/a.tsv" | head -300 > "$dir/q"
+for cmd in query pairs clusters; do
+  if [ $cmd = query ]; then args=(-k 3); in="$dir/q"; else args=(-k 3); in=/dev/null; fi
+  "$simdex" $cmd "$s" "${args[@]}" < "$in" | sort > "$dir/set.$cmd"
+  "$simdex" $cmd "$dir/one.sdx" "${args[@]}" < "$in" | sort > "$dir/one.$cmd"
+  same "$cmd over the set == over one file" "$dir/set.$cmd" "$dir/one.$cmd"
+  [ -s "$dir/set.$cmd" ] && ok || bad "$cmd found nothing"
+done
+"$simdex" join "$s" "$dir/a.tsv" | sort > "$dir/set.join"
+"$simdex" join "$dir/one.sdx" "$dir/a.tsv" | sort > "$dir/one.join"
+same "join over the set == over one file" "$dir/set.join" "$dir/one.join"
+check "verify a set" 0 "$simdex" verify "$s"
+check "info on a set" 0 "$simdex" info "$s"
+expect_grep "info names the members" "docs.sdxs-0000000000000001.sdx" "$dir/out"
+"$simdex" info --json "$s" > "$dir/set.info"; "$simdex" info --json "$dir/one.sdx" > "$dir/one.info"
+grep -o '"fingerprint_count":[0-9]*,"id_count":[0-9]*' "$dir/set.info" | head -1 > "$dir/a"
+grep -o '"fingerprint_count":[0-9]*,"id_count":[0-9]*' "$dir/one.info" > "$dir/b"
+same "info counts of the set == of one file" "$dir/a" "$dir/b"
+
+check "merge" 0 "$simdex" merge "$s"
+expect_grep "merge leaves one member" "1 member;" "$dir/err"
+n=$(ls "$dir" | grep -c 'docs.sdxs-.*\.sd[xt]$')
+[ "$n" = 1 ] && ok || bad "merge left $n member and tombstone files"
+"$simdex" query "$s" -k 3 < "$dir/q" | sort > "$dir/merged.query"
+same "query after merge == one file" "$dir/merged.query" "$dir/one.query"
+
+# Hostile sets.
+mkdir "$dir/sub"; cp "$s" "$dir/sub/x.sdxs"
+check "a manifest away from its members" 1 "$simdex" query "$dir/sub/x.sdxs" 1
+expect_grep "names the missing member" "member_missing" "$dir/err"
+check "lock held: --no-wait fails" 1 flock "$s.lock" "$simdex" add -q --no-wait "$s" "$dir/b.tsv"
+expect_grep "names the lock" "lock" "$dir/err"
+finish set_cli

@@ -1,0 +1,361 @@
+// Index sets (spec/SET.md) against one index of the live pairs: random sequences of add, remove and
+// merge over random and clustered data, then query, ids_of, join, pairs and clusters compared; and
+// the held-out failures: corrupt, missing, swapped or truncated members, names outside the set's
+// directory, stale manifests.
+#include "simdex/set.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include "format/set_manifest.h"
+#include "set/set_files.h"
+#include "simdex/batch.h"
+#include "test_util.h"
+
+using namespace simdex;
+using namespace simdex::test;
+
+namespace {
+
+// The live pairs as the spec defines them: add puts pairs in, remove takes every pair of an id out.
+struct Model {
+  std::set<std::pair<uint64_t, uint64_t>> live;
+  void add(const Pairs& p) { live.insert(p.begin(), p.end()); }
+  void remove(const std::vector<uint64_t>& ids) {
+    const std::set<uint64_t> gone(ids.begin(), ids.end());
+    std::erase_if(live, [&](const auto& p) { return gone.count(p.second) > 0; });
+  }
+  Pairs pairs() const { return {live.begin(), live.end()}; }
+};
+
+using PairRow = std::tuple<uint64_t, uint64_t, unsigned, std::vector<uint64_t>, std::vector<uint64_t>>;
+std::vector<PairRow> all_pairs(const Index& index, unsigned k, bool duplicates) {
+  std::vector<PairRow> rows;
+  BatchOptions o;
+  o.k = static_cast<int>(k);
+  o.threads = 2;
+  o.with_ids = true;
+  o.duplicates = duplicates;
+  find_pairs(index, o, [&](std::span<const NearPair> batch) {
+    for (const auto& p : batch)
+      rows.emplace_back(p.a, p.b, p.distance, p.ids_a.to_vector(), p.ids_b.to_vector());
+  });
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+using JoinRow = std::tuple<std::size_t, uint64_t, unsigned, std::vector<uint64_t>>;
+std::vector<JoinRow> all_join(const Index& index, const std::vector<Query>& qs, unsigned k) {
+  std::vector<JoinRow> rows;
+  BatchOptions o;
+  o.k = static_cast<int>(k);
+  o.threads = 2;
+  o.with_ids = true;
+  join(index, qs, o, [&](std::span<const JoinHit> batch) {
+    for (const auto& h : batch) rows.emplace_back(h.query, h.fingerprint, h.distance, h.ids.to_vector());
+  });
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+using Cluster = std::vector<std::pair<uint64_t, std::vector<uint64_t>>>;
+std::vector<Cluster> all_clusters(const Index& index, unsigned k) {
+  std::vector<Cluster> out;
+  BatchOptions o;
+  o.k = static_cast<int>(k);
+  o.threads = 2;
+  find_clusters(index, o, ClusterOptions{}, [&](std::span<const ClusterMember> members) {
+    Cluster c;
+    for (const auto& m : members) c.emplace_back(m.fingerprint, m.ids.to_vector());
+    out.push_back(std::move(c));
+  });
+  return out;  // in the order of their first member: the same order for both
+}
+
+void check_same(const Index& set, const Index& single, const Pairs& live, std::mt19937_64& rng, unsigned k) {
+  CHECK(set.is_set());
+  CHECK(set.fingerprint_count() == single.fingerprint_count());
+  CHECK(set.info().id_count == single.info().id_count);
+  const auto qs = queries_for(rng, live, k, 60);
+  for (uint64_t q : qs) REQUIRE(answer(set, q, k) == answer(single, q, k));
+  for (std::size_t i = 0; i < 20 && !live.empty(); ++i) {
+    const uint64_t f = live[rng() % live.size()].first;
+    REQUIRE(set.ids_of(f).to_vector() == single.ids_of(f).to_vector());
+  }
+  std::vector<Query> jq;
+  for (std::size_t i = 0; i < qs.size(); ++i) jq.push_back({qs[i], i});
+  CHECK(all_join(set, jq, k) == all_join(single, jq, k));
+  CHECK(all_pairs(set, k, false) == all_pairs(single, k, false));
+  CHECK(all_pairs(set, k, true) == all_pairs(single, k, true));
+  CHECK(all_clusters(set, k) == all_clusters(single, k));
+}
+
+Pairs draw(std::mt19937_64& rng, bool clustered, const std::vector<uint64_t>& pool, std::size_t n) {
+  Pairs p = clustered ? clustered_pairs(rng, n, 3) : random_pairs(rng, n);
+  for (auto& [f, id] : p) {
+    id = rng() % 400;  // ids repeat: removals and re-adds meet old pairs
+    if (!pool.empty() && rng() % 4 == 0) f = pool[rng() % pool.size()];  // a fingerprint of another member
+  }
+  return p;
+}
+
+format::SetManifest read_manifest_of(const std::string& path) {
+  const auto bytes = read_bytes(path);
+  return format::SetManifest::decode(bytes.data(), bytes.size());
+}
+
+void run_sequence(uint64_t seed, bool clustered) {
+  std::mt19937_64 rng(seed);
+  TempDir dir;
+  const std::string set_path = dir.file("s.sdxs");
+  const unsigned k = 3;
+  Model model;
+  std::vector<uint64_t> pool;
+  SetWriterOptions wo;
+  wo.tier_ratio = 2 + static_cast<unsigned>(rng() % 3);
+  wo.build.threads = 2;
+  for (int step = 0; step < 14; ++step) {
+    const unsigned op = step == 0 ? 0 : static_cast<unsigned>(rng() % 6);
+    SetWriter writer(set_path, wo);
+    if (op <= 2) {
+      const Pairs p = draw(rng, clustered, pool, 20 + rng() % 300);
+      IndexBuilder b({.k = k});
+      for (auto [f, id] : p) {
+        b.add(f, id);
+        pool.push_back(f);
+      }
+      writer.add(b);
+      model.add(p);
+    } else if (op <= 4) {
+      std::vector<uint64_t> ids;
+      for (unsigned i = 0, n = 1 + static_cast<unsigned>(rng() % 40); i < n; ++i) ids.push_back(rng() % 420);
+      writer.remove(ids);
+      model.remove(ids);
+    } else {
+      writer.merge();
+    }
+    CAPTURE(step);
+    CAPTURE(op);
+    const Index set = Index::open(set_path);
+    const Pairs live = model.pairs();
+    build(dir.file("single.sdx"), live, {.k = k});
+    const Index single = Index::open(dir.file("single.sdx"));
+    check_same(set, single, live, rng, k);
+    CHECK(set.verify().ok());
+    if (op == 5) {  // a merge writes the bytes a build of the live pairs writes (deterministic)
+      const auto m = read_manifest_of(set_path);
+      REQUIRE(m.members.size() == 1);
+      CHECK(m.tombstones.empty());
+      CHECK(read_bytes(set::entry_path(set_path, m.members[0].name)) == read_bytes(dir.file("single.sdx")));
+    }
+  }
+}
+
+void write_manifest(const std::string& path, const format::SetManifest& m) {
+  const auto bytes = m.encode();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+format::SetManifest read_manifest(const std::string& path) {
+  const auto bytes = read_bytes(path);
+  return format::SetManifest::decode(bytes.data(), bytes.size());
+}
+
+std::string open_error(const std::string& path) {
+  try {
+    Index::open(path);
+  } catch (const Error& e) {
+    return std::string(errc_name(e.code()));
+  }
+  return "ok";
+}
+
+void add_pairs(const std::string& set, const Pairs& p, SetWriterOptions o = {}) {
+  SetWriter w(set, o);
+  IndexBuilder b({.k = 3});
+  for (auto [f, id] : p) b.add(f, id);
+  w.add(b);
+}
+
+}  // namespace
+
+TEST_CASE("random add/remove/merge sequences answer as one index of the live pairs") {
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    CAPTURE(seed);
+    run_sequence(seed, seed % 2 == 0);
+  }
+}
+
+TEST_CASE("an id removed and added again is live; merge drops removed pairs for good") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  SetWriterOptions no_merge;
+  no_merge.merge_after_add = false;
+  add_pairs(s, {{0x10, 1}, {0x20, 2}}, no_merge);
+  SetWriter(s).remove(std::vector<uint64_t>{1, 2});
+  add_pairs(s, {{0x30, 1}}, no_merge);
+  {
+    const Index set = Index::open(s);
+    CHECK(set.ids_of(0x10).empty());
+    CHECK(set.ids_of(0x30).to_vector() == std::vector<uint64_t>{1});
+    CHECK(set.fingerprint_count() == 1);
+  }
+  const SetChange c = SetWriter(s).merge();
+  CHECK(c.members == 1);
+  const auto m = read_manifest(s);
+  CHECK(m.tombstones.empty());
+  CHECK(Index::open(s).fingerprint_count() == 1);
+  // The old files are gone from the directory after publication.
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(s).parent_path()))
+    files += e.path().extension() == ".sdx" || e.path().extension() == ".sdt";
+  CHECK(files == 1);
+}
+
+TEST_CASE("size-tiered adds keep the member count logarithmic and never rewrite the large base") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  std::mt19937_64 rng(7);
+  add_pairs(s, random_pairs(rng, 5000));
+  const std::string base = read_manifest(s).members[0].name;
+  for (int day = 0; day < 30; ++day) add_pairs(s, random_pairs(rng, 20));
+  const auto m = read_manifest(s);
+  CHECK(m.members[0].name == base);
+  CHECK(m.members.size() <= 8);
+}
+
+TEST_CASE("reopen sees the newest manifest and shares unchanged members; subsets open") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  SetWriterOptions no_merge;
+  no_merge.merge_after_add = false;
+  add_pairs(s, {{0x10, 1}}, no_merge);
+  const Index first = Index::open(s);
+  add_pairs(s, {{0x11, 2}}, no_merge);
+  CHECK(first.fingerprint_count() == 1);  // a snapshot
+  const Index second = first.reopen();
+  CHECK(second.fingerprint_count() == 2);
+  CHECK(second.info().members.size() == 2);
+  OpenOptions only;
+  only.set_members = {1};
+  const Index part = Index::open(s, only);
+  CHECK(part.fingerprint_count() == 1);
+  CHECK(part.ids_of(0x11).to_vector() == std::vector<uint64_t>{2});
+  only.set_members = {2};
+  CHECK_THROWS_AS(Index::open(s, only), Error);
+  // An older manifest copied over the newer one: the reader that has the newer refuses it.
+  const auto newer = read_bytes(s);
+  format::SetManifest old = read_manifest(s);
+  old.generation = 1;
+  old.members.resize(1);
+  write_manifest(s, old);
+  try {
+    (void)second.reopen();
+    FAIL("a stale manifest was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == errc::stale_manifest);
+  }
+}
+
+TEST_CASE("a corrupt, missing, swapped or truncated member is a clear error") {
+  TempDir dir;
+  std::mt19937_64 rng(3);
+  const std::string s = dir.file("s.sdxs"), other = dir.file("other.sdxs");
+  SetWriterOptions no_merge;
+  no_merge.merge_after_add = false;
+  add_pairs(s, random_pairs(rng, 300), no_merge);
+  add_pairs(s, random_pairs(rng, 300), no_merge);
+  add_pairs(other, random_pairs(rng, 300), no_merge);
+  SetWriter(s).remove(std::vector<uint64_t>{1, 2, 3});
+  const auto m = read_manifest(s);
+  const std::string member = set::entry_path(s, m.members[1].name);
+  const auto original = read_bytes(member);
+  auto write_member = [&](const std::vector<uint8_t>& bytes) {
+    std::filesystem::remove(member);  // a new file, as cp over it would not be (the reader maps nothing here)
+    std::ofstream(member, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  };
+  CHECK(open_error(s) == "ok");
+  // Another set's member under this name.
+  write_member(read_bytes(set::entry_path(other, read_manifest(other).members[0].name)));
+  CHECK(open_error(s) == "member_mismatch");
+  // Truncated: the member's own open rule names it.
+  write_member(std::vector<uint8_t>(original.begin(), original.end() - 8));
+  CHECK(open_error(s) == "file_size_mismatch");
+  // A flipped byte in a block: open passes, verify finds it.
+  auto flipped = original;
+  flipped[flipped.size() - 40] ^= 0x10;
+  write_member(flipped);
+  CHECK(open_error(s) == "ok");
+  CHECK_FALSE(Index::open(s).verify().ok());
+  std::filesystem::remove(member);
+  CHECK(open_error(s) == "member_missing");
+  write_member(original);
+  CHECK(open_error(s) == "ok");
+  // A tombstone file changed.
+  const std::string tomb = set::entry_path(s, m.tombstones[0].name);
+  auto t = read_bytes(tomb);
+  t.back() ^= 1;
+  std::filesystem::remove(tomb);
+  std::ofstream(tomb, std::ios::binary).write(reinterpret_cast<const char*>(t.data()), t.size());
+  CHECK(open_error(s) == "bad_tombstone");
+}
+
+TEST_CASE("a manifest naming files outside its directory is refused") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}});
+  format::SetManifest m = read_manifest(s);
+  for (const char* name : {"../s.sdx", "/etc/passwd", "a/../../b.sdx", ".s.sdx"}) {
+    m.members[0].name = name;
+    write_manifest(s, m);
+    CHECK(open_error(s) == "bad_member_name");
+  }
+}
+
+TEST_CASE("a writer removes the files a writer that died left unpublished") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}});
+  const std::string orphan = set::entry_path(s, set::member_name(s, 9)), other = dir.file("mine.sdx");
+  std::ofstream(orphan) << "left by a killed writer";
+  std::ofstream(other) << "not a set file";
+  SetWriter w(s);
+  CHECK_FALSE(std::filesystem::exists(orphan));
+  CHECK(std::filesystem::exists(other));
+  CHECK(Index::open(s).fingerprint_count() == 1);
+}
+
+TEST_CASE("two writers: the second waits or fails clearly, never loses an update") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}});
+  SetWriter holder(s);
+  SetWriterOptions no_wait;
+  no_wait.wait_for_lock = false;
+  CHECK_THROWS_AS(SetWriter(s, no_wait), Error);
+}
+
+TEST_CASE("merge under a small memory bound spills to temporary files and writes the same bytes") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  std::mt19937_64 rng(11);
+  SetWriterOptions no_merge;
+  no_merge.merge_after_add = false;
+  Pairs all;
+  for (int m = 0; m < 3; ++m) {
+    const Pairs p = clustered_pairs(rng, 30000, 3);
+    add_pairs(s, p, no_merge);
+    all.insert(all.end(), p.begin(), p.end());
+  }
+  SetWriterOptions small;
+  small.build.memory_bytes = 1 << 20;
+  const SetChange c = SetWriter(s, small).merge();
+  CHECK(c.merged_entries == all.size());
+  build(dir.file("one.sdx"), all, {.k = 3});
+  const auto m = read_manifest(s);
+  CHECK(read_bytes(set::entry_path(s, m.members[0].name)) == read_bytes(dir.file("one.sdx")));
+}
