@@ -30,14 +30,14 @@ import numpy as _np
 from . import _simdex
 from ._errors import (Error, FileChangedError, FileError, FormatError, InputError, UsageError,
                       WorkLimitError)
-from ._simdex import BuildSummary, Hit, Problem, VerifyReport, english_stopwords
+from ._simdex import BuildSummary, Hit, Problem, SetChange, VerifyReport, english_stopwords
 
 __version__ = _simdex.__version__
 DOCUMENT_K = _simdex.DOCUMENT_K  # the k for text documents (simdex dedup's default)
 KEEP_POLICIES = _simdex.KEEP_POLICIES  # dedup's keep= choices: "first", "longest", "shortest"
 
 __all__ = [
-    "fingerprint", "build", "dedup", "DedupResult", "DedupCluster", "DOCUMENT_K", "KEEP_POLICIES", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
+    "fingerprint", "build", "dedup", "add", "remove", "merge", "SetChange", "DedupResult", "DedupCluster", "DOCUMENT_K", "KEEP_POLICIES", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
     "BuildSummary", "VerifyReport", "Problem", "english_stopwords", "Error", "UsageError",
     "InputError", "FileError", "FormatError", "FileChangedError", "WorkLimitError",
 ]
@@ -171,6 +171,7 @@ class Index(_simdex.Index):
     clusters(k=None, ...)   connected groups of near-duplicates: [Cluster(fingerprints, ids)]
     ids_of(fp)              the ids stored with fp (uint64 array; empty if fp is not stored)
     info                    dict of the file's scheme, counts and sizes (as `simdex info --json`)
+    reopen()                a new Index over the path's current contents (a set's newest manifest)
     verify()                reads every byte, checks every rule: VerifyReport
 
     k=None means the index's k (index.k); more than it raises UsageError. Share one Index among
@@ -208,6 +209,12 @@ class Index(_simdex.Index):
         keep one id per cluster and drop the others."""
         return [Cluster(f, i) for f, i in self._clusters(k, min_size, size_in_ids, threads, force)]
 
+    def reopen(self):
+        """A new Index over what the path names now: an index set's newest manifest (its members
+        already open are shared, not mapped again) or the file now at the path (one replaced by
+        rename). This Index stays open and unchanged (a snapshot); close it when done."""
+        return Index(reopen=self)
+
     def __contains__(self, fingerprint):
         return len(self._ids_of(fingerprint)) > 0
 
@@ -223,7 +230,9 @@ class Index(_simdex.Index):
 
 
 def open(path, detect_changes=True):
-    """Opens the index file at `path` (memory-mapped; O(1) in the file's size) and returns an Index.
+    """Opens the index file or index set at `path` (memory-mapped; O(1) in the file's size) and
+    returns an Index. A set (spec/SET.md; simdex.add, remove, merge) answers as one index over its
+    live pairs, a snapshot until reopen().
 
         with simdex.open("docs.sdx") as index:
             for hit in index.query(0x1234ABCD5678EF00, k=3):
@@ -366,3 +375,39 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         raw = _simdex.dedup_file(spool.name, output, input_format="jsonl", id_field="id", text_field="text",
                                  **args)
     return DedupResult(*raw, output)
+
+
+def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, wait=True, memory=0, threads=0,
+        temp_dir=None):
+    """Adds (fingerprint, id) pairs to the index set at `set_path` (spec/SET.md) as a new member,
+    published atomically (a new manifest by rename: open Index objects keep their snapshot; see
+    Index.reopen). Creates the set on the first add. Returns a SetChange.
+
+        simdex.add("docs.sdxs", fps, ids=doc_ids, k=3)   # a new set, or a member more
+        simdex.remove("docs.sdxs", [7, 9])               # ids 7 and 9 are no longer live
+        simdex.merge("docs.sdxs")                        # one member, removed ids dropped
+        with simdex.open("docs.sdxs") as s: s.query(fp)  # a set answers as an index file
+
+    ids: one per fingerprint; None gives positions 0, 1, ... and only for a new set (an existing
+    set refuses it: UsageError). k, block_bytes: the set's (None: the set's, or 3 and 256 for a new
+    one); another k than the set's raises UsageError. merge: then merge members of similar size
+    (size-tiered), keeping the member count logarithmic. wait: wait for another writer's lock
+    (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes.
+    """
+    fps = _u64(fingerprints, "fingerprints")
+    return _simdex.set_add(_os.fsdecode(set_path), fps, None if ids is None else _u64(ids, "ids"), k, block_bytes,
+                           merge, wait, memory, threads, None if temp_dir is None else _os.fsdecode(temp_dir))
+
+
+def remove(set_path, ids, wait=True):
+    """Removes `ids` (array-like of uint64) from the index set at `set_path`: a tombstone,
+    published atomically; their pairs are no longer live (an id added again later is). Returns a
+    SetChange. FileError when there is no set there."""
+    return _simdex.set_remove(_os.fsdecode(set_path), _u64(ids, "ids"), wait)
+
+
+def merge(set_path, wait=True, memory=0, threads=0, temp_dir=None):
+    """Compacts the index set at `set_path` into one member holding exactly its live pairs and
+    drops every tombstone; the answers do not change. Returns a SetChange."""
+    return _simdex.set_merge(_os.fsdecode(set_path), wait, memory, threads,
+                             None if temp_dir is None else _os.fsdecode(temp_dir))

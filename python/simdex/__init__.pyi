@@ -1,6 +1,6 @@
 # Type stubs of the simdex package (python/simdex/__init__.py and the compiled _simdex).
 from os import PathLike
-from typing import Iterable, NamedTuple, Optional, Sequence, Union
+from typing import Iterable, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -114,7 +114,10 @@ def build(path: _Path, fingerprints: _U64s, ids: Optional[_U64s] = None, k: int 
 
 class Index:
     """An open index file (memory-mapped, read-only); shared by threads and forked processes."""
+    @overload
     def __init__(self, path: str, detect_changes: bool = True) -> None: ...
+    @overload
+    def __init__(self, *, reopen: "Index") -> None: ...
     def query(self, fingerprint: _Fingerprint, k: Optional[int] = None) -> list[Hit]: ...
     def join(self, fingerprints: _U64s, k: Optional[int] = None, ids: Optional[_U64s] = None, threads: int = 0,
              force: bool = False) -> Matches: ...
@@ -127,6 +130,9 @@ class Index:
     @property
     def info(self) -> dict: ...
     def verify(self) -> VerifyReport: ...
+    def reopen(self) -> "Index": ...
+    @property
+    def is_set(self) -> bool: ...
     def close(self) -> None: ...
     @property
     def closed(self) -> bool: ...
@@ -175,3 +181,30 @@ def dedup(source: Union[_Path, Iterable[Union[str, bytes]]], output: Optional[_P
           text_field: str = "text", index: Optional[_Path] = None, memory: Optional[int] = None,
           threads: int = 0, temp_dir: Optional[_Path] = None) -> DedupResult:
     """Deduplicates a dataset (a JSONL/lines path, a directory or texts) as `simdex dedup` does."""
+
+class SetChange(tuple):
+    """What add, remove and merge published (spec/SET.md)."""
+    @property
+    def generation(self) -> int: ...
+    @property
+    def written(self) -> list[str]: ...
+    @property
+    def removed(self) -> list[str]: ...
+    @property
+    def bytes_written(self) -> int: ...
+    @property
+    def members(self) -> int: ...
+    @property
+    def merged_entries(self) -> int: ...
+
+def add(set_path: _Path, fingerprints: _U64s, ids: Optional[_U64s] = None, k: Optional[int] = None,
+        block_bytes: Optional[int] = None, merge: bool = True, wait: bool = True, memory: int = 0, threads: int = 0,
+        temp_dir: Optional[_Path] = None) -> SetChange:
+    """Adds (fingerprint, id) pairs to an index set as a new member; creates the set on the first add."""
+
+def remove(set_path: _Path, ids: _U64s, wait: bool = True) -> SetChange:
+    """Removes ids from an index set (a tombstone)."""
+
+def merge(set_path: _Path, wait: bool = True, memory: int = 0, threads: int = 0,
+          temp_dir: Optional[_Path] = None) -> SetChange:
+    """Compacts an index set into one member of its live pairs."""

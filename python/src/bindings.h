@@ -40,6 +40,7 @@ void bind_fingerprint(py::module_& m);
 void bind_build(py::module_& m);
 void bind_index(py::module_& m);
 void bind_dedup(py::module_& m);
+void bind_set(py::module_& m);
 
 // A 1-D array that owns `values` (moved, not copied).
 template <class T>

@@ -73,6 +73,15 @@ class PyIndex {
     index_ = std::make_shared<const Index>(Index::open(path_, o));
   }
 
+  // The index `snapshot` opens now (Index::reopen): a set's newest manifest, or the file now at the
+  // path.
+  explicit PyIndex(const PyIndex& snapshot, bool /*reopen*/)
+      : path_(snapshot.path_), detect_changes_(snapshot.detect_changes_) {
+    const auto index = snapshot.get();
+    py::gil_scoped_release unlocked;
+    index_ = std::make_shared<const Index>(index->reopen());
+  }
+
   // The open index, for one call (see the file's comment). Needs the GIL.
   std::shared_ptr<const Index> get() const {
     if (!index_) throw py::value_error("the index " + path_ + " is closed");
@@ -263,6 +272,22 @@ class PyIndex {
                                                           : static_cast<double>(table_bytes) * 8 / n /
                                                                 static_cast<double>(i.tables.size());
     d["tables"] = tables;
+    if (i.is_set) {  // spec/SET.md's names, as `simdex info --json` prints them
+      d["generation"] = i.generation;
+      d["tombstone_count"] = i.tombstone_count;
+      d["removed_ids"] = i.removed_ids;
+      py::list members;
+      for (const IndexInfo::Member& m : i.members) {
+        py::dict md;
+        md["name"] = m.name;
+        md["generation"] = m.generation;
+        md["fingerprint_count"] = m.fingerprint_count;
+        md["id_count"] = m.id_count;
+        md["file_bytes"] = m.file_bytes;
+        members.append(md);
+      }
+      d["members"] = members;
+    }
     return d;
   }
 
@@ -306,6 +331,8 @@ void bind_index(py::module_& m) {
   m.attr("VerifyReport") = report_type().type_object();
   py::class_<PyIndex>(m, "Index")
       .def(py::init<std::string, bool>(), py::arg("path"), py::arg("detect_changes") = true)
+      .def(py::init([](const PyIndex& snapshot) { return PyIndex(snapshot, true); }), py::arg("reopen"))
+      .def_property_readonly("is_set", [](const PyIndex& i) { return i.get()->is_set(); })
       .def("query", &PyIndex::query, py::arg("fingerprint"), py::arg("k") = py::none(),
            "Every stored fingerprint within k bits of `fingerprint` (k=None: the index's k), each once,\n"
            "as a list of Hit(fingerprint, distance, ids) sorted by (distance, fingerprint).\n"

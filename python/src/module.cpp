@@ -42,4 +42,5 @@ PYBIND11_MODULE(_simdex, m) {
   simdex::python::bind_build(m);
   simdex::python::bind_index(m);
   simdex::python::bind_dedup(m);
+  simdex::python::bind_set(m);
 }

@@ -1,0 +1,95 @@
+"""Index sets from Python (spec/SET.md): add, remove, merge, open and reopen; the answers equal brute
+force over the set's live pairs."""
+
+import numpy as np
+import pytest
+
+import simdex
+from conftest import brute_force, clustered_fingerprints, popcount
+
+
+class Live:
+    """The pairs a set should hold: every pair added whose id is not removed since."""
+
+    def __init__(self):
+        self.fps = np.empty(0, dtype=np.uint64)
+        self.ids = np.empty(0, dtype=np.uint64)
+
+    def add(self, fps, ids):
+        self.fps = np.concatenate([self.fps, fps])
+        self.ids = np.concatenate([self.ids, ids])
+
+    def remove(self, ids):
+        keep = ~np.isin(self.ids, ids)
+        self.fps, self.ids = self.fps[keep], self.ids[keep]
+
+
+def check_answers(index, live, k, queries):
+    assert len(index) == len(np.unique(live.fps))
+    for q in queries:
+        hits = index.query(q, k)
+        assert {h.fingerprint: h.distance for h in hits} == brute_force(live.fps, q, k)
+        for h in hits:
+            assert list(h.ids) == sorted(set(live.ids[live.fps == np.uint64(h.fingerprint)].tolist()))
+    m = index.join(queries, k)
+    rows = sorted(zip(m.query.tolist(), m.fingerprint.tolist(), m.id.tolist()))
+    expected = set()
+    for qi, q in enumerate(queries):
+        near = popcount(live.fps ^ np.uint64(q)) <= k
+        expected |= {(qi, int(f), int(i)) for f, i in zip(live.fps[near], live.ids[near])}
+    assert rows == sorted(expected)
+    u = np.unique(live.fps)
+    p = index.pairs(k)
+    want = sorted((int(a), int(b)) for i, a in enumerate(u) for b in u[i + 1:][popcount(u[i + 1:] ^ a) <= k])
+    assert sorted(zip(p.a.tolist(), p.b.tolist())) == want
+
+
+def test_add_remove_merge_reopen_against_brute_force(tmp_path):
+    path = tmp_path / "docs.sdxs"
+    fps = clustered_fingerprints(3000, seed=16)
+    live = Live()
+    for part in range(3):  # three members (no merge), ids unique across them
+        chunk = fps[part * 1000:(part + 1) * 1000]
+        ids = np.arange(part * 1000, (part + 1) * 1000, dtype=np.uint64)
+        change = simdex.add(path, chunk, ids=ids, k=4, merge=False)
+        live.add(chunk, ids)
+        assert change.members == part + 1
+    queries = np.concatenate([fps[::97], clustered_fingerprints(20, seed=3)])
+    with simdex.open(path) as s:
+        assert s.k == 4 and s.is_set
+        info = s.info
+        assert len(info["members"]) == 3 and info["tombstone_count"] == 0 and info["generation"] >= 3
+        assert sum(m["id_count"] for m in info["members"]) == 3000
+        check_answers(s, live, 4, queries)
+        removed = np.arange(0, 3000, 7, dtype=np.uint64)
+        simdex.remove(path, removed)
+        before = Live()
+        before.add(live.fps, live.ids)
+        live.remove(removed)
+        check_answers(s, before, 3, queries[:10])  # a snapshot: the removal is not seen
+        fresh = s.reopen()
+    with fresh:
+        check_answers(fresh, live, 4, queries)
+    change = simdex.merge(path)
+    assert change.members == 1
+    with simdex.open(path) as s:
+        check_answers(s, live, 4, queries)
+        assert s.verify().ok and s.info["tombstone_count"] == 0 and len(s.info["members"]) == 1
+    plain = tmp_path / "plain.sdx"
+    simdex.build(plain, live.fps, ids=live.ids, k=4)
+    with simdex.open(plain) as index:
+        assert not index.is_set and "members" not in index.info
+        check_answers(index, live, 4, queries[:10])
+
+
+def test_set_errors(tmp_path):
+    path = tmp_path / "s.sdxs"
+    simdex.add(path, [1, 2, 3], k=3)
+    with pytest.raises(simdex.UsageError, match="ids"):
+        simdex.add(path, [4, 5])
+    with pytest.raises(simdex.UsageError):
+        simdex.add(path, [4], ids=[9], k=5)
+    with pytest.raises(simdex.FileError):
+        simdex.remove(tmp_path / "none.sdxs", [1])
+    with pytest.raises(simdex.FileError):
+        simdex.merge(tmp_path / "none.sdxs")
