@@ -58,11 +58,12 @@ py::object add(const std::string& path, const U64Array& fingerprints, const std:
   SetChange change;
   {
     py::gil_scoped_release unlocked;
-    SetWriter set(path, writer_options(wait, merge, memory, threads, temp_dir));
+    const SetWriterOptions options = writer_options(wait, merge, memory, threads, temp_dir);
+    SetWriter set(path, options);
     if (!id && set.exists())
       throw Error(errc::usage, "ids are needed to add to the existing set " + path +
                                    " (positions 0, 1, ... would repeat its ids)");
-    BuildOptions b = writer_options(wait, merge, memory, threads, temp_dir).build;
+    BuildOptions b = options.build;
     b.k = k ? *k : set.exists() ? set.max_distance() : 3;
     b.block_bytes = block_bytes ? *block_bytes : set.exists() ? set.block_bytes() : b.block_bytes;
     IndexBuilder builder(b);
