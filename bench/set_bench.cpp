@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   app.add_option("--dir", dir_arg)->capture_default_str();
   app.add_option("--threads", threads)->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each figure out as soon as it is measured (long runs)
   const auto dir = std::filesystem::path(dir_arg) / ("simdex-set-bench-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   BuildOptions build;
@@ -128,6 +129,10 @@ int main(int argc, char** argv) {
   }
 
   // 2. Query latency over 1, 4 and 16 members against one file; 3. merge throughput.
+  if (query_n == 0) {  // --query-n 0: the add-against-rebuild part only
+    std::filesystem::remove_all(dir);
+    return 0;
+  }
   std::vector<std::pair<uint64_t, uint64_t>> pairs;
   {
     Data data(2);

@@ -228,11 +228,14 @@ void SetSnapshot::for_each_live(
     const IdList ids = merge_live(holders);
     if (ids.empty()) continue;
     std::size_t home = holders[0].first;  // the first member holding a live id of f
-    for (const auto& [m, list] : holders)
-      if (std::any_of(list.begin(), list.end(), [&](uint64_t id) { return live(id, members_[m]); })) {
-        home = m;
+    for (const auto& holder : holders) {  // no structured binding: clang 14 cannot capture one
+      const OpenMember& member = members_[holder.first];
+      if (std::any_of(holder.second.begin(), holder.second.end(),
+                      [&](uint64_t id) { return live(id, member); })) {
+        home = holder.first;
         break;
       }
+    }
     visit(f, home, ids);
   }
   for (const auto& m : members_) m.index->check_unchanged();
