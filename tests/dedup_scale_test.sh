@@ -6,6 +6,8 @@
 # --memory 256M. usage: dedup_scale_test.sh SIMDEX [RECORDS]
 set -uo pipefail
 simdex=$1 records=${2:-100000}
+# Under ASan, freed memory waits in a quarantine: keep it small so peak RSS means what it says.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=1"
 . "$(dirname "$0")/shell_checks.sh"
 . "$(dirname "$0")/dedup_pipeline.sh"
 
