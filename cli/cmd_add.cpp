@@ -1,6 +1,5 @@
 // simdex add: (fingerprint, id) lines in, a new member of an index set out.
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -36,10 +35,7 @@ void run_add(const AddArgs& a) {
   build.k = set.exists() && !*a.k_option ? set.max_distance() : a.k;
   build.block_bytes = set.exists() && !*a.block_option ? set.block_bytes() : a.block_bytes;
   if (a.scheme != "auto") build.scheme = Scheme::named(a.scheme, build.k, 0);
-  if (build.temp_dir.empty()) {
-    const std::string dir = std::filesystem::path(a.set).parent_path().string();
-    build.temp_dir = dir.empty() ? "." : dir;
-  }
+  build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
   Progress progress(Progress::wanted(a.quiet));
   // Key maps stay per index file: a set's documents' keys are not kept (only to --key-map FILE).

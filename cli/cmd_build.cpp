@@ -109,10 +109,8 @@ void run_build(const BuildArgs& a) {
   std::error_code ec;
   if (!out_dir.empty() && !std::filesystem::is_directory(out_dir, ec))
     throw Error(errc::io, "cannot write " + a.output + ": directory '" + out_dir + "' does not exist");
-  options.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir
-                     : to_stdout        ? system_tmp_dir()
-                     : out_dir.empty()  ? "."
-                                        : out_dir;
+  options.temp_dir = temp_dir_for(a.tmp_dir, to_stdout ? "-" : a.output);
+  if (options.temp_dir.empty()) options.temp_dir = system_tmp_dir();
   const std::string target = to_stdout ? stdout_staging_path(options.temp_dir) : a.output;
   options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
     progress.update(stage, done, total);

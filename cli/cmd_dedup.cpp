@@ -1,6 +1,5 @@
 // simdex dedup: a dataset in, the dataset without its near-duplicates out (simdex::dedup).
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -83,8 +82,7 @@ void run_dedup(const DedupArgs& a) {
   o.index = a.index;
   o.threads = a.threads;
   if (!a.memory.empty()) o.memory_bytes = parse_size(a.memory, "--memory");
-  const std::string out_dir = a.output == "-" ? "" : std::filesystem::path(a.output).parent_path().string();
-  o.temp_dir = !a.tmp_dir.empty() ? a.tmp_dir : a.output == "-" ? "" : out_dir.empty() ? "." : out_dir;
+  o.temp_dir = temp_dir_for(a.tmp_dir, a.output);  // "" for stdout: the library's system temp directory
   o.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
     progress.update(stage, done, total);
   };

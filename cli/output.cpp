@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "simdex/error.h"
@@ -95,6 +96,13 @@ std::string printable(std::string_view text) {
       out += text[i];
   }
   return out;
+}
+
+std::string temp_dir_for(const std::string& tmp_dir_flag, const std::string& output) {
+  if (!tmp_dir_flag.empty()) return tmp_dir_flag;
+  if (output == "-") return "";
+  const std::string dir = std::filesystem::path(output).parent_path().string();
+  return dir.empty() ? "." : dir;
 }
 
 }  // namespace simdex::cli

@@ -65,4 +65,9 @@ void append_json_string(fmt::memory_buffer& b, std::string_view text);
 // too) written as \xNN, \t, \n, \r: input echoed in a message cannot drive the terminal.
 std::string printable(std::string_view text);
 
+// Where a command that writes `output` keeps its temporary files: `tmp_dir_flag` (--tmp-dir) when
+// given, else the output's directory ("." for a bare name), so the rename that publishes stays on one
+// file system; "" when the output is stdout ("-"): the caller's choice, the system's temp directory.
+std::string temp_dir_for(const std::string& tmp_dir_flag, const std::string& output);
+
 }  // namespace simdex::cli
