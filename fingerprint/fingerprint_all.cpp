@@ -2,14 +2,11 @@
 // Fingerprinter (its scratch buffers are not shared), and write their answers in place.
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <vector>
 
+#include "format/run_tasks.h"
 #include "format/thread_count.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
@@ -27,35 +24,14 @@ void fingerprint_all(std::span<const std::string_view> texts, std::span<std::uin
   const std::size_t chunks = (texts.size() + chunk - 1) / chunk;
   const unsigned workers = static_cast<unsigned>(
       std::min<std::size_t>(format::thread_count(threads), std::max<std::size_t>(chunks, 1)));
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::mutex error_lock;
-  // A worker with no Fingerprinter given makes its own (on its thread: its buffers stay there).
-  auto work = [&](Fingerprinter* given) {
-    try {
-      std::optional<Fingerprinter> own;
-      Fingerprinter& f = given ? *given : own.emplace(options);
-      for (std::size_t c; !failed && (c = next.fetch_add(1)) < chunks;) {
-        const std::size_t end = std::min(texts.size(), (c + 1) * chunk);
-        for (std::size_t i = c * chunk; i < end; ++i) out[i] = f.fingerprint(texts[i]);
-      }
-    } catch (...) {
-      std::lock_guard g(error_lock);
-      if (!error) error = std::current_exception();
-      failed = true;
-    }
-  };
-  // The calling thread is one of the workers; when no more threads can be started (a process
-  // limit), those started share the work.
-  std::vector<std::thread> pool;
-  try {
-    while (pool.size() + 1 < workers) pool.emplace_back(work, nullptr);
-  } catch (const std::system_error&) {
-  }
-  work(&first);
-  for (auto& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  // Worker 0 takes `first`; the others make their own on their threads (their buffers stay there).
+  std::vector<std::optional<Fingerprinter>> own(workers);
+  own[0].emplace(std::move(first));
+  format::run_tasks(workers, chunks, [&](std::size_t c, unsigned w, std::atomic<uint64_t>&) {
+    Fingerprinter& f = own[w] ? *own[w] : own[w].emplace(options);
+    const std::size_t end = std::min(texts.size(), (c + 1) * chunk);
+    for (std::size_t i = c * chunk; i < end; ++i) out[i] = f.fingerprint(texts[i]);
+  });
 }
 
 }  // namespace simdex
