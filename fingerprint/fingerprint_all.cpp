@@ -1,5 +1,7 @@
 // Many texts on many threads: workers take chunks of the input in turn, each with its own
 // Fingerprinter (its scratch buffers are not shared), and write their answers in place.
+#include "fingerprint/fingerprint_all.h"
+
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -13,25 +15,29 @@
 
 namespace simdex {
 
+void fingerprint_all_with(std::span<const std::string_view> texts, std::span<std::uint64_t> out,
+                          const FingerprintOptions& options,
+                          std::vector<std::optional<Fingerprinter>>& fingerprinters) {
+  // Chunks small enough to balance uneven texts, large enough that the counter is not contended.
+  constexpr std::size_t chunk = 64;
+  const std::size_t chunks = (texts.size() + chunk - 1) / chunk;
+  const auto workers =
+      static_cast<unsigned>(std::min<std::size_t>(fingerprinters.size(), std::max<std::size_t>(chunks, 1)));
+  format::run_tasks(workers, chunks, [&](std::size_t c, unsigned w, std::atomic<uint64_t>&) {
+    Fingerprinter& f = fingerprinters[w] ? *fingerprinters[w] : fingerprinters[w].emplace(options);
+    const std::size_t end = std::min(texts.size(), (c + 1) * chunk);
+    for (std::size_t i = c * chunk; i < end; ++i) out[i] = f.fingerprint(texts[i]);
+  });
+}
+
 void fingerprint_all(std::span<const std::string_view> texts, std::span<std::uint64_t> out,
                      const FingerprintOptions& options, unsigned threads) {
   if (out.size() != texts.size())
     throw Error(errc::usage, "fingerprint_all: " + std::to_string(texts.size()) + " texts but room for " +
                                  std::to_string(out.size()) + " fingerprints");
-  Fingerprinter first(options);  // checks the options before any thread starts
-  // Chunks small enough to balance uneven texts, large enough that the counter is not contended.
-  constexpr std::size_t chunk = 64;
-  const std::size_t chunks = (texts.size() + chunk - 1) / chunk;
-  const unsigned workers = static_cast<unsigned>(
-      std::min<std::size_t>(format::thread_count(threads), std::max<std::size_t>(chunks, 1)));
-  // Worker 0 takes `first`; the others make their own on their threads (their buffers stay there).
-  std::vector<std::optional<Fingerprinter>> own(workers);
-  own[0].emplace(std::move(first));
-  format::run_tasks(workers, chunks, [&](std::size_t c, unsigned w, std::atomic<uint64_t>&) {
-    Fingerprinter& f = own[w] ? *own[w] : own[w].emplace(options);
-    const std::size_t end = std::min(texts.size(), (c + 1) * chunk);
-    for (std::size_t i = c * chunk; i < end; ++i) out[i] = f.fingerprint(texts[i]);
-  });
+  std::vector<std::optional<Fingerprinter>> fingerprinters(format::thread_count(threads));
+  fingerprinters[0].emplace(options);  // checks the options before any thread starts
+  fingerprint_all_with(texts, out, options, fingerprinters);
 }
 
 }  // namespace simdex

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +39,8 @@ class TextPipeline {
     std::vector<std::size_t> ends;  // where each text ends in `text`
     std::vector<std::uint64_t> tags, fingerprints;
     void clear();
-    void fingerprint(const FingerprintOptions& options, unsigned threads);
+    void fingerprint(const FingerprintOptions& options,
+                     std::vector<std::optional<Fingerprinter>>& fingerprinters);
   };
   void wait_and_emit();  // the batch in the background, if any
 
@@ -46,7 +48,8 @@ class TextPipeline {
   unsigned threads_;
   Emit emit_;
   std::size_t batch_bytes_;
-  Fingerprinter serial_;  // threads_ == 1
+  Fingerprinter serial_;                                      // threads_ == 1
+  std::vector<std::optional<Fingerprinter>> fingerprinters_;  // one a worker, kept from batch to batch
   Batch filling_, working_;
   std::future<void> pending_;  // fingerprints working_
 };
