@@ -121,9 +121,10 @@ class ExternalSorter {
         std::min<uint64_t>(std::max<std::size_t>(2 * buffer_.size(), 4096), plan_.buffer_records)));
   }
   std::size_t sort_buffer() {
-    std::vector<T> scratch;
-    if (Sort::needs_scratch(threads_)) scratch.resize(buffer_.size());
-    return Sort::sort(std::span<T>(buffer_), std::span<T>(scratch), threads_);
+    // Not zeroed: the sort overwrites it (zeroing cost a pass over memory, on one thread).
+    const std::size_t n = Sort::needs_scratch(threads_) ? buffer_.size() : 0;
+    const std::unique_ptr<T[]> scratch(n > 0 ? new T[n] : nullptr);
+    return Sort::sort(std::span<T>(buffer_), std::span<T>(scratch.get(), n), threads_);
   }
   void spill() {
     const std::size_t kept = sort_buffer();
