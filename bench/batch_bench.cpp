@@ -3,6 +3,7 @@
 // a 10M index with blocks decoded per table. Prints a table; times are wall clock, median of runs.
 //   build-batch/bench/batch_bench [--n 1000000] [--join-n 10000000] [--queries 1000000] [--runs 3]
 //                                 [--schemes paper-4,paper-10] [--join-scheme paper-4] [--no-join]
+//                                 [--no-pairs] [--no-single] [--threads 1,2] (join's thread counts)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -163,7 +164,8 @@ void bench_pairs(const char* label, const std::vector<uint64_t>& fps, const std:
   }
 }
 
-void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, unsigned runs) {
+void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, unsigned runs,
+                const std::vector<unsigned>& thread_counts, bool check_single) {
   const auto stored = random_set(n, 101);
   // Half the queries are stored fingerprints with 0..3 bits flipped, half random.
   std::mt19937_64 rng(102);
@@ -183,7 +185,7 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
               static_cast<unsigned long long>(query_count), static_cast<unsigned long long>(n),
               scheme.c_str(), index.table_count(), build_s);
   BatchStats last;
-  for (unsigned threads : {1u, 2u}) {
+  for (unsigned threads : thread_counts) {
     std::vector<double> t, c;
     for (unsigned r = 0; r < runs; ++r) {
       const double c0 = cpu_seconds();
@@ -201,6 +203,10 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
                 median(c), runs, static_cast<unsigned long long>(last.results));
   }
   // Cross-check the hit count with the single-query path.
+  if (!check_single) {
+    std::filesystem::remove(path);
+    return;
+  }
   const auto t0 = Clock::now();
   uint64_t single = 0;
   std::vector<Hit> hits;
@@ -233,7 +239,8 @@ int main(int argc, char** argv) {
   uint64_t n = 1000000, join_n = 10000000, query_count = 1000000;
   unsigned runs = 3;
   std::string schemes = "paper-4,paper-10,paper-16,paper-20", join_scheme = "paper-4";
-  bool do_join = true, do_pairs = true;
+  bool do_join = true, do_pairs = true, single = true;
+  std::vector<unsigned> thread_counts = {1, 2};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
@@ -253,10 +260,15 @@ int main(int argc, char** argv) {
       do_join = false;
     else if (a == "--no-pairs")
       do_pairs = false;
-    else {
+    else if (a == "--no-single")
+      single = false;
+    else if (a == "--threads") {
+      thread_counts.clear();
+      for (const auto& t : split(next())) thread_counts.push_back(static_cast<unsigned>(std::stoul(t)));
+    } else {
       std::fprintf(stderr,
                    "usage: %s [--n N] [--join-n N] [--queries N] [--runs R] [--schemes a,b] [--join-scheme "
-                   "s] [--no-join] [--no-pairs]\n",
+                   "s] [--no-join] [--no-pairs] [--no-single] [--threads 1,2,4]\n",
                    argv[0]);
       return 2;
     }
@@ -265,6 +277,6 @@ int main(int argc, char** argv) {
     bench_pairs("random", random_set(n, 1), split(schemes), runs);
     bench_pairs("clustered", clustered_set(n, 2), split(schemes), runs);
   }
-  if (do_join) bench_join(join_n, query_count, join_scheme, runs);
+  if (do_join) bench_join(join_n, query_count, join_scheme, runs, thread_counts, single);
   return 0;
 }

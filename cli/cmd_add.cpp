@@ -85,7 +85,10 @@ void add_add_command(CLI::App& app) {
   cmd->add_flag("--no-merge", args->no_merge, "Do not merge members of similar size after the add");
   cmd->add_flag("--text", args->text, "INPUT holds documents: fingerprint them first");
   add_text_options(*cmd, args->text_options);
-  cmd->callback([args] { run_add(*args); });
+  cmd->callback([args] {
+    args->text_options.threads = args->threads;
+    run_add(*args);
+  });
 }
 
 }  // namespace simdex::cli

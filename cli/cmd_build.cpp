@@ -200,7 +200,10 @@ void add_build_command(CLI::App& app) {
   add_text_options(*cmd, args->text_options);
   cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");
-  cmd->callback([args] { run_build(*args); });
+  cmd->callback([args] {
+    args->text_options.threads = args->threads;
+    run_build(*args);
+  });
 }
 
 }  // namespace simdex::cli

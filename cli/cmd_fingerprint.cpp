@@ -56,10 +56,12 @@ void add_fingerprint_command(CLI::App& app) {
   add_json_flag(*cmd, args->style, "JSON Lines: {\"id\":I,\"fingerprint\":F}");
   add_base_flags(*cmd, args->style, true);
   cmd->add_flag("-q,--quiet", args->quiet, "No progress bar (shown only when stderr is a terminal)");
+  cmd->add_option("--threads", args->text.threads, "Worker threads (0: all cores); the output is the same")
+      ->capture_default_str();
   add_text_options(*cmd, args->text);
   cmd->footer(
       "Output: one line a document, `FINGERPRINT<TAB>ID`, FINGERPRINT as 0x and 16 hex digits (--dec:\n"
-      "decimal), in input order; `simdex build` reads it as it is. With --json: "
+      "decimal), in input order at any --threads; `simdex build` reads it as it is. With --json: "
       "{\"id\":I,\"fingerprint\":F}\n"
       "(F a number, or with --hex a string \"0x...\").\n"
       "\n"

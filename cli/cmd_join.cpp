@@ -193,7 +193,10 @@ void add_join_command(CLI::App& app) {
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and hits per table on stderr");
   cmd->add_flag("--text", args->text, "Queries are documents instead of fingerprints");
   add_text_options(*cmd, args->text_options);
-  cmd->callback([args] { run_join(*args); });
+  cmd->callback([args] {
+    args->text_options.threads = args->threads;
+    run_join(*args);
+  });
 }
 
 }  // namespace simdex::cli

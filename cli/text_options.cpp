@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "fingerprint/text_pipeline.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 
@@ -85,7 +86,7 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                const std::string& listing_beside,
                                const std::function<void(std::uint64_t, std::uint64_t)>& fn,
                                Progress* progress, std::string_view stage) {
-  Fingerprinter fingerprinter(fingerprint_options(o));
+  TextPipeline fingerprints(fingerprint_options(o), o.threads, fn);
   DocumentSource documents(input, document_options(o));
   std::string key_map = o.paths_file;
   if (key_map.empty() && !listing_beside.empty()) key_map = key_map_path(listing_beside);
@@ -99,11 +100,17 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
   };
   KeyMapBuilder keys;
   Document doc;
-  while (documents.next(doc)) {
-    keys.add(doc);
-    fn(doc.id, fingerprinter.fingerprint(doc.text));
-    if (progress) show();
+  try {
+    while (documents.next(doc)) {
+      keys.add(doc);
+      fingerprints.add(doc.text, doc.id);
+      if (progress) show();
+    }
+  } catch (const Error&) {
+    fingerprints.finish();  // the documents before a malformed one still come out, as they would one by one
+    throw;
   }
+  fingerprints.finish();
   if (progress) show();
   keys.check();  // a collision is an error even when no map is written
   if (keys.key_count() > 0 && !key_map.empty()) {

@@ -24,6 +24,7 @@ struct TextOptions {
   std::string paths_file;                              // --key-map (alias --paths): where the key map goes
   std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
   bool note_unmapped_keys = false;  // say on stderr when keys were read but no key map is written
+  unsigned threads = 0;             // fingerprinting threads (0: all cores); the command's --threads
 };
 
 // Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,
@@ -39,7 +40,8 @@ DocumentOptions document_options(const TextOptions& options);
 FingerprintOptions fingerprint_options(const TextOptions& options);
 
 // Fingerprints every document of `input` (a file, "-" for stdin, or a directory), read by
-// simdex::DocumentSource (its ids), and calls fn(id, fingerprint) for each, in input order. The key
+// simdex::DocumentSource (its ids), and calls fn(id, fingerprint) for each, in input order (from the
+// calling thread; the fingerprints are computed on options.threads threads meanwhile). The key
 // map of the documents' keys (spec/KEYS.md) is written to options.paths_file, or when that is empty
 // to key_map_path(listing_beside) (a stale one there is removed when the input has no keys); with
 // neither, a directory input is a usage error. Throws simdex::Error: errc::input naming the file and

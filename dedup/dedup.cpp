@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "dedup/output_file.h"
+#include "fingerprint/text_pipeline.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
 #include "simdex/builder.h"
@@ -117,33 +118,23 @@ using ReadDocuments = std::function<DocumentFormat(const std::function<void(cons
 DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, IndexBuilder& builder,
                               KeyMapBuilder& keys, std::vector<Record>& records) {
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
-  const std::size_t batch_bytes = std::max<std::uint64_t>(memory / 16, 1 << 20);
-  std::vector<std::string> texts;
-  std::vector<std::string_view> views;
-  std::vector<std::uint64_t> fingerprints;
-  std::size_t held = 0, batch_start = 0;
-  auto flush = [&] {
-    views.assign(texts.begin(), texts.end());
-    fingerprints.resize(texts.size());
-    fingerprint_all(views, fingerprints, o.fingerprint, o.threads);  // all cores, input order kept
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      Record& r = records[batch_start + i];
-      r.fingerprint = fingerprints[i];
-      builder.add(r.fingerprint, r.id);
-    }
-    batch_start = records.size();
-    texts.clear();
-    held = 0;
-    report(o, "fingerprinting", records.size(), 0);
-  };
+  // Two batches are held at once: one fingerprinted on all cores while the next is read.
+  const std::size_t batch_bytes = std::max<std::uint64_t>(memory / 32, 1 << 20);
+  TextPipeline fingerprints(
+      o.fingerprint, o.threads,
+      [&](std::uint64_t i, std::uint64_t fingerprint) {
+        records[i].fingerprint = fingerprint;
+        builder.add(fingerprint, records[i].id);
+        if ((i & 0xffff) == 0) report(o, "fingerprinting", i, 0);
+      },
+      batch_bytes);
   const DocumentFormat format = read([&](const Document& doc) {
     keys.add(doc);
     records.push_back({doc.id, 0, doc.line, doc.text.size(), doc.id_kind});
-    texts.emplace_back(doc.text);
-    held += doc.text.size() + sizeof(std::string);
-    if (held >= batch_bytes || texts.size() >= 4096) flush();
+    fingerprints.add(doc.text, records.size() - 1);
   });
-  flush();
+  fingerprints.finish();
+  report(o, "fingerprinting", records.size(), 0);
   return format;
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fingerprint/text_pipeline.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
@@ -86,4 +87,49 @@ TEST_CASE("fingerprint_all refuses mismatched spans and bad options") {
   FingerprintOptions bad;
   bad.shingle_size = 0;
   CHECK_THROWS_AS(simdex::fingerprint_all(texts, out, bad, 2), simdex::Error);
+}
+
+TEST_CASE(
+    "TextPipeline hands back the serial fingerprints in input order, at any thread count and batch size") {
+  auto texts = corpus_texts();
+  for (auto& t : edge_texts()) texts.push_back(t);
+  simdex::Fingerprinter serial;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    expected.emplace_back(1000 + 3 * i, serial.fingerprint(texts[i]));
+  for (unsigned threads : {1u, 2u, 3u, 7u})
+    for (std::size_t batch_bytes : {std::size_t{1}, std::size_t{5000}, std::size_t{1} << 22}) {
+      CAPTURE(threads);
+      CAPTURE(batch_bytes);
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> got;
+      simdex::TextPipeline pipeline(
+          {}, threads, [&](std::uint64_t tag, std::uint64_t fp) { got.emplace_back(tag, fp); }, batch_bytes);
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        std::string copy = texts[i];  // the pipeline keeps its own copy: the caller's buffer is reused
+        pipeline.add(copy, 1000 + 3 * i);
+        copy.assign(copy.size(), 'x');
+      }
+      pipeline.finish();
+      CHECK(got == expected);
+      pipeline.finish();  // nothing more
+      CHECK(got.size() == expected.size());
+    }
+}
+
+TEST_CASE("TextPipeline refuses bad options and passes on the caller's errors") {
+  FingerprintOptions bad;
+  bad.shingle_size = 0;
+  CHECK_THROWS_AS(simdex::TextPipeline(bad, 2, [](std::uint64_t, std::uint64_t) {}), simdex::Error);
+  simdex::TextPipeline pipeline(
+      {}, 2,
+      [](std::uint64_t tag, std::uint64_t) {
+        if (tag == 5) throw simdex::Error(simdex::errc::io, "full disk");
+      },
+      10);
+  CHECK_THROWS_AS(
+      [&] {
+        for (std::uint64_t i = 0; i < 20; ++i) pipeline.add("some words of text", i);
+        pipeline.finish();
+      }(),
+      simdex::Error);
 }

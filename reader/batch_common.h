@@ -10,6 +10,7 @@
 #include <span>
 #include <vector>
 
+#include "format/run_tasks.h"
 #include "reader/index_file.h"
 #include "simdex/batch.h"
 
@@ -90,18 +91,9 @@ void close_to(uint64_t x, const uint64_t* v, std::size_t n, unsigned k, Found&& 
 // The rank in table 0 of a fingerprint found in another table; Error(table_mismatch) when absent.
 uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint);
 
-// Runs task(i, worker) for i in [0, count) on `threads` threads (workers 0..threads-1), calling
-// progress(done units, total units) from the calling thread meanwhile; tasks add to `done` through
-// the counter given. Rethrows the first exception of a task after every thread has stopped; once a
-// task failed, no new task starts.
-struct TaskProgress {
-  std::function<void(uint64_t, uint64_t)> report;  // may be empty
-  uint64_t total = 0;
-};
-void run_tasks(
-    unsigned threads, std::size_t count,
-    const std::function<void(std::size_t task, unsigned worker, std::atomic<uint64_t>& done)>& task,
-    const TaskProgress& progress);
+// The one task runner (format/run_tasks.h), under the names the batch jobs use.
+using format::run_tasks;
+using format::TaskProgress;
 
 // Results of one worker, handed to the user's callback in batches under one lock, so the callback
 // never runs concurrently and memory stays bounded.

@@ -1,13 +1,15 @@
 // simdex::join: a set of queries against an index, table by table. The queries are permuted by the
 // table's permutation and sorted; then the sorted queries and the sorted table are merged: each group
 // of queries sharing a prefix reads the entries with that prefix, and since the groups ascend, so do
-// the blocks they read, and each block is decoded at most once per table (the last decoded block is
-// kept for the next group). A hit is reported by the first table whose prefix groups put the query
-// and the fingerprint together (reader/batch_common.h), so each once.
+// the blocks they read, and each block is decoded at most once per table and chunk (the last decoded
+// block is kept for the next group). Threads take chunks of the sorted queries. A hit is reported by the
+// first table whose prefix groups put the query and the fingerprint together (reader/batch_common.h), so each
+// once.
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <memory>
+#include <utility>
 
 #include "reader/batch_common.h"
 #include "reader/batch_work.h"
@@ -23,28 +25,57 @@ struct Permuted {
   std::size_t index;  // into the query span
 };
 
-// Orders `v` by the top `prefix_bits` bits of q (the merge needs the prefix groups ascending, not
-// the queries within a group): an LSD radix sort on the bytes holding those bits, 2 passes for the
-// paper's 16-bit prefixes instead of a comparison sort of every query per table.
-void sort_by_prefix(std::vector<Permuted>& v, std::vector<Permuted>& scratch, unsigned prefix_bits) {
+// The queries permuted by table t, ordered by the top `prefix_bits` bits of q (the merge needs the
+// prefix groups ascending, not the queries within a group): an LSD radix sort on the bytes holding
+// those bits, 2 passes for the paper's 16-bit prefixes instead of a comparison sort of every query
+// per table. Each pass runs on `threads` slices (a histogram per slice, then each slice scattered
+// to its own places), as does the permuting: with many tables this work, once serial, would bound
+// the join's speed-up.
+void permute_and_sort(const reader::TableView& t, std::span<const Query> queries, std::vector<Permuted>& v,
+                      std::vector<Permuted>& scratch, unsigned threads) {
+  const std::size_t n = queries.size();
+  const unsigned slices = n < (std::size_t{1} << 16) ? 1 : threads;
+  auto slice = [&](std::size_t s) { return std::pair{n * s / slices, n * (s + 1) / slices}; };
+  v.resize(n);
+  scratch.resize(n);
+  const unsigned prefix_bits = t.prefix_bits();
+  std::vector<std::array<std::size_t, 256>> start(slices);
+  format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    for (auto [i, end] = slice(s); i < end; ++i) v[i] = {t.permutation.apply(queries[i].fingerprint), i};
+  });
   if (prefix_bits == 0) return;
-  scratch.resize(v.size());
   for (unsigned byte = (64 - prefix_bits) / 8; byte < 8; ++byte) {
     const unsigned shift = 8 * byte;
-    std::array<std::size_t, 257> start{};
-    for (const Permuted& x : v) ++start[((x.q >> shift) & 0xff) + 1];
-    for (unsigned d = 0; d < 256; ++d) start[d + 1] += start[d];
-    for (const Permuted& x : v) scratch[start[(x.q >> shift) & 0xff]++] = x;
+    format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+      start[s].fill(0);
+      for (auto [i, end] = slice(s); i < end; ++i) ++start[s][(v[i].q >> shift) & 0xff];
+    });
+    std::size_t sum = 0;  // digit by digit, slice by slice: a stable order
+    for (unsigned d = 0; d < 256; ++d)
+      for (auto& c : start) sum += std::exchange(c[d], sum);
+    format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+      for (auto [i, end] = slice(s); i < end; ++i) scratch[start[s][(v[i].q >> shift) & 0xff]++] = v[i];
+    });
     v.swap(scratch);
   }
+}
+
+// The position after the last query sharing the prefix of qs[i] (the queries ascend by prefix).
+std::size_t group_end(const std::vector<Permuted>& qs, std::size_t i, unsigned prefix_bits) {
+  const uint64_t hi = reader::prefix_range(qs[i].q, prefix_bits).hi;
+  return static_cast<std::size_t>(std::partition_point(qs.begin() + static_cast<std::ptrdiff_t>(i), qs.end(),
+                                                       [&](const Permuted& x) { return x.q <= hi; }) -
+                                  qs.begin());
 }
 
 struct Chunk {
   std::size_t first, end;  // positions in the sorted queries, at group boundaries
 };
 
-// Chunks of about `step` queries that share no block: the next chunk's first block lies after the
-// last block the previous group can read (the first block whose key reaches its range's top).
+// Chunks of about `step` queries, cut where the prefix changes: a chunk owns its queries and
+// decodes every block they need, so neighbouring chunks may both decode the block between them
+// (each hit is still found once, by the chunk owning its query). Dense queries (every prefix
+// queried) thus still make many chunks, one per thread and more for balance.
 std::vector<Chunk> plan(const reader::TableView& t, const std::vector<Permuted>& qs, unsigned threads) {
   std::vector<Chunk> chunks;
   const std::size_t n = qs.size();
@@ -52,14 +83,29 @@ std::vector<Chunk> plan(const reader::TableView& t, const std::vector<Permuted>&
   const unsigned p = t.prefix_bits();
   for (std::size_t b = 0; b < n;) {
     std::size_t e = std::min(n, b + step);
-    for (; e < n; ++e) {
-      const auto prev = reader::prefix_range(qs[e - 1].q, p), next = reader::prefix_range(qs[e].q, p);
-      if (prev.lo != next.lo && t.first_block_not_below(next.lo) > t.first_block_not_below(prev.hi)) break;
-    }
+    if (e < n) e = group_end(qs, e - 1, p);
     chunks.push_back({b, e});
     b = e;
   }
   return chunks;
+}
+
+// The blocks a chunk decoded: an ascending run from `first` to `last` (none when count is 0).
+struct Decoded {
+  uint64_t count = 0, first = 0, last = 0;
+};
+
+// Blocks decoded in all, each counted once: only neighbouring chunks can share a block (the last
+// block of one is at most the first of the next), so the shared ones are where they meet.
+uint64_t distinct_blocks(const std::vector<Decoded>& chunks) {
+  uint64_t sum = 0;
+  const Decoded* previous = nullptr;
+  for (const Decoded& d : chunks) {
+    if (d.count == 0) continue;
+    sum += d.count - (previous && previous->last == d.first ? 1 : 0);
+    previous = &d;
+  }
+  return sum;
 }
 
 class Joiner {
@@ -68,9 +114,8 @@ class Joiner {
          const std::vector<uint64_t>& masks, reader::BatchSink<JoinHit>& sink)
       : file_(file), queries_(queries), k_(k), with_ids_(with_ids), masks_(masks), sink_(sink) {}
 
-  // Returns blocks decoded.
-  uint64_t run(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk) {
-    uint64_t decoded = 0;
+  Decoded run(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk) {
+    Decoded decoded;
     uint64_t cur = UINT64_MAX;  // the block in buf_
     const unsigned p = t.prefix_bits();
     // The groups (first query, first block) of the chunk, found first so that the blocks of the
@@ -108,7 +153,8 @@ class Joiner {
             return true;
           });
           cur = j;
-          ++decoded;
+          if (decoded.count++ == 0) decoded.first = j;
+          decoded.last = j;
         }
         // The block's entries in [lo, hi], each query of the group against them.
         const auto first = std::lower_bound(buf_.begin(), buf_.end(), range.lo);
@@ -184,12 +230,9 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   for (const reader::TableView& t : tables) {
     BatchTableStats ts{t.block_count(), 0, 0};
     if (file.header().fingerprint_count > 0 && !queries.empty()) {
-      qs.resize(queries.size());
-      for (std::size_t i = 0; i < queries.size(); ++i)
-        qs[i] = {t.permutation.apply(queries[i].fingerprint), i};
-      sort_by_prefix(qs, scratch, t.prefix_bits());
+      permute_and_sort(t, queries, qs, scratch, threads);
       const auto chunks = plan(t, qs, threads);
-      std::atomic<uint64_t> decoded{0};
+      std::vector<Decoded> decoded(chunks.size());
       for (auto& j : joiners) j.found_ = 0;
       const uint64_t offset = uint64_t{queries.size()} * t.index;
       reader::TaskProgress progress;
@@ -199,11 +242,11 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
       reader::run_tasks(
           threads, chunks.size(),
           [&](std::size_t c, unsigned worker, std::atomic<uint64_t>& done) {
-            decoded += joiners[worker].run(t, qs, chunks[c]);
+            decoded[c] = joiners[worker].run(t, qs, chunks[c]);
             done += chunks[c].end - chunks[c].first;
           },
           progress);
-      ts.blocks_decoded = decoded.load();
+      ts.blocks_decoded = distinct_blocks(decoded);
       for (auto& j : joiners) ts.results += j.found_;
     }
     stats.tables.push_back(ts);

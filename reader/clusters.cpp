@@ -1,7 +1,9 @@
 // simdex::find_clusters: connected components of the "within k" graph. The pair scan unites the
 // table-0 ranks of every pair in a lock-free union-find (memory O(n), not O(pairs)) and records each
-// rank's fingerprint as it passes table 0; then the members are grouped by root with a counting sort.
+// rank's fingerprint as it passes table 0; then the members that are not their component's root
+// are gathered on all threads and sorted by root.
 #include <algorithm>
+#include <memory>
 
 #include "reader/batch_pair_scan.h"
 #include "reader/batch_work.h"
@@ -23,8 +25,9 @@ static BatchStats find_clusters_unchecked(
   scan.progress = options.progress;
   scan.work_limit = options.work_limit;
   reader::check_work("clusters", reader::pairs_work(file), options.work_limit);
-  reader::ConcurrentUnionFind sets(n);
-  std::vector<uint64_t> fingerprint(n);
+  reader::ConcurrentUnionFind sets(n, scan.threads);
+  // Every rank's fingerprint, each written once as table 0 is scanned (ranks are 0..n-1 exactly).
+  std::unique_ptr<uint64_t[]> fingerprint(new uint64_t[n]);
   scan.on_pair = [&](unsigned, const reader::FoundPair& p) { sets.unite(p.rank_a, p.rank_b); };
   scan.on_table0_entry = [&](unsigned, uint64_t f, uint64_t rank) {
     if (rank >= n)
@@ -34,27 +37,59 @@ static BatchStats find_clusters_unchecked(
   BatchStats stats;
   stats.tables = reader::scan_pairs(file, scan);
 
-  // Members grouped by root (the smallest rank of a component), in rank order within each.
-  std::vector<uint64_t> start(n + 1, 0), order(n);
-  for (uint64_t r = 0; r < n; ++r) ++start[sets.find(r) + 1];
-  for (uint64_t r = 0; r < n; ++r) start[r + 1] += start[r];
-  {
-    std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-    for (uint64_t r = 0; r < n; ++r) order[fill[sets.find(r)]++] = r;
+  // Members grouped by root (the smallest rank of a component), in rank order within each. Most
+  // fingerprints are usually alone: only the others (followers: their root is another rank) are
+  // gathered, slice by slice on all threads, then ordered by (root, rank).
+  sets.flatten(scan.threads);
+  const unsigned slices = n < (uint64_t{1} << 16) ? 1 : scan.threads;
+  std::vector<std::vector<std::pair<uint64_t, uint64_t>>> found(slices);  // (root, rank)
+  format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    for (uint64_t r = n * s / slices, end = n * (s + 1) / slices; r < end; ++r)
+      if (const uint64_t root = sets.find(r); root != r) found[s].emplace_back(root, r);
+  });
+  std::vector<std::pair<uint64_t, uint64_t>> followers;
+  for (auto& f : found) {
+    followers.insert(followers.end(), f.begin(), f.end());
+    std::vector<std::pair<uint64_t, uint64_t>>().swap(f);
   }
+  std::sort(followers.begin(), followers.end());
+
   std::vector<ClusterMember> members;
-  for (uint64_t root = 0; root < n; ++root) {
-    const uint64_t size = start[root + 1] - start[root];
-    if (size == 0) continue;
+  // The cluster of `root` and followers [first, end).
+  auto emit = [&](uint64_t root, std::size_t first, std::size_t end) {
+    if (!cluster_options.size_in_ids && 1 + (end - first) < cluster_options.min_size) return;
     members.clear();
     std::size_t ids = 0;
-    for (uint64_t i = start[root]; i < start[root + 1]; ++i) {
-      members.push_back({fingerprint[order[i]], file.ids_at_rank(order[i])});
+    auto add = [&](uint64_t rank) {
+      members.push_back({fingerprint[rank], file.ids_at_rank(rank)});
       ids += members.back().ids.size();
-    }
-    if ((cluster_options.size_in_ids ? ids : members.size()) < cluster_options.min_size) continue;
+    };
+    add(root);
+    for (std::size_t i = first; i < end; ++i) add(followers[i].second);
+    if ((cluster_options.size_in_ids ? ids : members.size()) < cluster_options.min_size) return;
     on_cluster(members);
     ++stats.results;
+  };
+  const bool lone_ones_count = cluster_options.size_in_ids || cluster_options.min_size <= 1;
+  auto end_of = [&](uint64_t root, std::size_t i) {  // of root's followers from i
+    while (i < followers.size() && followers[i].first == root) ++i;
+    return i;
+  };
+  std::size_t next = 0;
+  if (lone_ones_count) {
+    for (uint64_t root = 0; root < n; ++root) {
+      if (sets.find(root) != root) continue;
+      const std::size_t end = end_of(root, next);
+      emit(root, next, end);
+      next = end;
+    }
+  } else {
+    while (next < followers.size()) {  // only roots with followers can reach min_size
+      const uint64_t root = followers[next].first;
+      const std::size_t end = end_of(root, next);
+      emit(root, next, end);
+      next = end;
+    }
   }
   return stats;
 }

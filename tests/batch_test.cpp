@@ -215,6 +215,54 @@ TEST_CASE("results do not depend on the thread count") {
   }
 }
 
+// Extreme fingerprints (0, ~0 and their neighbours) with several ids each, added to `p`.
+Pairs with_extremes(Pairs p) {
+  uint64_t id = 9000000;
+  for (uint64_t x :
+       {uint64_t{0}, uint64_t{1}, uint64_t{3}, ~uint64_t{0}, ~uint64_t{0} - 1, ~uint64_t{0} >> 1})
+    for (int copy = 0; copy < 2; ++copy) p.emplace_back(x, id++);
+  return p;
+}
+
+TEST_CASE("join with more queries than prefixes: chunks share blocks, hits the same at every thread count") {
+  // Queries outnumber the stored fingerprints' prefix groups, so neighbouring query groups read the
+  // same blocks: the join still splits them among threads, and each hit comes once.
+  std::mt19937_64 rng(25);
+  struct Case {
+    const char* what;
+    Pairs pairs;
+    Scheme scheme;
+    std::size_t queries;  // above 65536, the queries are also permuted and sorted in slices
+  };
+  const Case cases[] = {
+      {"random", with_extremes(random_pairs(rng, 1500)), Scheme::named("paper-4", 3, 0), 66000},
+      {"clustered", with_extremes(with_duplicates(clustered_pairs(rng, 1500, 3), rng)),
+       Scheme::named("paper-10", 3, 0), 4000},
+      {"dense prefix", with_extremes(with_duplicates(dense_prefix_pairs(rng, 1200, 44), rng)),
+       Scheme::one_level(4, 3), 4000},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    TempDir dir;
+    BuildOptions options;
+    options.scheme = c.scheme;
+    options.block_bytes = 64;
+    build(dir.file("x.sdx"), c.pairs, options);
+    const Index index = Index::open(dir.file("x.sdx"));
+    const Oracle oracle(c.pairs);
+    std::vector<Query> queries;
+    for (uint64_t q : queries_for(rng, c.pairs, 3, c.queries)) queries.push_back({q, queries.size()});
+    for (uint64_t q : {uint64_t{0}, ~uint64_t{0}, uint64_t{2}, ~uint64_t{0} - 3})
+      queries.push_back({q, queries.size()});
+    const Hits expected = brute_join(queries, 3, oracle);
+    CHECK(expected.size() > queries.size() / 2);
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+      CAPTURE(threads);
+      CHECK(library_join(index, queries, 3, threads, oracle) == expected);
+    }
+  }
+}
+
 TEST_CASE("duplicate groups, cluster sizes in ids, k above the index's k") {
   TempDir dir;
   // 0xff (ids 1, 2, 3), 0xfe (id 4): distance 1; 0xf000... (id 5) alone with ids; 0 (ids 6, 7) alone.

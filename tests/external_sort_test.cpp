@@ -264,3 +264,38 @@ TEST_CASE("progress is reported") {
   CHECK(std::find(stages.begin(), stages.end(), "tables") != stages.end());
   CHECK(std::find(stages.begin(), stages.end(), "merge") != stages.end());
 }
+
+TEST_CASE("parallel_sort: std::sort's order at every thread count, repeats and extremes included") {
+  std::mt19937_64 rng(7);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1000}, std::size_t{70000}, std::size_t{300001}}) {
+    std::vector<writer::Pair> v(n);
+    for (auto& p : v) p = {rng() % 4 == 0 ? (rng() % 2 ? 0 : ~uint64_t{0}) : rng() % 50000, rng() % 3};
+    auto expected = v;
+    std::sort(expected.begin(), expected.end());
+    for (unsigned threads : {1u, 2u, 3u, 7u}) {
+      CAPTURE(n);
+      CAPTURE(threads);
+      auto got = v;
+      std::vector<writer::Pair> scratch(n);
+      writer::parallel_sort(std::span<writer::Pair>(got), std::span<writer::Pair>(scratch), threads);
+      CHECK(got == expected);
+    }
+  }
+  // An external sort of pairs on several threads gives what one thread gives.
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  for (uint64_t memory : {uint64_t{64} << 10, uint64_t{64} << 20}) {
+    std::vector<std::vector<writer::Pair>> outs;
+    for (unsigned threads : {1u, 3u}) {
+      writer::ExternalSorter<writer::SortPairs> pairs(space, memory, threads);
+      std::mt19937_64 same(8);
+      for (int i = 0; i < 200000; ++i) pairs.add({same() % 90000, same() % 3});
+      pairs.finish();
+      CHECK(pairs.external() == (memory < (1 << 20)));
+      outs.emplace_back();
+      pairs.for_each([&](const writer::Pair& p) { outs.back().push_back(p); });
+    }
+    CHECK(outs[0] == outs[1]);
+    CHECK(std::is_sorted(outs[0].begin(), outs[0].end()));
+  }
+}

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "writer/parallel_sort.h"
 #include "writer/radix_sort.h"
 #include "writer/run_file.h"
 
@@ -23,20 +24,22 @@ struct Pair {
   friend bool operator<(const Pair& a, const Pair& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; }
 };
 
-// How a buffer is sorted: distinct table entries by radix sort; pairs by std::sort, repeats dropped.
+// How a buffer is sorted: distinct table entries by radix sort; pairs by std::sort (on `threads`
+// threads, merging through the scratch), repeats dropped. The scratch, when needed, is as large as
+// the buffer: the other half of the sorter's bound (SortPlan).
 struct SortU64 {
   using Record = uint64_t;
-  static constexpr bool kNeedsScratch = true;
-  static std::size_t sort(std::span<uint64_t> v, std::span<uint64_t> scratch) {
+  static bool needs_scratch(unsigned) { return true; }
+  static std::size_t sort(std::span<uint64_t> v, std::span<uint64_t> scratch, unsigned) {
     radix_sort(v, scratch);
     return v.size();
   }
 };
 struct SortPairs {
   using Record = Pair;
-  static constexpr bool kNeedsScratch = false;
-  static std::size_t sort(std::span<Pair> v, std::span<Pair>) {
-    std::sort(v.begin(), v.end());
+  static bool needs_scratch(unsigned threads) { return threads > 1; }
+  static std::size_t sort(std::span<Pair> v, std::span<Pair> scratch, unsigned threads) {
+    parallel_sort(v, scratch, threads);
     return static_cast<std::size_t>(std::unique(v.begin(), v.end()) - v.begin());
   }
 };
@@ -81,8 +84,9 @@ template <typename Sort>
 class ExternalSorter {
  public:
   using T = typename Sort::Record;
-  ExternalSorter(ScratchSpace& scratch, uint64_t memory_bytes)
-      : scratch_(scratch), plan_(SortPlan::for_memory(memory_bytes, sizeof(T))) {}
+  // Buffers are sorted on `threads` threads (for SortPairs).
+  ExternalSorter(ScratchSpace& scratch, uint64_t memory_bytes, unsigned threads = 1)
+      : scratch_(scratch), plan_(SortPlan::for_memory(memory_bytes, sizeof(T))), threads_(threads) {}
 
   // Allocates the buffer for `expected` records at once (at most a run), so it never reallocates.
   void reserve(uint64_t expected) {
@@ -117,9 +121,10 @@ class ExternalSorter {
         std::min<uint64_t>(std::max<std::size_t>(2 * buffer_.size(), 4096), plan_.buffer_records)));
   }
   std::size_t sort_buffer() {
-    std::vector<T> scratch;
-    if constexpr (Sort::kNeedsScratch) scratch.resize(buffer_.size());
-    return Sort::sort(std::span<T>(buffer_), std::span<T>(scratch));
+    // Not zeroed: the sort overwrites it (zeroing cost a pass over memory, on one thread).
+    const std::size_t n = Sort::needs_scratch(threads_) ? buffer_.size() : 0;
+    const std::unique_ptr<T[]> scratch(n > 0 ? new T[n] : nullptr);
+    return Sort::sort(std::span<T>(buffer_), std::span<T>(scratch.get(), n), threads_);
   }
   void spill() {
     const std::size_t kept = sort_buffer();
@@ -140,6 +145,7 @@ class ExternalSorter {
 
   ScratchSpace& scratch_;
   SortPlan plan_;
+  unsigned threads_;
   std::vector<T> buffer_;
   std::size_t in_memory_ = 0;  // sorted records of buffer_ after finish() without runs
   std::vector<std::unique_ptr<TempFile>> runs_;

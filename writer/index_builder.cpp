@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format/permutation.h"
+#include "format/thread_count.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
 #include "writer/collect_pairs.h"
@@ -29,9 +30,11 @@ uint64_t sort_budget(uint64_t bound) { return bound - std::min<uint64_t>(bound /
 struct IndexBuilder::State {
   State(const BuildOptions& o)
       : memory(sort_budget(o.memory_bytes ? o.memory_bytes : default_memory_bytes())),
+        threads(format::thread_count(o.threads)),
         scratch(o.temp_dir),
-        pairs(scratch, memory) {}
+        pairs(scratch, memory, threads) {}
   uint64_t memory;  // the sort budget of the bound
+  unsigned threads;
   writer::ScratchSpace scratch;
   writer::ExternalSorter<writer::SortPairs> pairs;  // (fingerprint, id)
 };
@@ -77,7 +80,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
   // built-in schemes), sort (permuted fingerprint, id) again.
   const format::Permutation first(scheme.tables[0].source_bit);
   if (!first.is_identity()) {
-    writer::ExternalSorter<writer::SortPairs> by_rank(s.scratch, s.memory);
+    writer::ExternalSorter<writer::SortPairs> by_rank(s.scratch, s.memory, s.threads);
     by_rank.reserve(ids.size());
     {
       U64Store::Cursor f(fingerprints), offset(id_offsets), id(ids);

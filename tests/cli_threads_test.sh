@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Outputs do not depend on --threads: fingerprint, build (plain, --text JSONL and lines, in memory
+# and with an external sort) byte for byte; dedup byte for byte; join, pairs and clusters with --sort.
+# usage: cli_threads_test.sh SIMDEX GEN_FINGERPRINTS SOURCE_DIR
+set -uo pipefail
+simdex=$1 gen=$2 src=$3
+. "$(dirname "$0")/shell_checks.sh"
+
+# Documents: the demo corpus twice (more than one 4 MiB batch of the fingerprint pipeline) and texts
+# in many scripts, as JSON Lines and as plain lines.
+zcat "$src/data/corpus/docs.jsonl.gz" "$src/data/corpus/docs.jsonl.gz" > "$dir/docs.jsonl"
+cat >> "$dir/docs.jsonl" <<'DOCS'
+{"id": 90001, "text": "Съешь же ещё этих мягких французских булок, да выпей чаю"}
+{"id": 90002, "text": "中文文本的指纹应该与线程数无关，中文文本的指纹"}
+{"id": 90003, "text": "日本語のテキストとカタカナとひらがな、漢字も"}
+{"id": 90004, "text": "ภาษาไทยไม่มีช่องว่างระหว่างคำ ภาษาไทย"}
+{"id": 90005, "text": "العربية تكتب من اليمين إلى اليسار والعربية"}
+{"id": 90006, "text": "Ελληνικά και ΕΛΛΗΝΙΚΆ, emoji 😀🎉 and ＦＵＬＬＷＩＤＴＨ"}
+{"id": 90007, "text": ""}
+DOCS
+/usr/bin/python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    print(json.loads(line)["text"].replace("\n", " ").replace("\r", " "))
+' "$dir/docs.jsonl" > "$dir/docs.txt"
+
+for t in 1 2 5; do
+  check fingerprint-jsonl-$t 0 "$simdex" fingerprint -q --threads $t -o "$dir/fp-jsonl-$t" "$dir/docs.jsonl"
+  check fingerprint-lines-$t 0 "$simdex" fingerprint -q --threads $t --input-format lines -o "$dir/fp-lines-$t" "$dir/docs.txt"
+  check build-text-$t 0 "$simdex" build -q --threads $t --text -o "$dir/text-$t.sdx" "$dir/docs.jsonl"
+  check build-lines-$t 0 "$simdex" build -q --threads $t --text --input-format lines -o "$dir/lines-$t.sdx" "$dir/docs.txt"
+  check dedup-$t 0 "$simdex" dedup -q --threads $t -o "$dir/dedup-$t" "$dir/docs.jsonl"
+done
+[ "$(wc -l < "$dir/fp-jsonl-1")" -gt 6000 ] && ok || bad "fingerprint: too few lines"
+for t in 2 5; do
+  same fingerprint-jsonl-$t "$dir/fp-jsonl-1" "$dir/fp-jsonl-$t"
+  same fingerprint-lines-$t "$dir/fp-lines-1" "$dir/fp-lines-$t"
+  same build-text-$t "$dir/text-1.sdx" "$dir/text-$t.sdx"
+  same build-lines-$t "$dir/lines-1.sdx" "$dir/lines-$t.sdx"
+  same dedup-$t "$dir/dedup-1" "$dir/dedup-$t"
+done
+
+# Fingerprints: 100,000 random ones twice (each with two ids), and 0 and ~0: enough pairs for the
+# sort to run on several threads; --memory 2M sorts them in runs on disk.
+"$gen" 100000 7 > "$dir/half"
+{ cat "$dir/half" "$dir/half"; echo 0x0000000000000000; echo 0xffffffffffffffff; } > "$dir/fps"
+for t in 1 2 5; do
+  check build-$t 0 "$simdex" build -q --threads $t --scheme paper-10 -o "$dir/b-$t.sdx" "$dir/fps"
+  check build-external-$t 0 "$simdex" build -q --threads $t --memory 2M --scheme paper-10 -o "$dir/e-$t.sdx" "$dir/fps"
+done
+for t in 2 5; do
+  same build-$t "$dir/b-1.sdx" "$dir/b-$t.sdx"
+  same build-external-$t "$dir/b-1.sdx" "$dir/e-$t.sdx"
+done
+
+# Batch commands on the documents' index, queried with the documents themselves (dense queries).
+for t in 1 2 3; do
+  [ $t = 2 ] || check join-$t 0 "$simdex" join --text --sort --threads $t -k 3 "$dir/text-1.sdx" "$dir/docs.jsonl"
+  [ $t = 2 ] || cp "$dir/out" "$dir/join-$t"
+  check pairs-$t 0 "$simdex" pairs --sort --ids --threads $t "$dir/text-1.sdx"
+  cp "$dir/out" "$dir/pairs-$t"
+  check clusters-$t 0 "$simdex" clusters --sort --threads $t "$dir/text-1.sdx"
+  cp "$dir/out" "$dir/clusters-$t"
+done
+[ -s "$dir/join-1" ] && [ -s "$dir/pairs-1" ] && [ -s "$dir/clusters-1" ] && ok || bad "batch outputs empty"
+same join-3 "$dir/join-1" "$dir/join-3"
+for t in 2 3; do
+  same pairs-$t "$dir/pairs-1" "$dir/pairs-$t"
+  same clusters-$t "$dir/clusters-1" "$dir/clusters-$t"
+done
+finish cli_threads_test
