@@ -32,31 +32,22 @@ class Deferred {
   std::exception_ptr error_;
 };
 
-// The ranks' members before j, opened once per prefix of this rank's (ascending) members.
-class OwnPrefixes {
- public:
-  OwnPrefixes(const ScanOptions& o, const MemberPlan& plan, std::vector<std::size_t> mine)
-      : options_(o), plan_(plan), mine_(std::move(mine)) {}
-  // This rank's members below `member`, or nothing when it has none.
-  const Index* below(std::size_t member) {
-    const auto n =
-        static_cast<std::size_t>(std::lower_bound(mine_.begin(), mine_.end(), member) - mine_.begin());
-    if (n == 0) return nullptr;
-    auto it = opened_.find(n);
-    if (it == opened_.end())
-      it = opened_
-               .emplace(n, open_members(options_.path, plan_,
-                                        {mine_.begin(), mine_.begin() + static_cast<std::ptrdiff_t>(n)}))
-               .first;
-    return &it->second;
-  }
+// Which side of a pair of members of different ranks joins: for i < j, the owner of i joins j's
+// fingerprints against i when i + j is even, else the owner of j joins i's against j. So the joins
+// are spread over the ranks (not all on the owner of member 0).
+bool joined_against(std::size_t member, std::size_t broadcast) {
+  return member < broadcast ? (member + broadcast) % 2 == 0 : (member + broadcast) % 2 == 1;
+}
 
- private:
-  const ScanOptions& options_;
-  const MemberPlan& plan_;
-  std::vector<std::size_t> mine_;
-  std::map<std::size_t, Index> opened_;
-};
+// The members `rank` joins member j's fingerprints against (none of j's owner's own: find_pairs
+// covers those).
+std::vector<std::size_t> join_targets(const MemberPlan& plan, std::size_t j, int rank) {
+  std::vector<std::size_t> targets;
+  for (std::size_t i = 0; i < plan.owner.size(); ++i)
+    if (plan.owner[i] == rank && plan.owner[i] != plan.owner[j] && i != j && joined_against(i, j))
+      targets.push_back(i);
+  return targets;
+}
 
 // The owner's side of member j's round: its live fingerprints (with ids: [fp, count, ids...]) in
 // broadcasts of o.chunk fingerprints, then an empty one. A failure ends the round early (the empty
@@ -111,27 +102,26 @@ void scan_pairs(const World& world, const ScanOptions& o, const std::function<vo
       });
     });
 
-  // Across ranks: member j's live fingerprints (with ids: [fp, count, ids...]) against the members
-  // before j of every other rank.
-  OwnPrefixes prefixes(o, plan, mine);
+  // Across ranks: member j's live fingerprints (with ids: [fp, count, ids...]) joined by the other
+  // ranks against their members that joined_against says.
   std::vector<uint64_t> chunk;
   std::vector<Query> queries;
   std::vector<std::size_t> id_at;  // where each query's ids start in `chunk`
   for (std::size_t j = 0; j < plan.owner.size(); ++j) {
-    // No rank but j's owner holds a member before j: no round (every rank sees the same plan).
-    if (std::all_of(plan.owner.begin(), plan.owner.begin() + static_cast<std::ptrdiff_t>(j),
-                    [&](int r) { return r == plan.owner[j]; }))
-      continue;
+    bool needed = false;  // some rank joins j's fingerprints (every rank sees the same plan)
+    for (int r = 0; r < world.size() && !needed; ++r) needed = !join_targets(plan, j, r).empty();
+    if (!needed) continue;
     if (plan.owner[j] == world.rank()) {
       broadcast_member(world, o, plan, j, local);
       continue;
     }
+    const std::vector<std::size_t> targets = join_targets(plan, j, world.rank());
+    std::optional<Index> against;
+    if (!targets.empty()) local.run([&] { against.emplace(open_members(o.path, plan, targets)); });
     for (;;) {
       world.broadcast(chunk, plan.owner[j]);
       if (chunk.empty()) break;
-      const Index* against = nullptr;
-      local.run([&] { against = prefixes.below(j); });
-      if (against == nullptr) continue;
+      if (!against) continue;
       local.run([&] {
         queries.clear();
         id_at.clear();
