@@ -69,14 +69,17 @@ void run_clusters(ClustersArgs a) {
         all.unite();
         // Components in the order of their smallest fingerprint, members ascending (as `simdex clusters`).
         const auto& nodes = all.nodes();
-        std::vector<std::vector<std::size_t>> members(nodes.size());
-        for (std::size_t i = 0; i < nodes.size(); ++i) members[all.root_index(i)].push_back(i);
+        std::vector<std::size_t> order(nodes.size());  // nodes by (root, fingerprint): 8 bytes a node
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::size_t x, std::size_t y) { return all.root_index(x) < all.root_index(y); });
         std::vector<uint64_t> values;
         std::vector<std::vector<uint64_t>> sorted;  // --sort only
-        for (const auto& component : members) {
-          if (component.empty()) continue;
+        for (std::size_t at = 0; at < order.size();) {
+          const std::size_t root = all.root_index(order[at]);
           values.clear();
-          for (std::size_t i : component) {
+          for (; at < order.size() && all.root_index(order[at]) == root; ++at) {
+            const std::size_t i = order[at];
             if (!a.ids) {
               values.push_back(nodes[i]);
               continue;
@@ -110,8 +113,9 @@ void add_clusters_command(CLI::App& app) {
           "order of their smallest fingerprint. The pairs are found as `simdex-mpi pairs` finds them;\n"
           "each rank unites its pairs into a partial forest and sends rank 0, for every fingerprint\n"
           "of its pairs, its root (and with --ids its ids); rank 0 unites those. Memory on rank 0:\n"
-          "about 40 bytes per (rank, fingerprint in a pair there), plus 16 bytes per id with --ids,\n"
-          "whatever the number of stored fingerprints. --min-size must be at least 2.\n\n") +
+          "about 48 bytes per fingerprint that occurs in a pair (16 more for each rank it occurs on),\n"
+          "plus 16 bytes per id with --ids, whatever the number of stored fingerprints (docs/SCALE.md).\n"
+          "--min-size must be at least 2.\n\n") +
       kSpreadHelp + "\nExample: mpirun -np 4 simdex-mpi clusters docs.sdxs --ids > clusters.txt");
   add_spread_options(*cmd, *args);
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
