@@ -52,6 +52,8 @@ void run_build(const BuildArgs& a) {
   std::optional<set::SetLock> lock;  // rank 0, from the check that the set is new until it is published
   std::vector<Piece> pieces;
   BuildOptions options;
+  uint64_t base = 0;      // the generation of the set replaced (0: a new set)
+  std::string old_names;  // its files, one a line: removed once the new manifest is published
   world.step([&] {
     options.k = a.k;
     options.block_bytes = a.block_bytes;
@@ -69,13 +71,22 @@ void run_build(const BuildArgs& a) {
       throw Error(errc::io, "cannot write " + a.output + ": directory '" + dir + "' does not exist");
     if (world.root()) {
       lock.emplace(a.output, false);
-      if (std::filesystem::exists(a.output, ec))
-        throw Error(errc::usage, a.output +
-                                     " exists: simdex-mpi build writes a new set (grow one with `simdex "
-                                     "add`, or remove it first)");
+      if (std::filesystem::exists(a.output, ec)) {  // replaced: the new generations follow the old
+        if (!set::starts_with_set_magic(a.output))
+          throw Error(errc::usage, "'" + a.output + "' exists and is not an index set manifest");
+        const std::vector<uint8_t> bytes = set::read_whole_file(a.output);
+        const format::SetManifest old = format::SetManifest::decode(bytes.data(), bytes.size());
+        base = old.generation;
+        for (const auto* list : {&old.members, &old.tombstones})
+          for (const auto& e : *list) old_names += e.name + "\n";
+      }
     }
     pieces = cut_input(a.inputs, world.size());
   });
+  std::vector<uint64_t> base_word{base};
+  world.broadcast(base_word, 0);
+  base = base_word[0];
+  world.broadcast(old_names, 0);
 
   // The first data line of the whole input decides whether lines hold ids (as `simdex build`).
   std::vector<uint64_t> forms(pieces.size(), 0);  // form + 2 (0: not this rank's piece)
@@ -121,14 +132,15 @@ void run_build(const BuildArgs& a) {
   });
 
   // A member per rank that read pairs (rank 0's even when no rank did: a set has a member), numbered
-  // in rank order: generations 1..M, the manifest's generation M.
+  // in rank order: generations base+1..base+M, the manifest's generation base+M (a reader of the
+  // replaced set that reopens it sees a newer generation, never a stale one).
   const std::vector<uint64_t> added = world.all_gather(std::vector<uint64_t>{builder.pairs_added()});
   uint64_t total = 0, generation = 0, members = 0;
   for (uint64_t n : added) total += n;
   for (std::size_t r = 0; r < ranks; ++r) {
     if (added[r] == 0 && (total > 0 || r > 0)) continue;
     ++members;
-    if (static_cast<int>(r) == world.rank()) generation = members;
+    if (static_cast<int>(r) == world.rank()) generation = base + members;
   }
   MemberFile file;
   std::vector<uint64_t> entry(6, 0);  // generation, file_bytes, header_checksum, count, id_count, k | B << 8
@@ -168,6 +180,9 @@ void run_build(const BuildArgs& a) {
     out.publish();
   });
   file.keep = true;
+  // The replaced set's files, on every machine that has them (readers that hold them keep them).
+  for (std::size_t at = 0, nl; (nl = old_names.find('\n', at)) != std::string::npos; at = nl + 1)
+    ::unlink(set::entry_path(a.output, old_names.substr(at, nl - at)).c_str());
   if (world.root() && !a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "simdex-mpi: wrote " << a.output << ": " << members << " members on " << world.size()
@@ -188,7 +203,8 @@ void add_build_command(CLI::App& app) {
       "(never split), are spread whole over the ranks by size. Each rank that read pairs writes one\n"
       "member, SET-GGGGGGGGGGGGGGGG.sdx, in SET's directory on its own machine; rank 0 publishes the\n"
       "manifest SET (spec/SET.md) once every member is written. The set answers exactly as the one\n"
-      "index `simdex build` makes of the whole input. SET must not exist (grow a set with `simdex add`).\n"
+      "index `simdex build` makes of the whole input. An existing SET is replaced\n"
+      "(new generations, then its files removed); grow a set instead with `simdex add`.\n"
       "A rank that fails (a malformed line, an unreadable input) stops the job, naming the rank and the\n"
       "file: no manifest is published and the members written are removed.\n"
       "Inputs must be readable at their path by the ranks that read them (a shared file system, or the\n"

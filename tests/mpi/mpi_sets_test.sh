@@ -14,6 +14,13 @@ gzip "$dir/part01"
 run_mpi "build of 4 files -np 3" 3 build -q -o "$dir/files.sdxs" "$dir/part00" "$dir/part01.gz" "$dir/part02" "$dir/part03"
 "$simdex" clusters --ids "$dir/files.sdxs" >"$dir/set.clusters"
 agree "files: clusters --ids of the set" "$dir/set.clusters" clusters --ids "$dir/ref.sdx"
+# built again over itself on 2 ranks: replaced (newer generations), the old members removed
+old_members=$(ls "$dir"/files.sdxs-*.sdx)
+run_mpi "build over the set -np 2" 2 build -q -o "$dir/files.sdxs" "$dir/part00" "$dir/part01.gz" "$dir/part02" "$dir/part03"
+for f in $old_members; do [ ! -e "$f" ] && ok || bad "replaced member $f left"; done
+"$simdex" info "$dir/files.sdxs" | grep -q "set of 2 members" && ok || bad "replaced set: not 2 members"
+"$simdex" pairs --ids "$dir/files.sdxs" >"$dir/set.pairs"
+agree "replaced: pairs --ids of the set" "$dir/set.pairs" pairs --ids "$dir/ref.sdx"
 
 # 4 members, each a quarter plus every 7th line of the others: fingerprints (and ids) in several members
 for i in 0 1 2 3; do
