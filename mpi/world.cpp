@@ -1,11 +1,12 @@
 #include "mpi/world.h"
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <exception>
-#include <iostream>
 #include <thread>
 
 #include "cli/output.h"
@@ -38,13 +39,20 @@ unsigned World::default_threads() const {
 
 void World::step(const std::function<void()>& work) const {
   int status = 0;
+  // One write per message: the ranks' messages share mpirun's stderr and must not interleave.
+  auto report = [&](const char* what) {
+    const std::string line = "simdex-mpi: rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
+                             ": " + cli::printable(what) + "\n";
+    std::fflush(stderr);
+    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
+  };
   try {
     work();
   } catch (const Error& e) {
-    std::cerr << "simdex-mpi: rank " << rank_ << " of " << size_ << ": " << cli::printable(e.what()) << "\n";
+    report(e.what());
     status = e.code() == errc::usage ? 2 : 1;
   } catch (const std::exception& e) {
-    std::cerr << "simdex-mpi: rank " << rank_ << " of " << size_ << ": " << cli::printable(e.what()) << "\n";
+    report(e.what());
     status = 1;
   }
   int worst = 0;

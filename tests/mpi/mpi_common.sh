@@ -3,7 +3,9 @@
 # one simdex-mpi run with one simdex run after sorting both outputs.
 simdex=$1 simdex_mpi=$2 mpirun=$3 python=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-export OMPI_MCA_plm_rsh_agent= OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1
+# (vader without single-copy: containers often forbid the cross-process reads it would use)
+export OMPI_MCA_plm_rsh_agent= OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
 mpi() {  # mpi NP ARGS...: simdex-mpi on NP ranks
   local np=$1; shift
   "$mpirun" --allow-run-as-root --oversubscribe -np "$np" "$simdex_mpi" "$@" </dev/null
