@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/batch_output.h"
 #include "cli/commands.h"
 #include "cli/index_input.h"
 #include "cli/keys_option.h"
@@ -24,36 +25,12 @@ struct ClustersArgs : SearchArgs {
   OutputStyle style;
 };
 
-void print_cluster(Output& out, const std::vector<uint64_t>& values, const ClustersArgs& a,
-                   const std::optional<KeyMap>& keys) {
-  auto& b = out.buffer();
-  // seomoz/simhash-cpp src/bin/simhash-find-clusters.cpp, write_clusters():
-  //   stream << "[" << *(it++); ... stream << ", " << *it; ... stream << "]\n";
-  // and its find_clusters (src/simhash.cpp) only holds fingerprints with a match: sizes >= 2.
-  const char* sep = a.format == "tsv" ? "," : a.format == "json" ? "," : ", ";
-  if (a.format == "seomoz") b.push_back('[');
-  if (a.format == "json")
-    fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(),
-                   keys    ? "keys"
-                   : a.ids ? "ids"
-                           : "fingerprints");
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) b.append(std::string_view(sep));
-    if (keys)
-      append_key(b, *keys, values[i], a.format == "json");
-    else if (a.ids)
-      fmt::format_to(std::back_inserter(b), "{}", values[i]);
-    else
-      append_fingerprint(b, values[i], a.style);
-    out.maybe_flush();
-  }
-  out.print("{}\n", a.format == "seomoz" ? "]" : a.format == "json" ? "]}" : "");
-}
-
 void run_clusters(ClustersArgs a) {
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
   const bool ids = a.ids || keys;  // --keys prints the ids' keys
   resolve_format(a.format, a.style, ids);
+  const ResultFormat f{a.format, a.style, a.ids};
+  const KeyMap* key_map = keys ? &*keys : nullptr;
   const IndexInput opened(a.index);
   const Index& index = *opened;
   Progress progress(Progress::wanted(a.quiet));
@@ -77,13 +54,13 @@ void run_clusters(ClustersArgs a) {
       else
         for (uint64_t id : m.ids) values.push_back(id);
     }
-    if (!a.sort) return print_cluster(out, values, a, keys);
+    if (!a.sort) return print_cluster(out, values, f, key_map);
     std::sort(values.begin(), values.end());
     all.push_back(values);
   });
   progress.finish();
   std::sort(all.begin(), all.end());
-  for (const auto& v : all) print_cluster(out, v, a, keys);
+  for (const auto& v : all) print_cluster(out, v, f, key_map);
   out.close();
 }
 }  // namespace

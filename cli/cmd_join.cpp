@@ -6,12 +6,14 @@
 #include <tuple>
 #include <vector>
 
+#include "cli/batch_output.h"
 #include "cli/commands.h"
 #include "cli/index_input.h"
 #include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/output_style.h"
+#include "cli/pair_input.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
 #include "cli/text_options.h"
@@ -34,39 +36,6 @@ struct JoinArgs : SearchArgs {
 // What join() holds per query (the query, its permuted copy and sort order per table, with slack):
 // a chunk of queries fits in --memory.
 constexpr uint64_t bytes_per_query = 64;
-
-void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys) {
-  auto& b = out.buffer();
-  const bool json = style.json;
-  if (json)
-    fmt::format_to(std::back_inserter(b), R"({{"query_id":{},"query":)", h.query_id);
-  else
-    fmt::format_to(std::back_inserter(b), "{}\t", h.query_id);
-  append_fingerprint(b, h.query_fingerprint, style);
-  b.append(std::string_view(json ? R"(,"fingerprint":)" : "\t"));
-  append_fingerprint(b, h.fingerprint, style);
-  if (json)
-    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", h.distance);
-  else
-    fmt::format_to(std::back_inserter(b), "\t{}\t", h.distance);
-  append_ids(out, h.ids, keys, json);
-  out.print("{}\n", json ? "]}" : "");
-}
-
-// Calls fn(query) for each query of the input, in input order.
-void for_each_query(const JoinArgs& a, Progress& progress, const std::function<void(const Query&)>& fn) {
-  if (a.text) {
-    for_each_text_fingerprint(
-        a.queries, a.text_options, "",
-        [&](uint64_t id, uint64_t fp) {
-          fn({fp, id});
-        },
-        &progress, "join: reading");
-    return;
-  }
-  io::InputStream in(a.queries);
-  for_each_pair_line(in, progress, "join: reading", [&](uint64_t fp, uint64_t id) { fn({fp, id}); });
-}
 
 // Joins the queries chunk by chunk, each chunk as large as --memory allows; the output is that of one
 // join over all of them (with --sort too: chunks follow the input order, and each is sorted).
@@ -144,7 +113,9 @@ void run_join(const JoinArgs& a) {
   Output out;
   Progress progress(Progress::wanted(a.quiet));
   ChunkedJoin joiner(index, a, out, progress);
-  for_each_query(a, progress, [&](const Query& q) { joiner.add(q); });
+  for_each_query(a.queries, a.text, a.text_options, progress, [&](uint64_t fp, uint64_t id) {
+    joiner.add({fp, id});
+  });
   joiner.finish();
   out.close();
   if (a.stats) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/batch_output.h"
 #include "cli/commands.h"
 #include "cli/index_input.h"
 #include "cli/keys_option.h"
@@ -23,47 +24,11 @@ struct PairsArgs : SearchArgs {
   OutputStyle style;
 };
 
-void print_pair(Output& out, const NearPair& p, const PairsArgs& a, const KeyMap* keys) {
-  auto& b = out.buffer();
-  if (a.format == "seomoz") {
-    // seomoz/simhash-cpp src/bin/simhash-find-all.cpp, write_matches():
-    //   stream << "[" << it->first << ", " << it->second << "]\n";  (decimal, smaller first: find_all)
-    out.print("[{}, {}]\n", p.a, p.b);
-    return;
-  }
-  if (a.format == "json") {
-    b.append(std::string_view(R"({"a":)"));
-    append_fingerprint(b, p.a, a.style);
-    b.append(std::string_view(R"(,"b":)"));
-    append_fingerprint(b, p.b, a.style);
-    fmt::format_to(std::back_inserter(b), R"(,"distance":{})", p.distance);
-    if (a.ids || keys) {
-      b.append(std::string_view(keys ? R"(,"keys_a":[)" : R"(,"ids_a":[)"));
-      append_ids(out, p.ids_a, keys, true);
-      b.append(std::string_view(keys ? R"(],"keys_b":[)" : R"(],"ids_b":[)"));
-      append_ids(out, p.ids_b, keys, true);
-      b.push_back(']');
-    }
-    out.print("}}\n");
-    return;
-  }
-  append_fingerprint(b, p.a, a.style);
-  b.push_back('\t');
-  append_fingerprint(b, p.b, a.style);
-  fmt::format_to(std::back_inserter(b), "\t{}", p.distance);
-  if (a.ids || keys) {
-    b.push_back('\t');
-    append_ids(out, p.ids_a, keys, false);
-    b.push_back('\t');
-    append_ids(out, p.ids_b, keys, false);
-  }
-  out.print("\n");
-}
-
 void run_pairs(PairsArgs a) {
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);  // --keys prints the ids' keys
   const bool ids = a.ids || keys;
   resolve_format(a.format, a.style, ids);
+  const ResultFormat f{a.format, a.style, ids};
   const IndexInput opened(a.index);
   const Index& index = *opened;
   Progress progress(Progress::wanted(a.quiet));
@@ -80,13 +45,13 @@ void run_pairs(PairsArgs a) {
     if (a.sort) {
       all.insert(all.end(), batch.begin(), batch.end());
     } else {
-      for (const NearPair& p : batch) print_pair(out, p, a, keys ? &*keys : nullptr);
+      for (const NearPair& p : batch) print_pair(out, p, f, keys ? &*keys : nullptr);
     }
   });
   progress.finish();
   std::sort(all.begin(), all.end(),
             [](const NearPair& x, const NearPair& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; });
-  for (const NearPair& p : all) print_pair(out, p, a, keys ? &*keys : nullptr);
+  for (const NearPair& p : all) print_pair(out, p, f, keys ? &*keys : nullptr);
   out.close();
   if (a.stats) {
     for (std::size_t t = 0; t < stats.tables.size(); ++t)

@@ -21,4 +21,15 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
   for_each_pair_line(in, progress, "reading", add);
 }
 
+void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
+                    Progress& progress, const std::function<void(uint64_t, uint64_t)>& fn) {
+  if (text) {
+    for_each_text_fingerprint(
+        queries, text_options, "", [&](uint64_t id, uint64_t fp) { fn(fp, id); }, &progress, "join: reading");
+    return;
+  }
+  io::InputStream in(queries);
+  for_each_pair_line(in, progress, "join: reading", fn);
+}
+
 }  // namespace simdex::cli

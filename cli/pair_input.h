@@ -18,4 +18,9 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
                          uint64_t memory, const std::string& key_map_beside, Progress& progress,
                          const std::function<void(uint64_t, uint64_t)>& add);
 
+// The queries of `join` ("-": stdin): fingerprint lines, or with `text` documents fingerprinted as
+// `simdex fingerprint` does, to fn(fingerprint, id) in input order.
+void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
+                    Progress& progress, const std::function<void(uint64_t, uint64_t)>& fn);
+
 }  // namespace simdex::cli

@@ -1,0 +1,88 @@
+#include "cli/batch_output.h"
+
+#include "cli/keys_option.h"
+
+namespace simdex::cli {
+
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys) {
+  auto& b = out.buffer();
+  const bool json = style.json;
+  if (json)
+    fmt::format_to(std::back_inserter(b), R"({{"query_id":{},"query":)", h.query_id);
+  else
+    fmt::format_to(std::back_inserter(b), "{}\t", h.query_id);
+  append_fingerprint(b, h.query_fingerprint, style);
+  b.append(std::string_view(json ? R"(,"fingerprint":)" : "\t"));
+  append_fingerprint(b, h.fingerprint, style);
+  if (json)
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", h.distance);
+  else
+    fmt::format_to(std::back_inserter(b), "\t{}\t", h.distance);
+  append_ids(out, h.ids, keys, json);
+  out.print("{}\n", json ? "]}" : "");
+}
+
+void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const KeyMap* keys) {
+  auto& b = out.buffer();
+  if (f.format == "seomoz") {
+    // seomoz/simhash-cpp src/bin/simhash-find-all.cpp, write_matches():
+    //   stream << "[" << it->first << ", " << it->second << "]\n";  (decimal, smaller first: find_all)
+    out.print("[{}, {}]\n", p.a, p.b);
+    return;
+  }
+  if (f.format == "json") {
+    b.append(std::string_view(R"({"a":)"));
+    append_fingerprint(b, p.a, f.style);
+    b.append(std::string_view(R"(,"b":)"));
+    append_fingerprint(b, p.b, f.style);
+    fmt::format_to(std::back_inserter(b), R"(,"distance":{})", p.distance);
+    if (f.ids || keys) {
+      b.append(std::string_view(keys ? R"(,"keys_a":[)" : R"(,"ids_a":[)"));
+      append_ids(out, p.ids_a, keys, true);
+      b.append(std::string_view(keys ? R"(],"keys_b":[)" : R"(],"ids_b":[)"));
+      append_ids(out, p.ids_b, keys, true);
+      b.push_back(']');
+    }
+    out.print("}}\n");
+    return;
+  }
+  append_fingerprint(b, p.a, f.style);
+  b.push_back('\t');
+  append_fingerprint(b, p.b, f.style);
+  fmt::format_to(std::back_inserter(b), "\t{}", p.distance);
+  if (f.ids || keys) {
+    b.push_back('\t');
+    append_ids(out, p.ids_a, keys, false);
+    b.push_back('\t');
+    append_ids(out, p.ids_b, keys, false);
+  }
+  out.print("\n");
+}
+
+void print_cluster(Output& out, const std::vector<uint64_t>& values, const ResultFormat& f,
+                   const KeyMap* keys) {
+  auto& b = out.buffer();
+  // seomoz/simhash-cpp src/bin/simhash-find-clusters.cpp, write_clusters():
+  //   stream << "[" << *(it++); ... stream << ", " << *it; ... stream << "]\n";
+  // and its find_clusters (src/simhash.cpp) only holds fingerprints with a match: sizes >= 2.
+  const char* sep = f.format == "seomoz" ? ", " : ",";
+  if (f.format == "seomoz") b.push_back('[');
+  if (f.format == "json")
+    fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(),
+                   keys    ? "keys"
+                   : f.ids ? "ids"
+                           : "fingerprints");
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) b.append(std::string_view(sep));
+    if (keys)
+      append_key(b, *keys, values[i], f.format == "json");
+    else if (f.ids)
+      fmt::format_to(std::back_inserter(b), "{}", values[i]);
+    else
+      append_fingerprint(b, values[i], f.style);
+    out.maybe_flush();
+  }
+  out.print("{}\n", f.format == "seomoz" ? "]" : f.format == "json" ? "]}" : "");
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,34 @@
+// How the batch commands print one result: a join hit, a near pair, a cluster. One place, so that
+// `simdex join/pairs/clusters` and `simdex-mpi join/pairs/clusters` print the same lines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/output.h"
+#include "cli/output_style.h"
+#include "simdex/batch.h"
+#include "simdex/keys.h"
+
+namespace simdex::cli {
+
+// QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS, or its JSON object with style.json.
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys);
+
+// What a pairs or clusters line holds: --format (tsv, json, seomoz; settled by resolve_format),
+// --hex/--dec, and whether ids (or keys) are printed.
+struct ResultFormat {
+  std::string format = "tsv";
+  OutputStyle style;
+  bool ids = false;
+};
+
+// A B DISTANCE [IDS_A IDS_B] in the format's form.
+void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const KeyMap* keys);
+
+// One cluster: its fingerprints, or (f.ids) its ids / keys.
+void print_cluster(Output& out, const std::vector<uint64_t>& values, const ResultFormat& f,
+                   const KeyMap* keys);
+
+}  // namespace simdex::cli

@@ -1,0 +1,232 @@
+// simdex-mpi build: every rank reads its share of the input (input_shares.h) and writes one member of
+// a new index set; rank 0 publishes the manifest once every member is written. Ids follow the rules
+// of `simdex build` over the whole input: without ids a line's id is its global 0-based line number.
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "cli/lines.h"
+#include "cli/output.h"
+#include "format/set_manifest.h"
+#include "mpi/commands.h"
+#include "mpi/input_shares.h"
+#include "mpi/world.h"
+#include "reader/index_impl.h"
+#include "set/set_files.h"
+#include "simdex/builder.h"
+#include "simdex/error.h"
+#include "writer/atomic_file.h"
+
+namespace simdex::mpi {
+
+namespace {
+struct BuildArgs {
+  std::string output;
+  std::vector<std::string> inputs;
+  std::string scheme = "auto";
+  unsigned blocks = 0;
+  unsigned k = 3;
+  uint32_t block_bytes = BuildOptions{}.block_bytes;
+  unsigned threads = 0;
+  std::string memory, tmp_dir;
+  bool quiet = false;
+};
+
+// This rank's member file: removed unless the manifest naming it was published.
+struct MemberFile {
+  std::string path;
+  bool keep = false;
+  ~MemberFile() {
+    if (!path.empty() && !keep) ::unlink(path.c_str());
+  }
+};
+
+void run_build(const BuildArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  const World world;
+  const auto ranks = static_cast<std::size_t>(world.size());
+  std::optional<set::SetLock> lock;  // rank 0, from the check that the set is new until it is published
+  std::vector<Piece> pieces;
+  BuildOptions options;
+  uint64_t base = 0;      // the generation of the set replaced (0: a new set)
+  std::string old_names;  // its files, one a line: removed once the new manifest is published
+  world.step([&] {
+    options.k = a.k;
+    options.block_bytes = a.block_bytes;
+    options.threads = a.threads ? a.threads : world.default_threads();
+    options.memory_bytes = a.memory.empty() ? default_memory_bytes() / world.local_ranks()
+                                            : cli::parse_size(a.memory, "--memory");
+    options.temp_dir = cli::temp_dir_for(a.tmp_dir, a.output);
+    if (a.blocks)
+      options.scheme = Scheme::one_level(a.blocks, a.k);
+    else if (a.scheme != "auto")
+      options.scheme = Scheme::named(a.scheme, a.k, 0);
+    const std::string dir = set::set_directory(a.output);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      throw Error(errc::io, "cannot write " + a.output + ": directory '" + dir + "' does not exist");
+    if (world.root()) {
+      lock.emplace(a.output, false);
+      if (std::filesystem::exists(a.output, ec)) {  // replaced: the new generations follow the old
+        if (!set::starts_with_set_magic(a.output))
+          throw Error(errc::usage, "'" + a.output + "' exists and is not an index set manifest");
+        const std::vector<uint8_t> bytes = set::read_whole_file(a.output);
+        const format::SetManifest old = format::SetManifest::decode(bytes.data(), bytes.size());
+        base = old.generation;
+        for (const auto* list : {&old.members, &old.tombstones})
+          for (const auto& e : *list) old_names += e.name + "\n";
+      }
+    }
+    pieces = cut_input(a.inputs, world.size());
+  });
+  std::vector<uint64_t> base_word{base};
+  world.broadcast(base_word, 0);
+  base = base_word[0];
+  world.broadcast(old_names, 0);
+
+  // The first data line of the whole input decides whether lines hold ids (as `simdex build`).
+  std::vector<uint64_t> forms(pieces.size(), 0);  // form + 2 (0: not this rank's piece)
+  world.step([&] {
+    for (std::size_t p = 0; p < pieces.size(); ++p)
+      if (pieces[p].rank == world.rank())
+        forms[p] = static_cast<uint64_t>(first_line_form(a.inputs[pieces[p].file], pieces[p]) + 2);
+  });
+  std::vector<uint64_t> all_forms = world.all_gather(forms);
+  int with_ids = -1;
+  for (std::size_t p = 0; p < pieces.size() && with_ids < 0; ++p)
+    for (std::size_t r = 0; r < ranks; ++r)
+      if (const uint64_t f = all_forms[r * pieces.size() + p]; f != 0 && f != 1)
+        with_ids = static_cast<int>(f) - 2;
+
+  // The lines before each piece: ids without ids in the lines, and the line numbers of messages for
+  // the byte ranges of one file (whole files with ids are numbered each from its start).
+  std::vector<uint64_t> lines_before(pieces.size(), 0);
+  if (with_ids == 0 || (!pieces.empty() && !pieces[0].whole)) {
+    std::vector<uint64_t> counts(pieces.size(), 0);
+    world.step([&] {
+      for (std::size_t p = 0; p < pieces.size(); ++p)
+        if (pieces[p].rank == world.rank()) counts[p] = count_lines(a.inputs[pieces[p].file], pieces[p]);
+    });
+    const std::vector<uint64_t> all_counts = world.all_gather(counts);
+    uint64_t before = 0;
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      lines_before[p] = before;
+      for (std::size_t r = 0; r < ranks; ++r) before += all_counts[r * pieces.size() + p];
+    }
+  }
+
+  IndexBuilder builder(options);
+  world.step([&] {
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      if (pieces[p].rank != world.rank()) continue;
+      const std::string& path = a.inputs[pieces[p].file];
+      cli::PairReader reader(path, lines_before[p], with_ids);
+      for_each_line(path, pieces[p], [&](std::string_view line) {
+        if (auto pair = reader.parse(line)) builder.add(pair->first, pair->second);
+      });
+    }
+  });
+
+  // A member per rank that read pairs (rank 0's even when no rank did: a set has a member), numbered
+  // in rank order: generations base+1..base+M, the manifest's generation base+M (a reader of the
+  // replaced set that reopens it sees a newer generation, never a stale one).
+  const std::vector<uint64_t> added = world.all_gather(std::vector<uint64_t>{builder.pairs_added()});
+  uint64_t total = 0, generation = 0, members = 0;
+  for (uint64_t n : added) total += n;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (added[r] == 0 && (total > 0 || r > 0)) continue;
+    ++members;
+    if (static_cast<int>(r) == world.rank()) generation = base + members;
+  }
+  MemberFile file;
+  std::vector<uint64_t> entry(6, 0);  // generation, file_bytes, header_checksum, count, id_count, k | B << 8
+  world.step([&] {
+    if (generation == 0) return;
+    const std::string name = set::member_name(a.output, generation);
+    file.path = set::entry_path(a.output, name);
+    builder.write(file.path);
+    OpenOptions plain;
+    plain.detect_changes = false;
+    const auto impl = reader::open_file(file.path, plain);
+    const auto& h = impl->file.header();
+    entry = {generation,          h.file_bytes, h.header_checksum,
+             h.fingerprint_count, h.id_count,   h.max_distance | uint64_t{h.block_bytes} << 8};
+  });
+  const std::vector<uint64_t> entries = world.all_gather(entry);
+  uint64_t fingerprints = 0, ids = 0, bytes = 0;
+  world.step([&] {
+    if (!world.root()) return;
+    format::SetManifest m;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const uint64_t* e = &entries[r * 6];
+      if (e[0] == 0) continue;
+      m.members.push_back({e[0], e[1], e[2], e[3], e[4], set::member_name(a.output, e[0])});
+      m.max_distance = static_cast<uint8_t>(e[5] & 0xff);
+      m.block_bytes = static_cast<uint32_t>(e[5] >> 8);
+      fingerprints += e[3];
+      ids += e[4];
+      bytes += e[1];
+    }
+    std::sort(m.members.begin(), m.members.end(),
+              [](const auto& x, const auto& y) { return x.generation < y.generation; });
+    m.generation = m.members.back().generation;
+    const std::vector<uint8_t> manifest = m.encode();
+    writer::AtomicFile out(a.output);
+    out.write(manifest.data(), manifest.size());
+    out.publish();
+  });
+  file.keep = true;
+  // The replaced set's files, on every machine that has them (readers that hold them keep them).
+  for (std::size_t at = 0, nl; (nl = old_names.find('\n', at)) != std::string::npos; at = nl + 1)
+    ::unlink(set::entry_path(a.output, old_names.substr(at, nl - at)).c_str());
+  if (world.root() && !a.quiet) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "simdex-mpi: wrote " << a.output << ": " << members << " members on " << world.size()
+              << " ranks, " << fingerprints << " fingerprints and " << ids
+              << " ids over the members (a fingerprint in several members counts in each), " << bytes
+              << " bytes of members in " << seconds << " s\n";
+  }
+}
+}  // namespace
+
+void add_build_command(CLI::App& app) {
+  auto args = std::make_shared<BuildArgs>();
+  auto* cmd = app.add_subcommand("build", "Build an index set, one member per rank (simdex build)");
+  cmd->footer(
+      "INPUT lines are those of `simdex build` (FINGERPRINT or FINGERPRINT<TAB>ID, all lines alike;\n"
+      "without ids a line's id is its 0-based line number, counted over all inputs in order). One plain\n"
+      "file is cut into P byte ranges at line boundaries, one per rank; several files, or a .gz/.zst one\n"
+      "(never split), are spread whole over the ranks by size. Each rank that read pairs writes one\n"
+      "member, SET-GGGGGGGGGGGGGGGG.sdx, in SET's directory on its own machine; rank 0 publishes the\n"
+      "manifest SET (spec/SET.md) once every member is written. The set answers exactly as the one\n"
+      "index `simdex build` makes of the whole input. An existing SET is replaced\n"
+      "(new generations, then its files removed); grow a set instead with `simdex add`.\n"
+      "A rank that fails (a malformed line, an unreadable input) stops the job, naming the rank and the\n"
+      "file: no manifest is published and the members written are removed.\n"
+      "Inputs must be readable at their path by the ranks that read them (a shared file system, or the\n"
+      "same files on every machine). For members on each machine's local disk, see docs/SCALE.md.\n\n"
+      "Example: mpirun -np 4 simdex-mpi build -o /data/docs.sdxs fingerprints.tsv");
+  cmd->add_option("-o,--output", args->output, "The set's manifest to write (e.g. docs.sdxs)")->required();
+  cmd->add_option("input", args->inputs, "Input files")->required();
+  auto* scheme = cmd->add_option("--scheme", args->scheme, "Table scheme (see `simdex build --help`)")
+                     ->capture_default_str();
+  cmd->add_option("--blocks", args->blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
+  cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 32));
+  cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")
+      ->capture_default_str();
+  cmd->add_option("--threads", args->threads, "Threads per rank (default: the machine's cores / its ranks)");
+  cmd->add_option("--memory", args->memory,
+                  "Memory bound per rank, e.g. 2G (default: a quarter of physical memory / its ranks)");
+  cmd->add_option("--tmp-dir", args->tmp_dir,
+                  "Directory for the sort's temporary files (default: SET's directory)");
+  cmd->add_flag("-q,--quiet", args->quiet, "No summary");
+  cmd->callback([args] { run_build(*args); });
+}
+
+}  // namespace simdex::mpi

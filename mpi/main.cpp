@@ -1,0 +1,63 @@
+// simdex-mpi: build, join, pairs and clusters of an index set over the ranks of an MPI job
+// (mpirun -np P simdex-mpi ...). Same inputs and output formats as the simdex command.
+// Exit codes: 0 success; 1 failure (any rank's); 2 usage error.
+#include <mpi.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/output.h"
+#include "mpi/commands.h"
+#include "mpi/world.h"
+#include "simdex/error.h"
+#include "simdex/version.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  CLI::App app{
+      "simdex-mpi: simdex's batch work on an index set spread over the ranks of an MPI job.\n\n"
+      "  mpirun -np 4 simdex-mpi build -o docs.sdxs fingerprints.tsv   # one member per rank\n"
+      "  mpirun -np 4 simdex-mpi join docs.sdxs queries.tsv > hits.tsv\n"
+      "  mpirun -np 4 simdex-mpi pairs docs.sdxs > pairs.tsv\n"
+      "  mpirun -np 4 simdex-mpi clusters docs.sdxs > clusters.txt\n\n"
+      "Outputs are those of `simdex build/join/pairs/clusters` on the whole set (the same lines; their\n"
+      "order may differ). Exit codes: 0 success, 1 failure of any rank, 2 usage error.",
+      "simdex-mpi"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("simdex-mpi ") + simdex::version());
+  simdex::mpi::add_build_command(app);
+  simdex::mpi::add_join_command(app);
+  simdex::mpi::add_pairs_command(app);
+  simdex::mpi::add_clusters_command(app);
+  int rc = 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream out, err;  // every rank parses alike: rank 0 alone prints
+    rc = app.exit(e, out, err) == 0 ? 0 : 2;
+    if (rank == 0) {
+      std::cout << out.str();
+      std::istringstream lines(err.str());
+      for (std::string line; std::getline(lines, line);) std::cerr << simdex::cli::printable(line) << "\n";
+    }
+  } catch (const simdex::mpi::JobFailed& e) {
+    rc = e.status;                    // the failing ranks printed why
+  } catch (const simdex::Error& e) {  // outside a step: every rank met it alike
+    if (rank == 0) std::cerr << "simdex-mpi: " << simdex::cli::printable(e.what()) << "\n";
+    rc = e.code() == simdex::errc::usage ? 2 : 1;
+  } catch (const std::exception& e) {
+    std::cerr << "simdex-mpi: rank " << rank << ": " << simdex::cli::printable(e.what()) << "\n";
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);  // this rank alone: the others may wait in a collective
+  }
+  if (const std::string deferred = simdex::cli::take_deferred_error(); !deferred.empty()) {
+    std::cerr << "simdex-mpi: rank " << rank << ": " << simdex::cli::printable(deferred) << "\n";
+    rc = 1;
+  }
+  std::fflush(stdout);
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,77 @@
+#include "mpi/result_sink.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "simdex/error.h"
+
+namespace simdex::mpi {
+
+ResultSink::ResultSink(const World& world, const std::string& output, const std::string& output_dir,
+                       const std::string& extension)
+    : world_(world), per_rank_(!output_dir.empty()) {
+  world.step([&] {
+    if (per_rank_) {
+      std::error_code ec;
+      std::filesystem::create_directories(output_dir, ec);
+      final_path_ = fmt::format("{}/part-{:05}.{}", output_dir, world.rank(), extension);
+    } else if (world.root() && !output.empty() && output != "-") {
+      final_path_ = output;
+    }
+    if (!per_rank_ && !world.root()) return;
+    if (final_path_.empty()) {
+      out_.emplace();
+      return;
+    }
+    temp_path_ = fmt::format("{}.tmp-{}", final_path_, ::getpid());
+    out_.emplace(temp_path_);
+  });
+}
+
+ResultSink::~ResultSink() {
+  if (!temp_path_.empty()) {
+    try {
+      out_.reset();
+    } catch (...) {
+    }
+    ::unlink(temp_path_.c_str());
+  }
+}
+
+void ResultSink::write(std::span<const uint64_t> words, const Printer& print, bool whole) {
+  if (per_rank_) {
+    world_.step([&] { print(*out_, words); });
+    return;
+  }
+  std::vector<uint64_t> all;
+  world_.step([&] {
+    world_.gather_to_root(words, [&](std::span<const uint64_t> part) {
+      if (whole)
+        all.insert(all.end(), part.begin(), part.end());
+      else
+        print(*out_, part);
+    });
+    if (whole && world_.root()) print(*out_, all);
+  });
+}
+
+void ResultSink::publish() {
+  world_.step([&] {
+    if (out_) out_->close();
+  });
+  world_.step([&] {
+    if (temp_path_.empty()) return;
+    if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0)
+      throw Error(errc::io,
+                  "cannot rename " + temp_path_ + " to " + final_path_ + ": " + std::strerror(errno));
+    temp_path_.clear();
+  });
+}
+
+}  // namespace simdex::mpi

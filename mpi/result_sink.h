@@ -1,0 +1,41 @@
+// Where the merged results of join, pairs and clusters go: one output on rank 0 (standard output,
+// or -o FILE), to which every rank's part is sent in turn, or with --output-dir one file per rank
+// (DIR/part-RRRRR.EXT). Files are written under temporary names and renamed only when the whole job
+// succeeded (publish): a failed job publishes nothing.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "cli/output.h"
+#include "mpi/world.h"
+
+namespace simdex::mpi {
+
+class ResultSink {
+ public:
+  // `output`: rank 0's file ("" or "-": standard output); `output_dir`: one file per rank instead.
+  // Collective (every rank opens its file, failures reported by World::step).
+  ResultSink(const World& world, const std::string& output, const std::string& output_dir,
+             const std::string& extension);
+  ~ResultSink();  // without publish(): temporary files removed
+
+  // Collective: `print` writes records to an Output: on rank 0 for every rank's `words` in turn (with
+  // `whole`, all of them at once), or each rank to its own file.
+  using Printer = std::function<void(cli::Output&, std::span<const uint64_t> words)>;
+  void write(std::span<const uint64_t> words, const Printer& print, bool whole = false);
+  // Collective: closes the files and renames them to their names.
+  void publish();
+
+ private:
+  const World& world_;
+  bool per_rank_;
+  std::string final_path_, temp_path_;  // "" for standard output
+  std::optional<cli::Output> out_;      // rank 0, or every rank with --output-dir
+};
+
+}  // namespace simdex::mpi

@@ -1,0 +1,28 @@
+# What the simdex-mpi tests share (sourced after tests/shell_checks.sh): the commands, mpirun as CI runs
+# it (as root, more ranks than cores, no ssh, shared memory only, stdin closed), and the comparison of
+# one simdex-mpi run with one simdex run after sorting both outputs.
+simdex=$1 simdex_mpi=$2 mpirun=$3 python=$4
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# (vader without single-copy: containers often forbid the cross-process reads it would use)
+export OMPI_MCA_plm_rsh_agent= OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1
+mpi() {  # mpi NP ARGS...: simdex-mpi on NP ranks
+  local np=$1; shift
+  "$mpirun" --allow-run-as-root --oversubscribe -np "$np" "$simdex_mpi" "$@" </dev/null
+}
+gen() { "$python" "$here/gen_data.py" "$@"; }
+# agree NAME MPI_OUTPUT SIMDEX_ARGS...: simdex's output sorted equals MPI_OUTPUT sorted, and is not empty
+agree() {
+  local name=$1 got=$2; shift 2
+  "$simdex" "$@" >"$dir/want.unsorted" 2>"$dir/want.err" || { bad "$name: simdex $* failed"; cat "$dir/want.err"; return; }
+  LC_ALL=C sort "$dir/want.unsorted" >"$dir/want"
+  LC_ALL=C sort "$got" >"$dir/got"
+  if [ ! -s "$dir/want" ]; then bad "$name: simdex printed nothing (the test would not test)"; return; fi
+  same "$name" "$dir/want" "$dir/got"
+}
+# run_mpi NAME NP ARGS...: simdex-mpi's stdout to $dir/mpi.out; rc 0 wanted
+run_mpi() {
+  local name=$1 np=$2; shift 2
+  mpi "$np" "$@" >"$dir/mpi.out" 2>"$dir/mpi.err"; local rc=$?
+  if [ "$rc" = 0 ]; then ok; else bad "$name: rc=$rc"; head -c 3000 "$dir/mpi.err"; fi
+}
