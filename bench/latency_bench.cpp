@@ -6,7 +6,8 @@
 // against a file evicted from the page cache (posix_fadvise DONTNEED) or against a cached file that
 // the process has not mapped yet.
 //   build/bench/latency_bench [--n 1000000] [--data random|clustered] [--schemes paper-10,paper-4,auto]
-//                             [--queries 20000] [--fresh 10000] [--dir /tmp] [--no-faiss]
+//                             [--queries 20000] [--fresh 10000] [--fresh-modes evicted,cached]
+//                             [--dir /tmp] [--no-faiss]
 // Prints markdown tables (µs per query). Without FAISS (libfaiss-dev) only simdex's rows.
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -153,6 +154,7 @@ struct Args {
   std::size_t queries = 20000, fresh = 10000;
   std::string dir = "/tmp";
   bool faiss = true;
+  bool fresh_evicted = true, fresh_cached = true;  // --fresh-modes evicted,cached
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -191,7 +193,11 @@ Args parse(int argc, char** argv) {
       a.dir = value();
     else if (opt == "--no-faiss")
       a.faiss = false;
-    else {
+    else if (opt == "--fresh-modes") {
+      const auto modes = split(value());
+      a.fresh_evicted = std::find(modes.begin(), modes.end(), "evicted") != modes.end();
+      a.fresh_cached = std::find(modes.begin(), modes.end(), "cached") != modes.end();
+    } else {
       std::fprintf(stderr,
                    "latency_bench: unknown option %s (see the comment atop bench/latency_bench.cpp)\n",
                    opt.c_str());
@@ -350,6 +356,7 @@ int main(int argc, char** argv) {
     for (const std::string& scheme : a.schemes) {
       for (bool evict : {true, false})
         for (const char* preload : {"none", "keys", "all"}) {
+          if (!(evict ? a.fresh_evicted : a.fresh_cached)) continue;
           const auto v = fresh_run(paths[scheme], queries_file, a.fresh, preload, evict);
           std::printf("| %s | %s | %s | %.1f | %.2f | %.2f | %.1f | %.2f | %.0f | %.0f |\n", scheme.c_str(),
                       evict ? "evicted" : "cached", preload, v[0], v[1], v[2], v[3], v[2] / warm[scheme].p99,
