@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 
+#include "bench/bench_data.h"
 #include "bench/uncompressed_baseline.h"
 #include "reader/index_impl.h"
 #include "simdex/batch.h"
@@ -35,9 +36,7 @@
 #include "writer/radix_sort.h"
 
 #ifdef SIMDEX_HAVE_FAISS
-#include <faiss/IndexBinaryHash.h>
-#include <faiss/impl/AuxIndexStructures.h>
-#include <omp.h>
+#include "bench/faiss_peer.h"
 #endif
 
 namespace {
@@ -54,42 +53,10 @@ std::string env_str(const char* name, const char* fallback) {
   return v ? v : fallback;
 }
 
-// The data set: distinct fingerprints, and queries that are stored fingerprints with 3 bits flipped.
-struct Data {
-  std::vector<uint64_t> fingerprints;  // distinct, ascending
-  std::vector<uint64_t> queries;
-};
-
-const Data& data() {
-  static const Data d = [] {
-    Data out;
-    const uint64_t n = env_u64("SIMDEX_BENCH_N", 1000000);
-    const bool clustered = env_str("SIMDEX_BENCH_DATA", "random") == "clustered";
-    std::mt19937_64 rng(42);
-    out.fingerprints.reserve(n);
-    while (out.fingerprints.size() < n) {
-      const uint64_t center = rng();
-      out.fingerprints.push_back(center);
-      if (!clustered) continue;
-      // Clusters of near-duplicates: 1..6 variants, each 1..3 bits from the center.
-      for (unsigned v = 1 + rng() % 6; v > 0 && out.fingerprints.size() < n; --v) {
-        uint64_t x = center;
-        for (unsigned f = 1 + rng() % 3; f > 0; --f) x ^= uint64_t{1} << (rng() % 64);
-        out.fingerprints.push_back(x);
-      }
-    }
-    std::sort(out.fingerprints.begin(), out.fingerprints.end());
-    out.fingerprints.erase(std::unique(out.fingerprints.begin(), out.fingerprints.end()),
-                           out.fingerprints.end());
-    std::mt19937_64 qrng(7);
-    for (std::size_t i = 0; i < kQueries; ++i) {
-      uint64_t q = out.fingerprints[qrng() % out.fingerprints.size()];
-      uint64_t flipped = 0;
-      while (std::popcount(flipped) < static_cast<int>(kK)) flipped |= uint64_t{1} << (qrng() % 64);
-      out.queries.push_back(q ^ flipped);
-    }
-    return out;
-  }();
+const simdex::bench::BenchData& data() {
+  static const simdex::bench::BenchData d =
+      simdex::bench::make_bench_data(env_u64("SIMDEX_BENCH_N", 1000000),
+                                     env_str("SIMDEX_BENCH_DATA", "random") == "clustered", kQueries, kK);
   return d;
 }
 
@@ -252,70 +219,36 @@ void BM_SimdexJoin(benchmark::State& state, std::string scheme) {
 }
 
 #ifdef SIMDEX_HAVE_FAISS
-long resident_bytes() {
-  std::ifstream in("/proc/self/statm");
-  long size = 0, resident = 0;
-  in >> size >> resident;
-  return resident * ::sysconf(_SC_PAGESIZE);
-}
-using FaissIdx = faiss::IndexBinary::idx_t;
-struct Faiss {
-  std::unique_ptr<faiss::IndexBinaryMultiHash> index;
-  double bytes_per_fp = 0;
-};
-const Faiss& faiss_index() {
-  static Faiss f = [] {
-    Faiss out;
-    omp_set_num_threads(1);
-    const auto& fps = data().fingerprints;
-    const long before = resident_bytes();
-    // 2 hashes of 32 bits, 1 flip: the fastest setting for k = 3 (issue 7).
-    out.index = std::make_unique<faiss::IndexBinaryMultiHash>(64, 2, 32);
-    out.index->nflip = 1;
-    out.index->add(static_cast<FaissIdx>(fps.size()), reinterpret_cast<const uint8_t*>(fps.data()));
-    out.bytes_per_fp = static_cast<double>(resident_bytes() - before) / static_cast<double>(fps.size());
-    return out;
-  }();
+const simdex::bench::FaissPeer& faiss_index() {
+  static const simdex::bench::FaissPeer f(data().fingerprints);
   return f;
 }
-Answer faiss_answer(const faiss::RangeSearchResult& r, std::size_t query) {
-  Answer a;
-  for (std::size_t j = r.lims[query]; j < r.lims[query + 1]; ++j)
-    a.emplace_back(static_cast<unsigned>(r.distances[j]),
-                   data().fingerprints[static_cast<std::size_t>(r.labels[j])]);
-  std::sort(a.begin(), a.end());
-  return a;
-}
 
+// FAISS's per-call figures in a loop of their own; bench/latency_bench.cpp measures both engines
+// alternating in one process, the fair comparison (issue 19).
 void BM_Faiss(benchmark::State& state) {
-  const Faiss& f = faiss_index();
+  const auto& f = faiss_index();
   const auto& base = baseline("paper-20");
   Answer expect;
   for (std::size_t i = 0; i < 512; ++i) {
-    faiss::RangeSearchResult r(1);
-    f.index->range_search(1, reinterpret_cast<const uint8_t*>(&data().queries[i]), kK + 1, &r);  // strict "<"
     base.query(data().queries[i], kK, expect);
-    if (faiss_answer(r, 0) != expect) {
+    if (f.answer(data().queries[i], kK) != expect) {
       state.SkipWithError("FAISS and the baseline disagree");
       return;
     }
   }
-  latency_loop(state, [&](uint64_t q) {
-    faiss::RangeSearchResult r(1);
-    f.index->range_search(1, reinterpret_cast<const uint8_t*>(&q), kK + 1, &r);
-    return static_cast<std::size_t>(r.lims[1]);
-  });
-  state.counters["bytes_per_fp"] = f.bytes_per_fp;
+  latency_loop(state, [&](uint64_t q) { return f.query(q, kK); });
+  state.counters["bytes_per_fp"] = f.bytes_per_fp();
 }
 
 void BM_FaissBatch(benchmark::State& state) {
-  const Faiss& f = faiss_index();
+  const auto& f = faiss_index();
   const auto& queries = data().queries;
   uint64_t done = 0;
   for (auto _ : state) {
-    faiss::RangeSearchResult r(static_cast<FaissIdx>(queries.size()));
-    f.index->range_search(static_cast<FaissIdx>(queries.size()),
-                          reinterpret_cast<const uint8_t*>(queries.data()), kK + 1, &r);
+    faiss::RangeSearchResult r(static_cast<faiss::IndexBinary::idx_t>(queries.size()));
+    f.index().range_search(static_cast<faiss::IndexBinary::idx_t>(queries.size()),
+                           reinterpret_cast<const uint8_t*>(queries.data()), kK + 1, &r);
     benchmark::DoNotOptimize(r.lims);
     done += queries.size();
   }

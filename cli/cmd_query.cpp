@@ -34,11 +34,11 @@ void run_query(const QueryArgs& a) {
   if (a.serve) {
     if (a.text || !a.fingerprints.empty())
       throw Error(errc::usage, "--serve reads fingerprint lines from stdin: no arguments, no --text");
-    return serve_queries(a.index, a.k, a.style, a.keys);
+    return serve_queries(a.index, a.k, a.style, a.keys, a.open_options());
   }
   const bool queries_from_stdin = a.fingerprints.empty() || (a.text && a.fingerprints[0] == "-");
   refuse_two_stdin_inputs(a.index, queries_from_stdin ? "-" : "", "queries");
-  const IndexInput opened(a.index);
+  const IndexInput opened(a.index, a.open_options());
   const Index& index = *opened;
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
   const unsigned k = index.search_distance(a.k);
@@ -107,6 +107,7 @@ void add_query_command(CLI::App& app) {
       "  printf '0x1f2e3d4c5b6a7988\\n' | simdex query docs.sdx -k 2\n"
       "  coproc simdex query --serve --json docs.sdx");
   add_search_options(*cmd, *args, false);
+  add_preload_option(*cmd, *args);
   cmd->add_option("fingerprint", args->fingerprints, "Query fingerprints (default: read stdin)");
   add_json_flag(*cmd, args->style);
   add_base_flags(*cmd, args->style, false);

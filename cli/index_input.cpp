@@ -29,15 +29,15 @@ std::vector<uint8_t> read_all_stdin() {
 }
 }  // namespace
 
-IndexInput::IndexInput(const std::string& path) {
+IndexInput::IndexInput(const std::string& path, const OpenOptions& options) {
   if (path != "-") {
-    index_.emplace(Index::open(path));
+    index_.emplace(Index::open(path, options));
     return;
   }
   from_stdin_ = true;
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && ::lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
-    index_.emplace(Index::open("/proc/self/fd/0"));  // a file: mapped, not copied
+    index_.emplace(Index::open("/proc/self/fd/0", options));  // a file: mapped, not copied
     return;
   }
   bytes_ = read_all_stdin();

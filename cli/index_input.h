@@ -15,7 +15,7 @@ namespace simdex::cli {
 class IndexInput {
  public:
   // Throws simdex::Error as Index::open does (errc::io when stdin cannot be read).
-  explicit IndexInput(const std::string& path);
+  explicit IndexInput(const std::string& path, const OpenOptions& options = {});
   IndexInput(const IndexInput&) = delete;
   IndexInput& operator=(const IndexInput&) = delete;
 

@@ -15,10 +15,15 @@ struct SearchArgs {
   unsigned threads = 0;  // 0: all cores
   bool force = false;    // batch commands: no work limit
   bool quiet = false;    // no progress bar
+  std::string preload;   // --preload: "", "keys" or "all" (add_preload_option)
+  // What Index::open loads before the first query, from --preload.
+  OpenOptions open_options() const;
 };
 
 // INDEX (positional, required), -k/--max-distance, -q/--quiet and, with `threads` (the batch
 // commands), --threads and --force.
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads);
+// --preload[=keys|all]: what Index::open loads before the first query (OpenOptions::preload).
+void add_preload_option(CLI::App& cmd, SearchArgs& args);
 
 }  // namespace simdex::cli

@@ -81,17 +81,17 @@ class LineReader {
 }  // namespace
 
 void serve_queries(const std::string& index_path, int k_option, const OutputStyle& style,
-                   const KeysArg& keys_arg) {
+                   const KeysArg& keys_arg, const OpenOptions& open_options) {
   if (index_path == "-")
     throw Error(errc::usage, "--serve reads its queries from stdin: the index must be a file");
-  auto index = std::make_unique<IndexInput>(index_path);
+  auto index = std::make_unique<IndexInput>(index_path, open_options);
   unsigned k = (*index)->search_distance(k_option);
   std::optional<KeyMap> keys = open_keys(keys_arg, index_path);
   install_sighup_handler();
   auto reopen = [&] {
     reopen_requested = 0;
     try {
-      auto fresh = std::make_unique<IndexInput>(index_path);
+      auto fresh = std::make_unique<IndexInput>(index_path, open_options);
       k = (*fresh)->search_distance(k_option);
       std::optional<KeyMap> fresh_keys = open_keys(keys_arg, index_path);
       index = std::move(fresh);

@@ -6,6 +6,7 @@
 
 #include "cli/keys_option.h"
 #include "cli/output_style.h"
+#include "simdex/index.h"
 
 namespace simdex::cli {
 
@@ -17,6 +18,7 @@ namespace simdex::cli {
 // renamed over it is served from the next query on); when that fails, the index open before is kept
 // and the reason goes to stderr. Ends at the end of stdin. With --keys (`keys`), ids are printed as
 // their keys, from the key map opened (and reopened on SIGHUP) with the index.
-void serve_queries(const std::string& index_path, int k, const OutputStyle& style, const KeysArg& keys);
+void serve_queries(const std::string& index_path, int k, const OutputStyle& style, const KeysArg& keys,
+                   const OpenOptions& open_options = {});
 
 }  // namespace simdex::cli

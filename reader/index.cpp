@@ -28,7 +28,20 @@ std::unique_ptr<Index::Impl> reader::open_file(const std::string& path, const Op
     if (e.code() == errc::file_changed) throw;
     throw Error(e.code(), "'" + path + "': " + e.detail());
   }
+  preload(*impl, options.preload);
   return impl;
+}
+
+void reader::preload(const Index::Impl& impl, OpenOptions::Preload what) {
+  if (what == OpenOptions::Preload::none || !impl.mapping) return;
+  if (what == OpenOptions::Preload::all) {
+    impl.mapping->populate(0, impl.mapping->size());
+  } else {
+    for (const auto& s : impl.file.sections())
+      if (s.kind == format::SectionKind::block_keys) impl.mapping->populate(s.offset, s.bytes);
+  }
+  // The decode tables too, which a table's first probe would otherwise build (8 KiB each).
+  for (const auto& t : impl.file.tables()) t.decode_table();
 }
 
 bool Index::is_set() const { return impl_->composite != nullptr; }

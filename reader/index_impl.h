@@ -29,6 +29,8 @@ namespace reader {
 // Opens `path` as an index file (FORMAT.md), whatever its magic says: Error(bad_magic) for
 // anything else. Index::open (set/) calls it for files and for each member of a set.
 std::unique_ptr<Index::Impl> open_file(const std::string& path, const OpenOptions& options);
+// Loads what `what` names of an opened file into memory (OpenOptions::preload).
+void preload(const Index::Impl& impl, OpenOptions::Preload what);
 }  // namespace reader
 
 [[noreturn]] void throw_file_changed(const Index::Impl& impl);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -47,6 +48,25 @@ void MappedFile::advise(Access access) const {
   // Advice only: a kernel that declines it changes the speed, never the answers.
   if (data_)
     madvise(const_cast<uint8_t*>(data_), size_, access == Access::random ? MADV_RANDOM : MADV_SEQUENTIAL);
+}
+
+void MappedFile::populate(std::size_t offset, std::size_t bytes) const {
+  if (!data_ || offset >= size_) return;
+  bytes = std::min(bytes, size_ - offset);
+  const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  const std::size_t begin = offset / page * page, end = offset + bytes;
+  auto* p = const_cast<uint8_t*>(data_) + begin;
+  // Read-ahead of the whole range first: the mapping is MADV_RANDOM, so the faults of a populate
+  // alone would read one page per disk request.
+  madvise(p, end - begin, MADV_WILLNEED);
+#ifdef MADV_POPULATE_READ
+  if (madvise(p, end - begin, MADV_POPULATE_READ) == 0) return;
+#endif
+  // Kernels before 5.14: touch each page once.
+  uint8_t sink = 0;
+  for (std::size_t at = begin; at < end; at += page)
+    sink ^= *static_cast<volatile const uint8_t*>(data_ + at);
+  asm volatile("" : : "r"(sink));
 }
 
 MappedFile::~MappedFile() {

@@ -30,6 +30,9 @@ class MappedFile {
   // Scans over every block (verify, pairs, clusters) ask for `sequential` read-ahead meanwhile.
   enum class Access { random, sequential };
   void advise(Access access) const;
+  // Reads bytes [offset, offset + bytes) into the page cache and maps them into this process now,
+  // so that no later read of them faults (OpenOptions::preload). Clipped to the file.
+  void populate(std::size_t offset, std::size_t bytes) const;
 
  private:
   std::string path_;

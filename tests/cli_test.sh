@@ -9,6 +9,14 @@ check build 0 "$simdex" build -q -o "$dir/a.sdx" --scheme paper-4 "$dir/in.tsv"
 check query 0 "$simdex" query "$dir/a.sdx" -k 1 0xff
 expect_grep query-hit "$(printf '255\t255\t0\t10,12,14')" "$dir/out"
 expect_grep query-near "$(printf '255\t254\t1\t11')" "$dir/out"
+# --preload (bare: the block keys; =all: the whole file) changes no answer, and never takes INDEX as its value.
+cp "$dir/out" "$dir/query.expected"
+check query-preload 0 "$simdex" query --preload "$dir/a.sdx" -k 1 0xff
+same query-preload-same "$dir/query.expected" "$dir/out"
+check query-preload-all 0 "$simdex" query "$dir/a.sdx" --preload=all -k 1 0xff
+same query-preload-all-same "$dir/query.expected" "$dir/out"
+check query-preload-bad 2 "$simdex" query "$dir/a.sdx" --preload=most 0xff
+expect_grep query-preload-bad-why "keys" "$dir/err"
 check query-json 0 "$simdex" query "$dir/a.sdx" --json 18446744073709551615
 expect_grep query-json-out '"fingerprint":18446744073709551615,"distance":0,"ids":\[13\]' "$dir/out"
 check query-stdin 0 bash -c "printf '254\n\n0xff\n' | '$simdex' query '$dir/a.sdx' -k 0"

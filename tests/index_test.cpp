@@ -1,5 +1,6 @@
 // The writer and the reader together, against brute force.
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 
 #include "format/permutation.h"
 #include "reader/index_impl.h"
@@ -18,7 +19,9 @@ void check_against_brute_force(const Pairs& pairs, const Scheme& scheme, uint32_
   options.scheme = scheme;
   options.block_bytes = block_bytes;
   build(path, pairs, options);
-  const Index index = Index::open(path);
+  OpenOptions open_options;  // each preload choice in turn: the answers never depend on it
+  open_options.preload = static_cast<OpenOptions::Preload>(seed % 3);
+  const Index index = Index::open(path, open_options);
   REQUIRE(index.verify().ok());
   const Oracle oracle(pairs);
   CHECK(index.fingerprint_count() == oracle.all().size());
@@ -78,6 +81,29 @@ TEST_CASE("edge sets: n = 0, 1, 2, one block, thousands of blocks, 0 and 2^64-1,
   check_against_brute_force({{0, 1}, {1, 2}, {2, 3}, {~uint64_t{0}, 9}}, s, 32, 20, 5);
   check_against_brute_force(random_pairs(rng, 50), s, 4096, 40, 6);   // all in one block
   check_against_brute_force(random_pairs(rng, 20000), s, 32, 40, 7);  // ~20000 blocks
+}
+
+TEST_CASE("preload=all maps every page at open: reading the whole file afterwards faults no page") {
+  std::mt19937_64 rng(11);
+  TempDir dir;
+  const std::string path = dir.file("x.sdx");
+  build(path, random_pairs(rng, 60000), BuildOptions{});
+  auto faults_reading_all = [&](OpenOptions::Preload preload) {
+    OpenOptions o;
+    o.preload = preload;
+    const Index index = Index::open(path, o);
+    const reader::IndexFile& file = index_impl(index).file;
+    rusage before{}, after{};
+    ::getrusage(RUSAGE_THREAD, &before);
+    uint8_t sink = 0;
+    for (std::size_t at = 0; at < file.size(); at += 4096)
+      sink ^= static_cast<volatile const uint8_t*>(file.data())[at];
+    ::getrusage(RUSAGE_THREAD, &after);
+    asm volatile("" : : "r"(sink));
+    return (after.ru_minflt - before.ru_minflt) + (after.ru_majflt - before.ru_majflt);
+  };
+  CHECK(faults_reading_all(OpenOptions::Preload::all) == 0);
+  CHECK(faults_reading_all(OpenOptions::Preload::none) > 0);  // the file is 1 MB: more than fault-around maps
 }
 
 TEST_CASE("every table round-trips: its blocks decode to the sorted permuted fingerprints") {

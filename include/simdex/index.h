@@ -138,6 +138,14 @@ struct OpenOptions {
   // order; see IndexInfo::members of a full open), e.g. one member per MPI rank. Empty: all. The
   // answers are those of the set holding only these members, every removal applied.
   std::vector<std::size_t> set_members;
+  // What open() loads into memory before it returns, for a process whose first queries must be as
+  // fast as later ones. `none` (default): nothing, so open costs the same for any file size and each
+  // page is read on first use. `keys`: every table's block keys (8 bytes per block, what a probe's
+  // search reads); `all`: the whole file. Pages come from disk when not cached and are mapped into
+  // the process (madvise MADV_POPULATE_READ, or one read per page where the kernel lacks it). An
+  // index set applies it to each member.
+  enum class Preload { none, keys, all };
+  Preload preload = Preload::none;
 };
 
 class SIMDEX_EXPORT Index {

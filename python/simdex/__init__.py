@@ -229,7 +229,7 @@ class Index(_simdex.Index):
         return (open, (self.path, self.detect_changes))
 
 
-def open(path, detect_changes=True):
+def open(path, detect_changes=True, preload=None):
     """Opens the index file or index set at `path` (memory-mapped; O(1) in the file's size) and
     returns an Index. A set (spec/SET.md; simdex.add, remove, merge) answers as one index over its
     live pairs, a snapshot until reopen().
@@ -242,8 +242,11 @@ def open(path, detect_changes=True):
     valid index (bad_magic, header_checksum, ...: the .code names the spec's rule).
     detect_changes: notice a file truncated or overwritten in place while open (FileChangedError)
     instead of dying of SIGBUS; it installs simdex's SIGBUS handler once per process.
+    preload: None (default: each page is read when first needed), "keys" (every table's block keys)
+    or "all" (the whole file), loaded before open returns, so that the first queries of a new
+    process are as fast as later ones.
     """
-    return Index(_os.fspath(path), detect_changes)
+    return Index(_os.fspath(path), detect_changes, preload)
 
 
 DedupCluster = _namedtuple("DedupCluster", "documents kept keys distances fingerprints ids lines")

@@ -66,9 +66,18 @@ py::tuple ids_tuple(const Ids& ids) {
 
 class PyIndex {
  public:
-  PyIndex(std::string path, bool detect_changes) : path_(std::move(path)), detect_changes_(detect_changes) {
+  PyIndex(std::string path, bool detect_changes, const std::optional<std::string>& preload)
+      : path_(std::move(path)), detect_changes_(detect_changes) {
     OpenOptions o;
     o.detect_changes = detect_changes;
+    if (!preload || *preload == "none")
+      o.preload = OpenOptions::Preload::none;
+    else if (*preload == "keys")
+      o.preload = OpenOptions::Preload::keys;
+    else if (*preload == "all")
+      o.preload = OpenOptions::Preload::all;
+    else
+      throw py::value_error("preload must be None, 'keys' or 'all'");
     py::gil_scoped_release unlocked;
     index_ = std::make_shared<const Index>(Index::open(path_, o));
   }
@@ -330,7 +339,8 @@ void bind_index(py::module_& m) {
   m.attr("Problem") = problem_type().type_object();
   m.attr("VerifyReport") = report_type().type_object();
   py::class_<PyIndex>(m, "Index")
-      .def(py::init<std::string, bool>(), py::arg("path"), py::arg("detect_changes") = true)
+      .def(py::init<std::string, bool, std::optional<std::string>>(), py::arg("path"),
+           py::arg("detect_changes") = true, py::arg("preload") = py::none())
       .def(py::init([](const PyIndex& snapshot) { return PyIndex(snapshot, true); }), py::arg("reopen"))
       .def_property_readonly("is_set", [](const PyIndex& i) { return i.get()->is_set(); })
       .def("query", &PyIndex::query, py::arg("fingerprint"), py::arg("k") = py::none(),

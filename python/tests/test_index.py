@@ -73,6 +73,18 @@ def test_query_equals_brute_force_and_ids(built):
         assert index.query(np.uint64(stored[0]), k=0)[0].fingerprint == int(stored[0])
 
 
+def test_preload_changes_no_answer(built):
+    path, _, stored, _ = built
+    queries = with_planted(stored, seed=13)[:60]
+    with simdex.open(path) as plain:
+        expect = [plain.query(q) for q in queries]
+    for preload in ("keys", "all"):
+        with simdex.open(path, preload=preload) as index:
+            assert [index.query(q) for q in queries] == expect
+    with pytest.raises(ValueError, match="preload"):
+        simdex.open(path, preload="most")
+
+
 def test_join_equals_queries_and_the_cli(built, cli, tmp_path):
     path, _, stored, _ = built
     queries = with_planted(stored, seed=12)

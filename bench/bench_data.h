@@ -1,0 +1,47 @@
+// The data of the latency benchmarks (compare_bench, latency_bench): n distinct fingerprints, random
+// or clustered (near-duplicate variants 1..3 bits from a center), and queries that are stored
+// fingerprints with exactly k bits flipped (planted near-duplicates). Deterministic.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace simdex::bench {
+
+struct BenchData {
+  std::vector<uint64_t> fingerprints;  // distinct, ascending
+  std::vector<uint64_t> queries;
+};
+
+inline BenchData make_bench_data(uint64_t n, bool clustered, std::size_t query_count, unsigned k) {
+  BenchData out;
+  std::mt19937_64 rng(42);
+  out.fingerprints.reserve(n);
+  while (out.fingerprints.size() < n) {
+    const uint64_t center = rng();
+    out.fingerprints.push_back(center);
+    if (!clustered) continue;
+    // Clusters of near-duplicates: 1..6 variants, each 1..3 bits from the center.
+    for (unsigned v = 1 + rng() % 6; v > 0 && out.fingerprints.size() < n; --v) {
+      uint64_t x = center;
+      for (unsigned f = 1 + rng() % 3; f > 0; --f) x ^= uint64_t{1} << (rng() % 64);
+      out.fingerprints.push_back(x);
+    }
+  }
+  std::sort(out.fingerprints.begin(), out.fingerprints.end());
+  out.fingerprints.erase(std::unique(out.fingerprints.begin(), out.fingerprints.end()),
+                         out.fingerprints.end());
+  std::mt19937_64 qrng(7);
+  for (std::size_t i = 0; i < query_count; ++i) {
+    uint64_t q = out.fingerprints[qrng() % out.fingerprints.size()];
+    uint64_t flipped = 0;
+    while (std::popcount(flipped) < static_cast<int>(k)) flipped |= uint64_t{1} << (qrng() % 64);
+    out.queries.push_back(q ^ flipped);
+  }
+  return out;
+}
+
+}  // namespace simdex::bench
