@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   simdex::cli::add_remove_command(app);
   simdex::cli::add_merge_command(app);
   simdex::cli::add_plan_command(app);
+  simdex::cli::add_upgrade_command(app);
   simdex::cli::add_help_command(app);  // last: it lists the commands registered before it
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;

@@ -45,6 +45,18 @@ class Checker {
                 std::to_string(s.offset) + ")",
             "checksum mismatch");
     }
+    // Tagged sections, known or not. The contents of the known ones (2.0: FINGERPRINT_SETTINGS)
+    // were checked at open.
+    const auto& tagged = file_.tagged_sections();
+    for (std::size_t i = 0; i < tagged.size(); ++i) {
+      const auto& s = tagged[i];
+      report_.bytes_checked += s.bytes;
+      if (format::checksum64(file_.data() + s.offset, s.bytes) != s.checksum)
+        add(errc::section_checksum,
+            "tagged section " + std::to_string(i) + " (" + format::describe_tag(s.tag) + ", offset " +
+                std::to_string(s.offset) + ")",
+            "checksum mismatch");
+    }
   }
 
   // Returns the set hash of the table's fingerprints, or nothing when a block could not be decoded

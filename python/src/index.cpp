@@ -272,6 +272,18 @@ class PyIndex {
                                                           : static_cast<double>(table_bytes) * 8 / n /
                                                                 static_cast<double>(i.tables.size());
     d["tables"] = tables;
+    // How the fingerprints were made from text (spec/FORMAT.md §5.2), None when not recorded.
+    if (i.fingerprint_settings) {
+      const FingerprintSettings& s = *i.fingerprint_settings;
+      py::dict sd;
+      sd["fingerprint_version"] = s.fingerprint_version;
+      sd["shingle_size"] = s.shingle_size;
+      sd["weighting"] = s.weighting == Weighting::binary ? "binary" : "frequency";
+      sd["stopwords"] = s.stopwords;
+      d["fingerprint_settings"] = sd;
+    } else {
+      d["fingerprint_settings"] = py::none();
+    }
     if (i.is_set) {  // spec/SET.md's names, as `simdex info --json` prints them
       d["generation"] = i.generation;
       d["tombstone_count"] = i.tombstone_count;
