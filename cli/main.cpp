@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("simdex ") + simdex::version() + "\nindex format: writes " +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MAJOR) + "." +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MINOR) + ", reads " +
-                                        std::to_string(SIMDEX_FORMAT_READS_MAJOR) + ".x");
+                                        std::to_string(SIMDEX_FORMAT_READS_MAJOR) + ".x and " +
+                                        std::to_string(SIMDEX_FORMAT_READS_OLDEST_MAJOR) + ".x");
   simdex::cli::add_build_command(app);
   simdex::cli::add_query_command(app);
   simdex::cli::add_verify_command(app);
