@@ -6,7 +6,9 @@
 #include "cli/output.h"
 #include "cli/pair_input.h"
 #include "cli/set_output.h"
+#include "cli/text_options.h"
 #include "simdex/builder.h"
+#include "simdex/index.h"
 #include "simdex/set.h"
 
 namespace simdex::cli {
@@ -35,6 +37,10 @@ void run_add(const AddArgs& a) {
   build.k = set.exists() && !*a.k_option ? set.max_distance() : a.k;
   build.block_bytes = set.exists() && !*a.block_option ? set.block_bytes() : a.block_bytes;
   if (a.scheme != "auto") build.scheme = Scheme::named(a.scheme, build.k, 0);
+  if (a.text) {  // the new member records how its texts were fingerprinted, as the set's others do
+    build.fingerprint_settings = text_settings(a.text_options);
+    if (set.exists()) require_index_settings(Index::open(a.set), a.set, a.text_options);
+  }
   build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
   Progress progress(Progress::wanted(a.quiet));

@@ -115,6 +115,7 @@ void run_build(const BuildArgs& a) {
   options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
     progress.update(stage, done, total);
   };
+  if (a.text) options.fingerprint_settings = text_settings(a.text_options);  // spec/FORMAT.md §5.2
   if (a.blocks)
     options.scheme = Scheme::one_level(a.blocks, a.k);
   else if (a.scheme != "auto")

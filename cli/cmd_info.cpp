@@ -14,6 +14,19 @@ struct InfoArgs {
   bool json = false;
 };
 
+// FINGERPRINT_SETTINGS as JSON (spec/FORMAT.md §5.2's names), null when the index records none.
+void append_settings_json(Output& out, const std::optional<FingerprintSettings>& s) {
+  if (!s) return out.print("null");
+  out.print(R"({{"fingerprint_version":{},"shingle_size":{},"weighting":"{}","stopwords":[)",
+            s->fingerprint_version, s->shingle_size,
+            s->weighting == Weighting::binary ? "binary" : "frequency");
+  for (std::size_t w = 0; w < s->stopwords.size(); ++w) {
+    if (w) out.print(",");
+    append_json_string(out.buffer(), s->stopwords[w]);
+  }
+  out.print("]}}");
+}
+
 void run_info(const InfoArgs& a) {
   const IndexInfo i = IndexInput(a.index)->info();
   uint64_t table_bytes = 0;
@@ -36,7 +49,14 @@ void run_info(const InfoArgs& a) {
       out.print(R"({}{{"prefix_bits":{},"blocks":{},"bytes":{},"bits_per_entry":{:.4f}}})", t ? "," : "",
                 i.tables[t].prefix_bits, i.tables[t].block_count, i.tables[t].bytes,
                 i.tables[t].bits_per_entry);
-    out.print("]");
+    out.print(R"(],"tagged_sections":[)");
+    for (std::size_t t = 0; t < i.tagged_sections.size(); ++t) {
+      const auto& ts = i.tagged_sections[t];
+      out.print(R"({}{{"tag":{},"name":"{}","critical":{},"bytes":{}}})", t ? "," : "", ts.tag, ts.name,
+                ts.critical, ts.bytes);
+    }
+    out.print(R"(],"fingerprint_settings":)");
+    append_settings_json(out, i.fingerprint_settings);
     if (i.is_set) {  // spec/SET.md's names
       out.print(R"(,"generation":{},"tombstone_count":{},"removed_ids":{},"members":[)", i.generation,
                 i.tombstone_count, i.removed_ids);
@@ -64,6 +84,12 @@ void run_info(const InfoArgs& a) {
   out.print("block size     {} bytes\n", i.block_bytes);
   out.print("file size      {} bytes ({:.2f} bytes per fingerprint; ids {} bytes)\n", i.file_bytes,
             n > 0 ? static_cast<double>(i.file_bytes) / n : 0.0, i.ids_bytes);
+  out.print("text settings  {}\n",
+            i.fingerprint_settings ? describe(*i.fingerprint_settings)
+                                   : std::string("none recorded (built from fingerprints, or format 1.x)"));
+  for (const auto& ts : i.tagged_sections)
+    out.print("tagged section tag {} {} ({} bytes{})\n", ts.tag, ts.name.empty() ? "(unknown)" : ts.name,
+              ts.bytes, ts.critical ? ", critical" : "");
   if (!i.is_set)
     out.print(
         "bits/entry     {:.2f} per table on average; floor for a random set, log2 C(2^64, n)/n = {:.2f} "

@@ -110,6 +110,7 @@ void run_join(const JoinArgs& a) {
   const IndexInput opened(a.index);
   const Index& index = *opened;
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
+  if (a.text) require_index_settings(index, a.index, a.text_options);  // and texts made another way
   Output out;
   Progress progress(Progress::wanted(a.quiet));
   ChunkedJoin joiner(index, a, out, progress);

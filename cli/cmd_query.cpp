@@ -55,6 +55,7 @@ void run_query(const QueryArgs& a) {
     if (a.fingerprints.size() > 1)
       throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
+    require_index_settings(index, a.index, a.text_options);
     for_each_text_fingerprint(
         input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); }, &progress, "query");
     progress.finish();

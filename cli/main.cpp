@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("simdex ") + simdex::version() + "\nindex format: writes " +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MAJOR) + "." +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MINOR) + ", reads " +
-                                        std::to_string(SIMDEX_FORMAT_READS_MAJOR) + ".x");
+                                        std::to_string(SIMDEX_FORMAT_READS_MAJOR) + ".x and " +
+                                        std::to_string(SIMDEX_FORMAT_READS_OLDEST_MAJOR) + ".x");
   simdex::cli::add_build_command(app);
   simdex::cli::add_query_command(app);
   simdex::cli::add_verify_command(app);
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   simdex::cli::add_remove_command(app);
   simdex::cli::add_merge_command(app);
   simdex::cli::add_plan_command(app);
+  simdex::cli::add_upgrade_command(app);
   simdex::cli::add_help_command(app);  // last: it lists the commands registered before it
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;

@@ -73,6 +73,16 @@ FingerprintOptions fingerprint_options(const TextOptions& o) {
   return f;
 }
 
+FingerprintSettings text_settings(const TextOptions& o) {
+  return fingerprint_settings(fingerprint_options(o));
+}
+
+void require_index_settings(const Index& index, const std::string& index_name, const TextOptions& o) {
+  require_same_settings(
+      index.fingerprint_settings(), text_settings(o),
+      "the index " + (index_name == "-" ? std::string("on stdin") : "'" + index_name + "'"));
+}
+
 DocumentOptions document_options(const TextOptions& o) {
   DocumentOptions d;
   d.format = document_format(o.input_format);

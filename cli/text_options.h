@@ -10,6 +10,7 @@
 #include "cli/progress.h"
 #include "simdex/documents.h"
 #include "simdex/fingerprint.h"
+#include "simdex/index.h"
 
 namespace simdex::cli {
 
@@ -31,6 +32,14 @@ struct TextOptions {
 // --stopwords-file and --key-map (alias --paths) to `cmd`, in an option group "Text", storing into
 // `options`.
 void add_text_options(CLI::App& cmd, TextOptions& options);
+
+// What an index built with these flags records of them (spec/FORMAT.md §5.2). Throws as
+// fingerprint_options does.
+FingerprintSettings text_settings(const TextOptions& options);
+
+// Error(settings_mismatch) naming both settings when `index` records fingerprint settings other than
+// those of these flags (an index recording none is accepted); `index_name` is how the user named it.
+void require_index_settings(const Index& index, const std::string& index_name, const TextOptions& options);
 
 // The library options --input-format, --id-field, --text-field stand for.
 DocumentOptions document_options(const TextOptions& options);

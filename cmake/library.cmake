@@ -9,7 +9,8 @@ include(GNUInstallDirs)
 find_package(Threads REQUIRED)
 
 target_sources(simdex_format PRIVATE ${PROJECT_SOURCE_DIR}/format/version.cpp)
-set(SIMDEX_PARTS simdex_error simdex_format simdex_writer simdex_file_reader simdex_set simdex_io)
+set(SIMDEX_PARTS simdex_error simdex_format simdex_fingerprint_settings simdex_writer simdex_file_reader simdex_set
+  simdex_io)
 if(SIMDEX_TEXT)
   list(APPEND SIMDEX_PARTS simdex_fingerprint simdex_documents simdex_dedup)
 endif()

@@ -227,6 +227,7 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
   if (o.k > 32) throw Error(errc::usage, "k must be 0..32, not " + std::to_string(o.k));
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   BuildOptions build;
+  build.fingerprint_settings = fingerprint_settings(o.fingerprint);  // the index says how it was made
   build.k = o.k;
   build.threads = o.threads;
   build.memory_bytes = memory / 2;

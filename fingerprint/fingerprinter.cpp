@@ -35,6 +35,32 @@ constexpr std::array<std::uint64_t, 256> spread = [] {
   return t;
 }();
 
+// The stopword set of step 4: each entry through steps 1 and 2, distinct, in ascending byte order.
+std::vector<std::string> normalized_stopwords(const std::vector<std::string>& words,
+                                              text::Normalizer& normalizer) {
+  std::vector<std::string> out;
+  std::string repaired, normalized;
+  for (const std::string& word : words) {
+    std::string_view valid = word;
+    if (!text::is_valid_utf8(word)) {
+      text::repair_utf8(word, repaired);
+      valid = repaired;
+    }
+    normalizer.normalize(valid, normalized);
+    out.push_back(normalized);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void check_shingle_size(unsigned shingle_size) {
+  if (shingle_size < 1 || shingle_size > FingerprintOptions::max_shingle_size)
+    throw Error(errc::usage, "shingle size must be 1.." +
+                                 std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
+                                 std::to_string(shingle_size));
+}
+
 // ones[b] += number of hashes whose bit b is 1.
 void count_ones(const std::vector<std::uint64_t>& hashes, std::uint64_t (&ones)[64]) {
   std::size_t i = 0;
@@ -119,21 +145,20 @@ struct Fingerprinter::Impl {
 };
 
 Fingerprinter::Fingerprinter(FingerprintOptions options) : impl_(std::make_unique<Impl>()) {
-  if (options.shingle_size < 1 || options.shingle_size > FingerprintOptions::max_shingle_size)
-    throw Error(errc::usage, "shingle size must be 1.." +
-                                 std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
-                                 std::to_string(options.shingle_size));
-  std::string repaired, normalized;
-  for (const std::string& word : options.stopwords) {
-    std::string_view valid = word;
-    if (!text::is_valid_utf8(word)) {
-      text::repair_utf8(word, repaired);
-      valid = repaired;
-    }
-    impl_->normalizer.normalize(valid, normalized);
-    impl_->stopwords.insert(normalized);
-  }
+  check_shingle_size(options.shingle_size);
+  for (std::string& word : normalized_stopwords(options.stopwords, impl_->normalizer))
+    impl_->stopwords.insert(std::move(word));
   impl_->options = std::move(options);
+}
+
+FingerprintSettings fingerprint_settings(const FingerprintOptions& options) {
+  check_shingle_size(options.shingle_size);
+  text::Normalizer normalizer;
+  FingerprintSettings s;
+  s.shingle_size = options.shingle_size;
+  s.weighting = options.weighting;
+  s.stopwords = normalized_stopwords(options.stopwords, normalizer);
+  return s;
 }
 
 Fingerprinter::~Fingerprinter() = default;

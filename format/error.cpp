@@ -66,6 +66,14 @@ std::string_view errc_name(errc code) {
       return "bad_tombstone";
     case errc::stale_manifest:
       return "stale_manifest";
+    case errc::tag_order:
+      return "tag_order";
+    case errc::unknown_critical_section:
+      return "unknown_critical_section";
+    case errc::bad_tagged_section:
+      return "bad_tagged_section";
+    case errc::settings_mismatch:
+      return "settings_mismatch";
   }
   return "unknown";
 }

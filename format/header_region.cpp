@@ -54,7 +54,10 @@ FileHeader decode_header(const uint8_t* file, uint64_t size) {
   if (h.section_count != section_count_for(h.table_count))
     fail(errc::bad_header_field,
          "section_count " + std::to_string(h.section_count) + " is not 3 * table_count + 2");
-  const uint64_t region = header_region_bytes(h.table_count);
+  if (h.tagged_section_count > kMaxTaggedSections)
+    fail(errc::bad_header_field, "tagged_section_count " + std::to_string(h.tagged_section_count) + " > " +
+                                     std::to_string(kMaxTaggedSections));
+  const uint64_t region = header_region_bytes(h.table_count, h.tagged_section_count);
   if (region > size)
     fail(errc::file_too_small, "the header region needs " + std::to_string(region) + " bytes");
   if (header_region_checksum(file, region) != h.header_checksum)
@@ -81,6 +84,7 @@ void HeaderRegion::encode_to(uint8_t* out) const {
   FileHeader h = header;
   h.table_count = static_cast<uint32_t>(tables.size());
   h.section_count = static_cast<uint32_t>(sections.size());
+  h.tagged_section_count = static_cast<uint32_t>(tagged.size());
   h.encode_to(out);
   uint8_t* p = out + FileHeader::kEncodedBytes;
   for (const auto& d : tables) {
@@ -90,6 +94,10 @@ void HeaderRegion::encode_to(uint8_t* out) const {
   for (const auto& e : sections) {
     e.encode_to(p);
     p += SectionEntry::kEncodedBytes;
+  }
+  for (const auto& e : tagged) {
+    e.encode_to(p);
+    p += TaggedSectionEntry::kEncodedBytes;
   }
   store_le64(out + FileHeader::kChecksumOffset, header_region_checksum(out, encoded_bytes()));
 }
@@ -101,7 +109,7 @@ HeaderRegion HeaderRegion::decode_from(const uint8_t* file, uint64_t size) {
   for (uint32_t t = 0; t < h.table_count; ++t, p += TableDescriptor::kEncodedBytes)
     r.tables.push_back(decode_table(p, t, h.fingerprint_count));
 
-  uint64_t expected_offset = header_region_bytes(h.table_count);
+  uint64_t expected_offset = header_region_bytes(h.table_count, h.tagged_section_count);
   for (uint32_t i = 0; i < h.section_count; ++i, p += SectionEntry::kEncodedBytes) {
     const SectionEntry& s = r.sections.emplace_back(SectionEntry::decode_from(p));
     const SectionKind kind = expected_section_kind(i, h.table_count);
@@ -122,9 +130,12 @@ HeaderRegion HeaderRegion::decode_from(const uint8_t* file, uint64_t size) {
     if (s.bytes > size - s.offset) fail(errc::section_layout, name + "runs past the end of the file");
     expected_offset = s.offset + s.bytes;
   }
-  if (expected_offset != size)
+  for (uint32_t i = 0; i < h.tagged_section_count; ++i, p += TaggedSectionEntry::kEncodedBytes)
+    r.tagged.push_back(TaggedSectionEntry::decode_from(p));
+  if (r.tagged.empty() && expected_offset != size)
     fail(errc::section_layout,
          "the sections end at " + std::to_string(expected_offset) + ", the file at " + std::to_string(size));
+  check_section_directory(r.tagged, expected_offset, size);
   return r;
 }
 

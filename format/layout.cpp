@@ -31,7 +31,8 @@ void FileHeader::encode_to(uint8_t* out) const {
   out[53] = static_cast<uint8_t>(id_layout);
   // 54..55 reserved
   std::memcpy(out + 56, scheme_name.data(), std::min<std::size_t>(scheme_name.size(), kSchemeNameBytes));
-  // 88..119 reserved
+  if (version_major >= 2) store_le32(out + 88, tagged_section_count);
+  // 92..119 reserved (88..119 in 1.x)
   store_le64(out + kChecksumOffset, header_checksum);
 }
 
@@ -41,15 +42,17 @@ FileHeader FileHeader::decode_from(const uint8_t* in) {
   FileHeader h;
   h.version_major = load_le16(in + 8);
   h.version_minor = load_le16(in + 10);
-  if (h.version_major != kVersionMajor)
+  if (h.version_major < kOldestVersionMajor || h.version_major > kVersionMajor)
     throw Error(errc::unsupported_version,
                 "format version " + std::to_string(h.version_major) + "." + std::to_string(h.version_minor) +
-                    "; this reader reads major version " + std::to_string(kVersionMajor));
+                    "; this reader reads major versions " + std::to_string(kOldestVersionMajor) + " and " +
+                    std::to_string(kVersionMajor));
   h.file_bytes = load_le64(in + 16);
   h.fingerprint_count = load_le64(in + 24);
   h.id_count = load_le64(in + 32);
   h.table_count = load_le32(in + 40);
   h.section_count = load_le32(in + 44);
+  if (h.version_major >= 2) h.tagged_section_count = load_le32(in + 88);  // 1.x: reserved, E = 0
   h.block_bytes = load_le32(in + 48);
   h.max_distance = in[52];
   h.id_layout = static_cast<IdLayout>(in[53]);
@@ -62,7 +65,9 @@ FileHeader FileHeader::decode_from(const uint8_t* in) {
 void FileHeader::check_fields(const uint8_t* in) const {
   if (!all_zero(in + 12, 4)) throw Error(errc::reserved_nonzero, "header flags (bytes 12..15) not zero");
   if (!all_zero(in + 54, 2)) throw Error(errc::reserved_nonzero, "header bytes 54..55 not zero");
-  if (!all_zero(in + 88, 32)) throw Error(errc::reserved_nonzero, "header bytes 88..119 not zero");
+  const unsigned reserved_from = version_major >= 2 ? 92 : 88;
+  if (!all_zero(in + reserved_from, 120 - reserved_from))
+    throw Error(errc::reserved_nonzero, "header bytes " + std::to_string(reserved_from) + "..119 not zero");
   if (!all_zero(in + 56 + scheme_name.size(), kSchemeNameBytes - scheme_name.size()))
     throw Error(errc::reserved_nonzero, "scheme_name: bytes after its first zero byte are not zero");
   auto check = [](const std::string& why) {

@@ -1,11 +1,12 @@
-// The byte layout of a simdex file, version 1 (spec/FORMAT.md). Each record has a fixed encoded size,
-// an encode_to() that writes exactly that many bytes and a decode_from() that reads them; the rules
-// of spec §10 are checked in the order the spec gives by HeaderRegion::decode_from
+// The byte layout of a simdex file, version 2 (spec/FORMAT.md; 1.x files are read too). Each record has a
+// fixed encoded size, an encode_to() that writes exactly that many bytes and a decode_from() that reads them;
+// the rules of spec §10 are checked in the order the spec gives by HeaderRegion::decode_from
 // (format/header_region.h), which calls the checks here.
 //
-//   [FileHeader 128][TableDescriptor 160 × table_count][SectionEntry 32 × section_count][sections...]
+//   [FileHeader 128][TableDescriptor 160 × table_count][SectionEntry 32 × section_count]
+//   [TaggedSectionEntry 32 × tagged_section_count][sections...][tagged sections...]
 //   sections, contiguous, in this order: for each table t: BLOCKS(t), BLOCK_KEYS(t), BLOCK_RANKS(t);
-//   then ID_OFFSETS, IDS.
+//   then ID_OFFSETS, IDS; then the tagged sections (format/tagged_sections.h) in ascending tag order.
 #pragma once
 
 #include <array>
@@ -18,8 +19,9 @@ namespace simdex::format {
 // "\x89SDX\r\n\x1a\n": chosen like PNG's signature. The high-bit first byte catches 7-bit transfers,
 // CR LF and LF catch newline translation, ^Z stops `type` on Windows; "SDX" names the format.
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'S', 'D', 'X', '\r', '\n', 0x1a, '\n'};
-inline constexpr uint16_t kVersionMajor = 1;
+inline constexpr uint16_t kVersionMajor = 2;  // what the writer writes
 inline constexpr uint16_t kVersionMinor = 0;
+inline constexpr uint16_t kOldestVersionMajor = 1;  // the reader reads majors 1 (as 1.0 did) and 2
 
 inline constexpr uint32_t kMaxTables = 4096;
 inline constexpr uint32_t kMinBlockBytes = 32;
@@ -43,8 +45,9 @@ struct FileHeader {
   uint64_t id_count = 0;           // (fingerprint, id) pairs
   uint32_t table_count = 0;
   uint32_t section_count = 0;
-  uint32_t block_bytes = 0;  // set by the writer (simdex::BuildOptions::block_bytes)
-  uint8_t max_distance = 0;  // k: every fingerprint within k bits of a query is found
+  uint32_t tagged_section_count = 0;  // E: entries of the section directory (version 2; 0 in 1.x)
+  uint32_t block_bytes = 0;           // set by the writer (simdex::BuildOptions::block_bytes)
+  uint8_t max_distance = 0;           // k: every fingerprint within k bits of a query is found
   IdLayout id_layout = IdLayout::offsets;
   std::string scheme_name;  // printable ASCII, at most 32 bytes
   uint64_t header_checksum = 0;
@@ -102,9 +105,10 @@ std::string check_scheme_name(std::string_view name);  // at most 32 printable A
 
 inline constexpr uint32_t section_count_for(uint32_t table_count) { return 3 * table_count + 2; }
 // Bytes of header + table descriptors + section table; the first section starts here.
-inline constexpr uint64_t header_region_bytes(uint32_t table_count) {
+inline constexpr uint64_t header_region_bytes(uint32_t table_count, uint32_t tagged_section_count = 0) {
   return FileHeader::kEncodedBytes + uint64_t{table_count} * TableDescriptor::kEncodedBytes +
-         (3 * uint64_t{table_count} + 2) * SectionEntry::kEncodedBytes;  // 64-bit: any u32 count
+         (3 * uint64_t{table_count} + 2 + tagged_section_count) *
+             SectionEntry::kEncodedBytes;  // 64-bit: any u32 counts; a TaggedSectionEntry is 32 bytes too
 }
 
 // The kind and table the i-th section must have.

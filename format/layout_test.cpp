@@ -34,7 +34,7 @@ TEST_CASE("header, descriptor and section entry round-trip") {
   buf[0] ^= 1;
   CHECK_THROWS_WITH_AS(FileHeader::decode_from(buf.data()), doctest::Contains("bad_magic"), simdex::Error);
   buf[0] ^= 1;
-  buf[8] = 2;
+  buf[8] = 3;
   CHECK_THROWS_WITH_AS(FileHeader::decode_from(buf.data()), doctest::Contains("unsupported_version"),
                        simdex::Error);
 

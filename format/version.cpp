@@ -5,7 +5,8 @@
 
 static_assert(SIMDEX_FORMAT_VERSION_MAJOR == simdex::format::kVersionMajor &&
                   SIMDEX_FORMAT_VERSION_MINOR == simdex::format::kVersionMinor &&
-                  SIMDEX_FORMAT_READS_MAJOR == simdex::format::kVersionMajor,
+                  SIMDEX_FORMAT_READS_MAJOR == simdex::format::kVersionMajor &&
+                  SIMDEX_FORMAT_READS_OLDEST_MAJOR == simdex::format::kOldestVersionMajor,
               "include/simdex/version.h and format/layout.h disagree on the format version");
 
 namespace simdex {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,7 @@ class IndexComposite {
   virtual void query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const = 0;
   virtual IdList ids_of(uint64_t fingerprint) const = 0;
   virtual IndexInfo info() const = 0;
+  virtual std::optional<FingerprintSettings> fingerprint_settings() const = 0;
   virtual VerifyReport verify() const = 0;
   virtual void check_unchanged() const = 0;
   virtual Index reopen() const = 0;

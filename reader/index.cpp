@@ -184,8 +184,16 @@ IndexInfo Index::info() const {
   }
   info.ids_bytes = sections[sections.size() - 2].bytes + sections.back().bytes;
   info.floor_bits_per_entry = floor_bits_per_entry(h.fingerprint_count);
+  for (const format::TaggedSectionEntry& e : file.tagged_sections())
+    info.tagged_sections.push_back({e.tag, format::tag_name(e.tag).value_or(""), e.critical(), e.bytes});
+  info.fingerprint_settings = file.fingerprint_settings();
   throw_if_changed(*impl_, true);
   return info;
+}
+
+std::optional<FingerprintSettings> Index::fingerprint_settings() const {
+  if (impl_->composite) return impl_->composite->fingerprint_settings();
+  return impl_->file.fingerprint_settings();  // read at open: no byte of the mapping is touched
 }
 
 }  // namespace simdex

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "format/fingerprint_settings.h"
 #include "format/header_region.h"
 
 namespace simdex::reader {
@@ -52,6 +53,7 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   f.size_ = size;
   f.header_ = region.header;
   f.sections_ = std::move(region.sections);
+  f.tagged_ = std::move(region.tagged);
   f.tables_.resize(region.tables.size());
   f.decode_tables_ = std::make_unique<DecodeTables>();
   f.decode_tables_->slots = std::make_unique<std::atomic<const format::DecodeTable*>[]>(f.tables_.size());
@@ -83,7 +85,21 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
         break;
     }
   }
+  // The tagged sections this reader reads at open (rule bad_tagged_section, spec §10).
+  const auto settings_tag = static_cast<uint32_t>(format::Tag::fingerprint_settings);
+  if (const auto bytes = f.tagged_section(settings_tag)) {
+    format::check_tagged_checksum(*std::find_if(f.tagged_.begin(), f.tagged_.end(),
+                                                [&](const auto& e) { return e.tag == settings_tag; }),
+                                  *bytes);
+    f.fingerprint_settings_ = format::decode_fingerprint_settings(*bytes);
+  }
   return f;
+}
+
+std::optional<std::span<const uint8_t>> IndexFile::tagged_section(uint32_t tag) const {
+  for (const format::TaggedSectionEntry& e : tagged_)
+    if (e.tag == tag) return std::span<const uint8_t>(data_ + e.offset, e.bytes);  // in bounds: parse()
+  return std::nullopt;
 }
 
 const format::DecodeTable& TableView::build_decode_table() const {

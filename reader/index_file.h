@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,9 @@
 #include "format/huffman.h"
 #include "format/layout.h"
 #include "format/permutation.h"
+#include "format/tagged_sections.h"
 #include "simdex/error.h"
+#include "simdex/fingerprint.h"
 #include "simdex/index.h"
 
 namespace simdex::reader {
@@ -56,6 +60,16 @@ class IndexFile {
   const format::FileHeader& header() const { return header_; }
   const std::vector<TableView>& tables() const { return tables_; }
   const std::vector<format::SectionEntry>& sections() const { return sections_; }
+
+  // Tagged sections (spec/FORMAT.md §5.1; none in a 1.x file): the section directory, whose places
+  // and sizes parse() checked against the file's bounds, and the bytes of the section with `tag`
+  // (nullopt when the file has none). The bytes are not checksummed here: a section read at open
+  // calls format::check_tagged_checksum first; verify() checks every one. Decode them with bounds
+  // checks of your own (a hostile file may hold anything that hashes right).
+  const std::vector<format::TaggedSectionEntry>& tagged_sections() const { return tagged_; }
+  std::optional<std::span<const uint8_t>> tagged_section(uint32_t tag) const;
+  // FINGERPRINT_SETTINGS (§5.2), checked at open; nullopt when the index was not built from text.
+  const std::optional<FingerprintSettings>& fingerprint_settings() const { return fingerprint_settings_; }
   const uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
 
@@ -98,6 +112,8 @@ class IndexFile {
   format::FileHeader header_;
   std::vector<TableView> tables_;
   std::vector<format::SectionEntry> sections_;
+  std::vector<format::TaggedSectionEntry> tagged_;
+  std::optional<FingerprintSettings> fingerprint_settings_;
   const uint8_t* id_offsets_ = nullptr;
   const uint8_t* ids_ = nullptr;
   // The decode tables built so far, one slot per table (TableView::decode_table).

@@ -34,17 +34,27 @@ class Checker {
   bool full() const { return report_.problems.size() >= kMaxProblems; }
 
   void sections() {
+    // `name` is called only for a mismatch: no string is built per section of a good file.
+    auto check = [&](uint64_t offset, uint64_t bytes, uint64_t checksum, auto&& name) {
+      report_.bytes_checked += bytes;
+      if (format::checksum64(file_.data() + offset, bytes) != checksum)
+        add(errc::section_checksum, name() + ", offset " + std::to_string(offset) + ")", "checksum mismatch");
+    };
     const auto& sections = file_.sections();
     for (std::size_t i = 0; i < sections.size(); ++i) {
       const auto& s = sections[i];
-      report_.bytes_checked += s.bytes;
-      if (format::checksum64(file_.data() + s.offset, s.bytes) != s.checksum)
-        add(errc::section_checksum,
-            "section " + std::to_string(i) + " (" + format::section_kind_name(s.kind) +
-                (s.table == format::kNoTable ? "" : " of table " + std::to_string(s.table)) + ", offset " +
-                std::to_string(s.offset) + ")",
-            "checksum mismatch");
+      check(s.offset, s.bytes, s.checksum, [&] {
+        return "section " + std::to_string(i) + " (" + format::section_kind_name(s.kind) +
+               (s.table == format::kNoTable ? "" : " of table " + std::to_string(s.table));
+      });
     }
+    // Tagged sections, known or not. The contents of the known ones (2.0: FINGERPRINT_SETTINGS)
+    // were checked at open.
+    const auto& tagged = file_.tagged_sections();
+    for (std::size_t i = 0; i < tagged.size(); ++i)
+      check(tagged[i].offset, tagged[i].bytes, tagged[i].checksum, [&] {
+        return "tagged section " + std::to_string(i) + " (" + format::describe_tag(tagged[i].tag);
+      });
   }
 
   // Returns the set hash of the table's fingerprints, or nothing when a block could not be decoded

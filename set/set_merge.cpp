@@ -26,7 +26,11 @@ MergeSummary write_by_builder(const SetSnapshot& s, const std::string& path, con
 
 }  // namespace
 
-MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const BuildOptions& options) {
+MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const BuildOptions& given) {
+  // The merged member records the fingerprint settings its members record (they agree, or this
+  // throws settings_mismatch); members built from fingerprints record none and add none.
+  BuildOptions options = given;
+  options.fingerprint_settings = s.fingerprint_settings();
   for (const auto& m : s.members())
     if (!reader::table0_ascending(*m.index)) return write_by_builder(s, path, options);
   MergeSummary out;

@@ -275,6 +275,7 @@ IndexInfo SetSnapshot::info() const {
     info.file_bytes += mi.file_bytes;
     info.ids_bytes += mi.ids_bytes;
   }
+  info.fingerprint_settings = fingerprint_settings();
   if (single()) {
     info.fingerprint_count = info.members[0].fingerprint_count;
     info.id_count = info.members[0].id_count;
@@ -283,6 +284,22 @@ IndexInfo SetSnapshot::info() const {
     info.id_count = live_ids_;
   }
   return info;
+}
+
+std::optional<FingerprintSettings> SetSnapshot::fingerprint_settings() const {
+  std::optional<FingerprintSettings> settings;
+  const std::string* recorded_by = nullptr;
+  for (const auto& m : members_) {
+    std::optional<FingerprintSettings> s = m.index->fingerprint_settings();
+    if (!s) continue;  // built from fingerprints: nothing to agree with
+    if (settings && *s != *settings)
+      throw Error(errc::settings_mismatch, "the set's members '" + *recorded_by + "' and '" + m.entry.name +
+                                               "' were built from texts fingerprinted with " +
+                                               describe(*settings) + " and with " + describe(*s));
+    settings = std::move(s);
+    recorded_by = &m.entry.name;
+  }
+  return settings;
 }
 
 VerifyReport SetSnapshot::verify() const {

@@ -54,6 +54,7 @@ class SetSnapshot final : public reader::IndexComposite {
   void query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const override;
   IdList ids_of(uint64_t fingerprint) const override { return resolve(fingerprint, Resolved::kNone, {}).ids; }
   IndexInfo info() const override;
+  std::optional<FingerprintSettings> fingerprint_settings() const override;
   VerifyReport verify() const override;
   void check_unchanged() const override;
   Index reopen() const override;

@@ -33,7 +33,9 @@ check build-file 0 "$simdex" build -q -o "$dir/docs.sdx" -k 3 "$dir/docs.fp"
 check build-pipe 0 bash -c "'$simdex' fingerprint '$dir/docs.jsonl' -o - | '$simdex' build -q -o - -k 3 - > '$dir/piped.sdx'"
 same "build -o - gives the bytes of build -o FILE" "$dir/docs.sdx" "$dir/piped.sdx"
 check build-pipe-text 0 bash -c "'$simdex' build --text -q -o - -k 3 - < '$dir/docs.jsonl' > '$dir/piped-text.sdx'"
-same "build --text -o -" "$dir/docs.sdx" "$dir/piped-text.sdx"
+# (a --text index records its fingerprint settings, spec/FORMAT.md §5.2: compare with --text to a file)
+check build-file-text 0 "$simdex" build --text -q -o "$dir/docs-text.sdx" -k 3 "$dir/docs.jsonl"
+same "build --text -o -" "$dir/docs-text.sdx" "$dir/piped-text.sdx"
 [ -z "$(ls -A "$dir/tmp")" ] && ok || { bad "build -o - left files in TMPDIR:"; ls -A "$dir/tmp"; }
 check build-pipe-tmpdir 0 bash -c "'$simdex' build -q -o - --tmp-dir '$dir' '$dir/docs.fp' | cmp - '$dir/docs.sdx'"
 check build-summary 0 bash -c "'$simdex' build -o - '$dir/docs.fp' > /dev/null"

@@ -94,7 +94,7 @@ TEST_CASE("open-time rules give their named errors") {
   expect(
       "bad_magic", [](auto& g) { g[1] = 'X'; }, false);
   expect(
-      "unsupported_version", [](auto& g) { g[8] = 2; }, false);
+      "unsupported_version", [](auto& g) { g[8] = 3; }, false);
   expect(
       "header_checksum", [](auto& g) { g[60] ^= 1; }, false);
   expect("reserved_nonzero", [](auto& g) { g[12] = 1; });

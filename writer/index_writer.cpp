@@ -7,6 +7,7 @@
 
 #include "format/checksum.h"
 #include "format/endian.h"
+#include "format/fingerprint_settings.h"
 #include "format/header_region.h"
 #include "format/permutation.h"
 #include "format/thread_count.h"
@@ -115,6 +116,10 @@ class FileWriter {
              const BuildOptions& options)
       : contents_(contents), scheme_(scheme), options_(options), file_(path), sections_(file_) {
     region_.tables.resize(scheme.tables.size());
+    if (options.fingerprint_settings)
+      tagged_.push_back({static_cast<uint32_t>(format::Tag::fingerprint_settings), 0,
+                         format::encode_fingerprint_settings(*options.fingerprint_settings)});
+    region_.tagged.resize(tagged_.size());  // the section directory's size, fixed from here on
   }
 
   // Zeros where the header region goes: it describes the sections, so it is written last.
@@ -144,6 +149,18 @@ class FileWriter {
     sections_.begin(SectionKind::ids, format::kNoTable);
     copy(contents_.ids);
     end_section();
+  }
+
+  // The tagged sections after IDS, in ascending tag order (spec §5.1), each hashed as it goes.
+  void write_tagged_sections() {
+    std::sort(tagged_.begin(), tagged_.end(), [](const auto& a, const auto& b) { return a.tag < b.tag; });
+    for (std::size_t i = 0; i < tagged_.size(); ++i) {
+      const format::TaggedSection& t = tagged_[i];
+      sections_.begin(SectionKind::ids, format::kNoTable);  // kind unused: only offset, bytes, checksum
+      sections_.write(t.bytes.data(), t.bytes.size());
+      const SectionEntry e = sections_.end();
+      region_.tagged[i] = {t.tag, t.tag_flags, e.offset, e.bytes, e.checksum};
+    }
   }
 
   // The header region, now that every section is known, over the zeros reserved for it.
@@ -248,6 +265,10 @@ class FileWriter {
   AtomicFile file_;
   SectionWriter sections_;
   format::HeaderRegion region_;
+  // The tagged sections to write (spec §5.1). How many is fixed by the constructor, since the
+  // section directory lies in the header region reserved first; a section made from the tables
+  // (e.g. from their keys in write_keys_and_ranks) may fill in its bytes until write_tagged_sections.
+  std::vector<format::TaggedSection> tagged_;
 };
 
 }  // namespace
@@ -267,6 +288,7 @@ BuildSummary write_index(const std::string& path, const IndexContents& contents,
   writer.reserve_header_region();
   writer.write_tables(scratch, memory_bytes);
   writer.write_ids();
+  writer.write_tagged_sections();
   writer.write_header_region();
   writer.publish();
   return writer.summary();

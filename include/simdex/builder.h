@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "simdex/export.h"
+#include "simdex/fingerprint.h"
 #include "simdex/scheme.h"
 
 namespace simdex {
@@ -38,6 +39,9 @@ struct BuildOptions {
   std::string temp_dir;
   // Called from the writing thread as work advances: stage name, units done, units in all.
   std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
+  // How the fingerprints were made from text, recorded in the index (spec/FORMAT.md §5.2) so that
+  // queries by text with other settings are refused. nullopt (fingerprints from elsewhere): none.
+  std::optional<FingerprintSettings> fingerprint_settings;
 };
 
 // A quarter of physical memory (sysconf), at least 64 MiB.
@@ -57,6 +61,20 @@ struct BuildSummary {
   uint64_t temp_files = 0;       // temporary files written (0: everything was sorted in memory)
   uint64_t temp_peak_bytes = 0;  // most temporary disk space in use at once
 };
+
+struct UpgradeSummary {
+  unsigned from_major = 0, from_minor = 0;  // the input's format version
+  bool rewritten = false;                   // false: already format 2.x, nothing written
+  uint64_t file_bytes = 0;
+};
+
+// Rewrites a format 1.x index file as format 2.0 (spec/FORMAT.md §12): the input is verified in full
+// first (every checksum and rule), then written to `output` atomically with its sections unchanged:
+// only the version and the header checksum differ, so the result is what a 2.0 writer writes from
+// the same pairs. `output` may be `input` (replaced by rename: readers that have it open keep the old
+// bytes). A 2.x input is left alone (rewritten = false) unless output differs from input, which then
+// gets a verified copy. Throws Error: the input's broken rule, errc::io.
+SIMDEX_EXPORT UpgradeSummary upgrade_index(const std::string& input, const std::string& output);
 
 class SIMDEX_EXPORT IndexBuilder {
  public:

@@ -48,7 +48,16 @@ enum class errc {
   member_mismatch,
   bad_tombstone,
   stale_manifest,
+  // Reader rules of spec/FORMAT.md 2.0's tagged sections (appended).
+  tag_order,
+  unknown_critical_section,
+  bad_tagged_section,
+  // Outside the file format (appended): a text query fingerprinted with other settings than the
+  // index's texts (spec/FORMAT.md §5.2).
+  settings_mismatch,
 };
+// The last code, for tables over every code.
+inline constexpr errc kLastErrc = errc::settings_mismatch;
 
 // The name of a code as the spec writes it, e.g. "bad_magic".
 SIMDEX_EXPORT std::string_view errc_name(errc code);

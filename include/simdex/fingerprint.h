@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,27 @@ struct FingerprintOptions {
 
   static constexpr unsigned max_shingle_size = 16;
 };
+
+// How an index's fingerprints were made from text, in a canonical form: the options that change a
+// fingerprint (spec/FORMAT.md §5.2, the FINGERPRINT_SETTINGS section). Two settings are equal when
+// their fingerprints of the same text are equal.
+struct FingerprintSettings {
+  std::uint32_t fingerprint_version = 1;  // the version of spec/FINGERPRINT.md
+  unsigned shingle_size = 3;
+  Weighting weighting = Weighting::frequency;
+  std::vector<std::string> stopwords;  // as steps 1 and 2 normalize them: distinct, ascending bytes
+  bool operator==(const FingerprintSettings&) const = default;
+};
+
+// The settings of `options` (their stopwords normalized). Throws Error(usage) as Fingerprinter does.
+SIMDEX_EXPORT FingerprintSettings fingerprint_settings(const FingerprintOptions& options);
+// "shingle 3, weighting frequency, stopwords none" ("english", or "N words" for another list).
+SIMDEX_EXPORT std::string describe(const FingerprintSettings& settings);
+// Throws Error(settings_mismatch) naming both settings when an index's recorded settings (nullopt:
+// none recorded, anything goes) differ from those the query texts are fingerprinted with; `what`
+// names the index in the message.
+SIMDEX_EXPORT void require_same_settings(const std::optional<FingerprintSettings>& index_settings,
+                                         const FingerprintSettings& query_settings, const std::string& what);
 
 // The built-in English stopword list that spec/FINGERPRINT.md names "english".
 SIMDEX_EXPORT const std::vector<std::string>& english_stopwords();

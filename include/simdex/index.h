@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "simdex/error.h"
 #include "simdex/export.h"
+#include "simdex/fingerprint.h"
 
 namespace simdex {
 
@@ -96,6 +98,17 @@ struct IndexInfo {
   uint64_t ids_bytes = 0;  // ID_OFFSETS + IDS
   std::vector<TableInfo> tables;
   double floor_bits_per_entry = 0;  // log2 C(2^64, n) / n: no encoding of the set does better
+  // The tagged sections of a format 2 file (spec/FORMAT.md §5.1), in tag order; none in 1.x.
+  struct TaggedSection {
+    uint32_t tag = 0;
+    std::string name;  // the spec's name, empty for a tag this reader does not know
+    bool critical = false;
+    uint64_t bytes = 0;
+  };
+  std::vector<TaggedSection> tagged_sections;
+  // How the fingerprints were made from text (FINGERPRINT_SETTINGS), nullopt when not recorded;
+  // a set: see Index::fingerprint_settings.
+  std::optional<FingerprintSettings> fingerprint_settings;
   // An index set (spec/SET.md): its generation and members (the fields above then describe the
   // set: live fingerprints and ids, all its files' bytes; `tables` stays empty, see members).
   struct Member {
@@ -189,6 +202,10 @@ class SIMDEX_EXPORT Index {
   IdList ids_of(uint64_t fingerprint) const;
 
   IndexInfo info() const;
+  // How the fingerprints were made from text (spec/FORMAT.md §5.2), nullopt when the index records
+  // none (built from fingerprints, or a 1.x file). A set: the settings its members record (members
+  // recording none do not count); Error(settings_mismatch) when two members disagree. Cheap.
+  std::optional<FingerprintSettings> fingerprint_settings() const;
   // Reads every byte: all checksums and every structural rule of spec/FORMAT.md.
   VerifyReport verify() const;
 

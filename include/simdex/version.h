@@ -16,10 +16,11 @@
   (SIMDEX_VERSION_MAJOR * 10000 + SIMDEX_VERSION_MINOR * 100 + SIMDEX_VERSION_PATCH)
 
 // The file format version simdex writes ...
-#define SIMDEX_FORMAT_VERSION_MAJOR 1
+#define SIMDEX_FORMAT_VERSION_MAJOR 2
 #define SIMDEX_FORMAT_VERSION_MINOR 0
-// ... and the files it reads: format major version 1, any minor version ("1.x").
-#define SIMDEX_FORMAT_READS_MAJOR 1
+// ... and the files it reads: format major versions 1 and 2, any minor version ("1.x", "2.x").
+#define SIMDEX_FORMAT_READS_MAJOR 2
+#define SIMDEX_FORMAT_READS_OLDEST_MAJOR 1
 
 #include "simdex/export.h"
 

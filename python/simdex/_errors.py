@@ -1,6 +1,6 @@
 """The exceptions simdex raises. Every one is a simdex.Error whose .code is the spec's name for
 the failure (spec/FORMAT.md "Reader rules" for a malformed file, else io, usage, input,
-file_changed or work_limit); usage and input errors are also ValueErrors, io errors OSErrors."""
+file_changed, work_limit or settings_mismatch); usage and input errors are also ValueErrors, io errors OSErrors."""
 
 
 class Error(Exception):
@@ -56,6 +56,9 @@ _BY_CODE = {
     "io": FileError,
     "file_changed": FileChangedError,
     "work_limit": WorkLimitError,
+    # Texts fingerprinted with other settings than an index records (spec/FORMAT.md §5.2): an
+    # argument that does not fit the index, not a broken file.
+    "settings_mismatch": UsageError,
 }
 
 

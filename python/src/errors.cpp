@@ -22,7 +22,7 @@ void bind_errors(py::module_& m) {
     }
   });
   py::list names;
-  for (int c = 0; c <= static_cast<int>(errc::stale_manifest); ++c)
+  for (int c = 0; c <= static_cast<int>(kLastErrc); ++c)
     names.append(std::string(errc_name(static_cast<errc>(c))));
   m.attr("error_codes") = names;
 }

@@ -281,6 +281,28 @@ class PyIndex {
                                                           : static_cast<double>(table_bytes) * 8 / n /
                                                                 static_cast<double>(i.tables.size());
     d["tables"] = tables;
+    py::list tagged;  // spec/FORMAT.md §5.1, as `simdex info --json` lists them
+    for (const IndexInfo::TaggedSection& t : i.tagged_sections) {
+      py::dict td;
+      td["tag"] = t.tag;
+      td["name"] = t.name;
+      td["critical"] = t.critical;
+      td["bytes"] = t.bytes;
+      tagged.append(td);
+    }
+    d["tagged_sections"] = tagged;
+    // How the fingerprints were made from text (spec/FORMAT.md §5.2), None when not recorded.
+    if (i.fingerprint_settings) {
+      const FingerprintSettings& s = *i.fingerprint_settings;
+      py::dict sd;
+      sd["fingerprint_version"] = s.fingerprint_version;
+      sd["shingle_size"] = s.shingle_size;
+      sd["weighting"] = s.weighting == Weighting::binary ? "binary" : "frequency";
+      sd["stopwords"] = s.stopwords;
+      d["fingerprint_settings"] = sd;
+    } else {
+      d["fingerprint_settings"] = py::none();
+    }
     if (i.is_set) {  // spec/SET.md's names, as `simdex info --json` prints them
       d["generation"] = i.generation;
       d["tombstone_count"] = i.tombstone_count;
@@ -355,7 +377,8 @@ void bind_index(py::module_& m) {
            py::arg("threads"), py::arg("force"))
       .def_property_readonly("info", &PyIndex::info,
                              "The file's format, scheme, counts, sizes and tables: a dict with the names\n"
-                             "`simdex info --json` prints (spec/FORMAT.md section 3).")
+                             "`simdex info --json` prints (spec/FORMAT.md section 3); fingerprint_settings:\n"
+                             "how an index built from texts made its fingerprints (section 5.2), else None.")
       .def("verify", &PyIndex::verify,
            "Reads every byte and checks every rule of spec/FORMAT.md (checksums, order, coverage):\n"
            "a VerifyReport whose .ok is True when all hold; .problems name the rules broken.")

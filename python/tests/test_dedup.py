@@ -226,6 +226,15 @@ def test_index_is_kept_when_asked(texts, tmp_path):
     result = simdex.dedup(texts, index=path, k=4)
     with simdex.open(path) as index:
         assert index.k == 4 and len(index) == len(np.unique(simdex.fingerprint(texts)))
+        # The index records how its fingerprints were made (spec/FORMAT.md §5.2).
+        assert index.info["fingerprint_settings"] == {
+            "fingerprint_version": 1, "shingle_size": 3, "weighting": "frequency", "stopwords": []}
+        assert index.info["format"] == "2.0"
+    simdex.dedup(texts, index=path, k=4, shingle=2, weighting="binary", stopwords="english")
+    with simdex.open(path) as index:
+        settings = index.info["fingerprint_settings"]
+        assert settings["shingle_size"] == 2 and settings["weighting"] == "binary"
+        assert settings["stopwords"] == sorted(settings["stopwords"]) and "the" in settings["stopwords"]
     assert "clusters (k=4, keep='first')" in repr(result) and f"{len(texts)} documents" in repr(result)
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference reader for simdex index files (spec/FORMAT.md, version 1.x) and index sets
+"""Independent reference reader for simdex index files (spec/FORMAT.md, versions 2.x and 1.x) and index sets
 (spec/SET.md: open_set, set_query, set_info; `info`, `query` and `verify` below take a set too).
 
 Written from spec/FORMAT.md alone, with the Python 3.11 standard library only. It is slow and
@@ -48,9 +48,17 @@ BLOCKS, BLOCK_KEYS, BLOCK_RANKS, ID_OFFSETS, IDS = 1, 2, 3, 4, 5
 KIND_NAMES = {BLOCKS: "BLOCKS", BLOCK_KEYS: "BLOCK_KEYS", BLOCK_RANKS: "BLOCK_RANKS",
               ID_OFFSETS: "ID_OFFSETS", IDS: "IDS"}
 
+TAGGED_ENTRY_BYTES = 32
+MAX_TAGGED_SECTIONS = 1024
+TAG_CRITICAL = 1
+FINGERPRINT_SETTINGS = 1
+TAG_NAMES = {FINGERPRINT_SETTINGS: "FINGERPRINT_SETTINGS"}  # the tags §5.1 assigns
+MAX_SETTINGS_BYTES = 1 << 20
+
 OPEN_RULES = ["file_too_small", "bad_magic", "unsupported_version", "file_size_mismatch",
               "bad_header_field", "header_checksum", "reserved_nonzero", "bad_permutation",
-              "bad_code_lengths", "section_layout"]
+              "bad_code_lengths", "section_layout", "tag_order", "unknown_critical_section",
+              "bad_tagged_section"]
 VERIFY_RULES = ["section_checksum", "block_checksum", "bad_block", "keys_order", "block_ranks",
                 "table_mismatch", "bad_ids", "coverage"]
 COVERAGE_BUDGET = 10_000_000  # search steps before `coverage` is reported unchecked (§10)
@@ -229,6 +237,61 @@ class Section:
                                                  " " + owner if owner else "", self.offset)
 
 
+class TaggedSection:
+    def __init__(self, i, tag, flags, offset, nbytes, checksum):
+        self.index, self.tag, self.flags = i, tag, flags
+        self.offset, self.bytes, self.checksum = offset, nbytes, checksum
+
+    def describe(self):
+        return "tagged section %d (tag %d%s, offset %d)" % (
+            self.index, self.tag, " " + TAG_NAMES[self.tag] if self.tag in TAG_NAMES else "", self.offset)
+
+
+def decode_fingerprint_settings(b):
+    """FINGERPRINT_SETTINGS (§5.2) -> dict; raises SimdexError('bad_tagged_section')."""
+    def bad(why):
+        raise SimdexError("bad_tagged_section", "FINGERPRINT_SETTINGS: " + why)
+    if len(b) > MAX_SETTINGS_BYTES:
+        bad("more than 1 MiB")
+    if len(b) < 16:
+        bad("%d bytes, fewer than 16" % len(b))
+    version, shingle, weighting, r1, count, r2 = struct.unpack_from("<IBBHII", b, 0)
+    if not 1 <= shingle <= 16:
+        bad("shingle_size %d" % shingle)
+    if weighting > 1:
+        bad("weighting %d" % weighting)
+    if r1 or r2:
+        bad("reserved bytes not zero")
+    at, words = 16, []
+    for i in range(count):
+        if at + 4 > len(b):
+            bad("stopword %d runs past the section" % i)
+        length = _u32(b, at)
+        at += 4
+        if length == 0 or at + length > len(b):
+            bad("stopword %d is empty or runs past the section" % i)
+        word = bytes(b[at:at + length])
+        at += length
+        if words and word <= words[-1]:
+            bad("stopword %d is not above the previous one" % i)
+        words.append(word)
+    if len(b) != _pad8(at) or any(b[at:]):
+        bad("%d bytes, the entries end at %d; padding must be zero and below 8 bytes" % (len(b), at))
+    return {"fingerprint_version": version, "shingle_size": shingle,
+            "weighting": "binary" if weighting else "frequency",
+            "stopwords": [w.decode("utf-8", "replace") for w in words]}
+
+
+def encode_fingerprint_settings(settings):
+    """The bytes of FINGERPRINT_SETTINGS for a dict as decode_fingerprint_settings returns."""
+    words = sorted(set(w.encode("utf-8") for w in settings.get("stopwords", [])))
+    body = struct.pack("<IBBHII", settings.get("fingerprint_version", 1), settings["shingle_size"],
+                       1 if settings.get("weighting") == "binary" else 0, 0, len(words), 0)
+    for w in words:
+        body += struct.pack("<I", len(w)) + w
+    return body + bytes(_pad8(len(body)) - len(body))
+
+
 class Index:
     """An opened index: every open rule holds. Fields named as in the spec."""
 
@@ -248,7 +311,7 @@ class Index:
             raise SimdexError("bad_magic", "first bytes %s" % d[0:8].hex())
         self.version_major = _u16(d, 8)
         self.version_minor = _u16(d, 10)
-        if self.version_major != 1:
+        if self.version_major not in (1, 2):
             raise SimdexError("unsupported_version", "version_major = %d" % self.version_major)
         self.flags = _u32(d, 12)
         self.file_bytes = _u64(d, 16)
@@ -264,8 +327,12 @@ class Index:
         if self.section_count != 3 * T + 2:
             raise SimdexError("bad_header_field", "section_count = %d, 3*T + 2 = %d"
                               % (self.section_count, 3 * T + 2))
+        # 2.x: the section directory's size; 1.x: bytes 88..91 are reserved (checked below), E = 0.
+        self.tagged_section_count = E = _u32(d, 88) if self.version_major == 2 else 0
+        if E > MAX_TAGGED_SECTIONS:
+            raise SimdexError("bad_header_field", "tagged_section_count = %d > %d" % (E, MAX_TAGGED_SECTIONS))
         S = self.section_count
-        self.R = R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S
+        self.R = R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S + TAGGED_ENTRY_BYTES * E
         if size < R:
             raise SimdexError("file_too_small", "%d bytes, the header region needs %d" % (size, R))
         self.header_checksum = _u64(d, 120)
@@ -282,8 +349,9 @@ class Index:
             raise SimdexError("reserved_nonzero", "flags = %#x" % self.flags)
         if d[54:56] != b"\x00\x00":
             raise SimdexError("reserved_nonzero", "header bytes 54..55 = %s" % d[54:56].hex())
-        if any(d[88:120]):
-            raise SimdexError("reserved_nonzero", "header bytes 88..119 not zero")
+        reserved_from = 92 if self.version_major == 2 else 88
+        if any(d[reserved_from:120]):
+            raise SimdexError("reserved_nonzero", "header bytes %d..119 not zero" % reserved_from)
         if zero >= 0 and any(name[zero:]):
             raise SimdexError("reserved_nonzero", "scheme_name has non-zero bytes after its first zero")
         printable = name[:zero] if zero >= 0 else name
@@ -366,9 +434,45 @@ class Index:
                                   % (where, offset, offset + nbytes, size))
             self.sections.append(sec)
             expected_offset = offset + nbytes
-        if expected_offset != size:
+        if E == 0 and expected_offset != size:
             raise SimdexError("section_layout", "the last section ends at %d, the file at %d"
                               % (expected_offset, size))
+        # Section directory (§5.1): per entry tag_order, reserved_nonzero, section_layout,
+        # unknown_critical_section; then the end of the last tagged section.
+        self.tagged = []
+        prev_tag = None
+        for i in range(E):
+            base = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S + TAGGED_ENTRY_BYTES * i
+            tag, flags, offset, nbytes, checksum = struct.unpack_from("<IIQQQ", d, base)
+            where = "tagged section %d (tag %d)" % (i, tag)
+            if tag == 0:
+                raise SimdexError("tag_order", "%s: tag 0 is reserved" % where)
+            if prev_tag is not None and tag <= prev_tag:
+                raise SimdexError("tag_order", "%s: not above the previous tag %d" % (where, prev_tag))
+            if flags & ~TAG_CRITICAL:
+                raise SimdexError("reserved_nonzero", "%s: tag_flags = %#x" % (where, flags))
+            if offset != expected_offset:
+                raise SimdexError("section_layout", "%s: offset %d, expected %d" % (where, offset, expected_offset))
+            if nbytes % 8:
+                raise SimdexError("section_layout", "%s: %d bytes, not a multiple of 8" % (where, nbytes))
+            if offset + nbytes > size:
+                raise SimdexError("section_layout", "%s: runs past the end of the file" % where)
+            if flags & TAG_CRITICAL and tag not in TAG_NAMES:
+                raise SimdexError("unknown_critical_section", "%s: CRITICAL and unknown" % where)
+            self.tagged.append(TaggedSection(i, tag, flags, offset, nbytes, checksum))
+            prev_tag = tag
+            expected_offset = offset + nbytes
+        if E and expected_offset != size:
+            raise SimdexError("section_layout", "the last tagged section ends at %d, the file at %d"
+                              % (expected_offset, size))
+        # The tagged sections checked at open (bad_tagged_section): FINGERPRINT_SETTINGS (§5.2).
+        self.fingerprint_settings = None
+        for sec in self.tagged:
+            if sec.tag == FINGERPRINT_SETTINGS:
+                payload = d[sec.offset:sec.offset + sec.bytes]
+                if xxh3_64(payload) != sec.checksum:
+                    raise SimdexError("bad_tagged_section", "FINGERPRINT_SETTINGS: checksum mismatch")
+                self.fingerprint_settings = decode_fingerprint_settings(payload)
         for t, tab in enumerate(self.tables):
             tab.blocks = self.sections[3 * t]
             tab.keys_sec = self.sections[3 * t + 1]
@@ -582,7 +686,7 @@ def verify_index(idx, unchecked=None):
     elif status == "unchecked" and unchecked is not None:
         unchecked.append(("coverage", "tables", "not decided within %d search steps" % COVERAGE_BUDGET))
 
-    for sec in idx.sections:
+    for sec in idx.sections + idx.tagged:
         computed = xxh3_64(d[sec.offset:sec.offset + sec.bytes])
         if computed != sec.checksum:
             report("section_checksum", sec.describe(),
@@ -796,6 +900,9 @@ def info(idx):
         "ids_bytes": idx.id_offsets_sec.bytes + idx.ids_sec.bytes,
         "id_layout": idx.id_layout,
         "tables": tables,
+        "tagged_sections": [{"tag": s.tag, "name": TAG_NAMES.get(s.tag, ""), "critical": bool(s.flags & TAG_CRITICAL),
+                             "bytes": s.bytes} for s in idx.tagged],
+        "fingerprint_settings": idx.fingerprint_settings,
     }
 
 
@@ -860,9 +967,13 @@ def encode_blocks(entries, lengths, B, partition=None):
     return blocks, keys, ranks
 
 
-def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=0):
+def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=0, version_major=2,
+                tagged=()):
     """A whole file from (fingerprint, id) pairs and tables [(source_bit, prefix_bits)], following
-    the writer rules of the spec (§5-§8, §11)."""
+    the writer rules of the spec (§5-§8, §11). tagged: [(tag, tag_flags, payload)], written in
+    ascending tag order (2.x only)."""
+    tagged = sorted(tagged)
+    assert version_major == 2 or not tagged
     by_f = {}
     for f, i in pairs:
         by_f.setdefault(f, set()).add(i)
@@ -872,7 +983,8 @@ def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_m
     id_layout = 1 if all(len(v) == 1 for v in by_f.values()) else 0
     T = len(tables)
     S = 3 * T + 2
-    R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S
+    E = len(tagged)
+    R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S + TAGGED_ENTRY_BYTES * E
     descriptors = []
     sections = []  # (kind, table, payload)
     perm0 = Permutation(tables[0][0])
@@ -898,14 +1010,18 @@ def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_m
     for kind, table, payload in sections:
         entries_bytes += struct.pack("<IIQQQ", kind, table, offset, len(payload), xxh3_64(payload))
         offset += len(payload)
+    for tag, flags, payload in tagged:
+        entries_bytes += struct.pack("<IIQQQ", tag, flags, offset, len(payload), xxh3_64(payload))
+        offset += len(payload)
     file_bytes = offset
     name = scheme_name.encode("ascii")
-    header = (MAGIC + struct.pack("<HHIQQQII", 1, version_minor, 0, file_bytes, n, id_count, T, S)
+    header = (MAGIC + struct.pack("<HHIQQQII", version_major, version_minor, 0, file_bytes, n, id_count, T, S)
               + struct.pack("<IBBH", block_bytes, max_distance, id_layout, 0)
-              + name + bytes(32 - len(name)) + bytes(32))
+              + name + bytes(32 - len(name)) + struct.pack("<I", E) + bytes(28))
     rest = b"".join(descriptors) + entries_bytes
     checksum = xxh3_64(header + rest)
-    return header + struct.pack("<Q", checksum) + rest + b"".join(p for _, _, p in sections)
+    return (header + struct.pack("<Q", checksum) + rest + b"".join(p for _, _, p in sections)
+            + b"".join(p for _, _, p in tagged))
 
 
 def rebuild(idx):
@@ -913,8 +1029,9 @@ def rebuild(idx):
     build_bytes(): equal bytes mean the file is exactly what the spec's writer rules produce."""
     pairs = [(f, i) for f, ids in fingerprints_with_ids(idx) for i in ids]
     tables = [(tab.source_bit, tab.prefix_bits) for tab in idx.tables]
+    tagged = [(s.tag, s.flags, idx.data[s.offset:s.offset + s.bytes]) for s in idx.tagged]
     return build_bytes(pairs, tables, idx.block_bytes, idx.max_distance, idx.scheme_name,
-                       idx.version_minor)
+                       idx.version_minor, idx.version_major, tagged)
 
 
 

@@ -37,7 +37,8 @@ class File:
             self.d = bytearray(f.read())
         self.T = self.u32(40)
         self.S = self.u32(44)
-        self.R = 128 + 160 * self.T + 32 * self.S
+        self.E = self.u32(88) if self.u16(8) == 2 else 0  # the section directory (§5.1)
+        self.R = 128 + 160 * self.T + 32 * self.S + 32 * self.E
         self.B = self.u32(48)
         self.n = self.u64(24)
         self.id_count = self.u64(32)
@@ -73,6 +74,19 @@ class File:
 
     def entry(self, i):
         return 128 + 160 * self.T + 32 * i
+
+    def tagged_entry(self, i):
+        return 128 + 160 * self.T + 32 * self.S + 32 * i
+
+    def tagged_offset(self, i):
+        return self.u64(self.tagged_entry(i) + 8)
+
+    def tagged_bytes(self, i):
+        return self.u64(self.tagged_entry(i) + 16)
+
+    def seal_tagged(self, i):
+        o, b = self.tagged_offset(i), self.tagged_bytes(i)
+        self.set64(self.tagged_entry(i) + 24, xxh3_64(bytes(self.d[o:o + b])))
 
     def sec_offset(self, i):
         return self.u64(self.entry(i) + 8)
@@ -171,7 +185,7 @@ def open_cases():
     g = File("paper4")
     g.d[0:8] = b"SDX\x00\x00\x00\x00\x00"
     case("bad_magic", "not_an_index", "open", "first 8 bytes are not the magic at all", g.bytes())
-    for v in (2, 0, 0xFFFF):
+    for v in (3, 0, 0xFFFF):
         g = File("paper4")
         g.set16(8, v)
         g.seal_header()
@@ -229,7 +243,10 @@ def open_cases():
     hdr("flags_high_bit", "flags = 0x80000000", lambda g: g.set32(12, 0x80000000))
     hdr("header_byte_54", "header byte 54 = 1", lambda g: g.set8(54, 1))
     hdr("header_byte_55", "header byte 55 = 0x80", lambda g: g.set8(55, 0x80))
-    hdr("header_byte_88", "header byte 88 = 1", lambda g: g.set8(88, 1))
+    hdr("header_byte_88_v1", "a 1.x file whose header byte 88 is 1 (tagged_section_count is a 2.x field)",
+        lambda g: g.set8(88, 1), base="v1_paper4")
+    hdr("header_byte_92", "header byte 92 = 1 (the first reserved byte after tagged_section_count)",
+        lambda g: g.set8(92, 1))
     hdr("header_byte_119", "header byte 119 = 1", lambda g: g.set8(119, 1))
     hdr("scheme_name_after_zero", "a printable byte after the first zero of scheme_name",
         lambda g: g.set8(56 + 31, ord("x")))
@@ -708,6 +725,72 @@ def verify_cases():
          "those 8, one of block 2 and one of block 3 meet every prefix with k = 3 (header resealed)", g.bytes())
 
 
+def tagged_cases():
+    """The section directory (§5.1) and FINGERPRINT_SETTINGS (§5.2), from tagged_unknown_optional:
+    entries 0 FINGERPRINT_SETTINGS, 1 tag 7 (24 bytes, optional), 2 tag 0x80000001 (empty)."""
+    base = "tagged_unknown_optional"
+
+    def tagged(rule, what, desc, mut, phase="open", reseal_header=True, exact=True):
+        g = File(base)
+        mut(g)
+        if reseal_header:
+            g.seal_header()
+        case(rule, what, phase, desc + (" (header checksum resealed)" if reseal_header else ""), g.bytes(), exact)
+
+    tagged("tag_order", "tag_0", "the first tagged section's tag is 0 (reserved)",
+           lambda g: g.set32(g.tagged_entry(0), 0))
+    tagged("tag_order", "duplicate", "entries 0 and 1 both have tag 1",
+           lambda g: g.set32(g.tagged_entry(1), 1))
+    tagged("tag_order", "unsorted", "tags 7 then 1 (entries 0 and 1 swapped, places unchanged)",
+           lambda g: (g.set32(g.tagged_entry(0), 7), g.set32(g.tagged_entry(1), 1)))
+    tagged("reserved_nonzero", "tag_flags", "tag 7's tag_flags = 2 (a reserved bit)",
+           lambda g: g.set32(g.tagged_entry(1) + 4, 2))
+    tagged("unknown_critical_section", "tag_7", "tag 7 (unknown) with CRITICAL set",
+           lambda g: g.set32(g.tagged_entry(1) + 4, 1))
+    tagged("unknown_critical_section", "private_tag", "the empty private tag 0x80000001 with CRITICAL set",
+           lambda g: g.set32(g.tagged_entry(2) + 4, 1))
+    tagged("section_layout", "tagged_overlap", "tag 7's section starts 8 bytes early: it overlaps the settings",
+           lambda g: g.set64(g.tagged_entry(1) + 8, g.tagged_offset(1) - 8))
+    tagged("section_layout", "tagged_overlaps_ids", "the first tagged section starts 8 bytes into IDS",
+           lambda g: g.set64(g.tagged_entry(0) + 8, g.tagged_offset(0) - 8))
+    tagged("section_layout", "tagged_gap", "tag 7's section starts 8 bytes after the settings end",
+           lambda g: g.set64(g.tagged_entry(1) + 8, g.tagged_offset(1) + 8))
+    tagged("section_layout", "tagged_size_not_multiple_of_8", "tag 7's section is 20 bytes",
+           lambda g: g.set64(g.tagged_entry(1) + 16, 20))
+    tagged("section_layout", "tagged_past_end", "the last tagged section is 8 bytes long (runs past the end)",
+           lambda g: g.set64(g.tagged_entry(2) + 16, 8))
+    tagged("section_layout", "tagged_huge", "tag 7's section is 2^64 - 8 bytes (its end overflows 64 bits)",
+           lambda g: g.set64(g.tagged_entry(1) + 16, M64 - 7))
+
+    def short_of_end(g):
+        g.d += bytes(8)
+        g.set64(16, len(g.d))
+    tagged("section_layout", "tagged_short_of_end", "8 zero bytes appended and file_bytes updated: the last "
+           "tagged section ends before the file", short_of_end)
+    tagged("bad_header_field", "tagged_section_count_1025", "tagged_section_count = 1025 (checked before "
+           "the header checksum)", lambda g: g.set32(88, 1025), reseal_header=False)
+
+    def settings(what, desc, mut):
+        def m(g):
+            mut(g, g.tagged_offset(0))
+            g.seal_tagged(0)
+        tagged("bad_tagged_section", what, "FINGERPRINT_SETTINGS: " + desc + " (its checksum resealed)", m)
+    settings("settings_shingle_0", "shingle_size = 0", lambda g, o: g.set8(o + 4, 0))
+    settings("settings_shingle_17", "shingle_size = 17", lambda g, o: g.set8(o + 4, 17))
+    settings("settings_weighting_2", "weighting = 2", lambda g, o: g.set8(o + 5, 2))
+    settings("settings_reserved", "reserved byte 6 = 1", lambda g, o: g.set8(o + 6, 1))
+    settings("settings_count_too_large", "stopword_count one more than the entries",
+             lambda g, o: g.set32(o + 8, g.u32(o + 8) + 1))
+    settings("settings_unsorted", "the first stopword `ss` becomes `zz` (above `the`)",
+             lambda g, o: g.d.__setitem__(slice(o + 20, o + 22), b"zz"))
+    settings("settings_padding", "a padding byte is 1", lambda g, o: g.set8(o + g.tagged_bytes(0) - 1, 1))
+    tagged("bad_tagged_section", "settings_checksum", "a stopword byte of FINGERPRINT_SETTINGS changed, its "
+           "checksum not resealed", lambda g: g.set8(g.tagged_offset(0) + 20, ord("t")))
+    tagged("section_checksum", "tagged_unknown", "a byte of tag 7's section (unknown to readers, optional) "
+           "changed, its checksum not resealed", lambda g: g.set8(g.tagged_offset(1) + 3, 0xEE),
+           phase="verify", reseal_header=False)
+
+
 def check_case(name, rule, phase, data, exact):
     try:
         idx = simdex_ref.open_bytes(data, name)
@@ -730,6 +813,7 @@ def main(argv):
         if old.endswith(".sdx"):
             os.remove(os.path.join(BAD, old))
     open_cases()
+    tagged_cases()
     order_cases()
     verify_cases()
     seen = set()

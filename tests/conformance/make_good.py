@@ -121,6 +121,16 @@ def cases():
     return C
 
 
+ENGLISH = ("a an and are as at be but by for if in into is it no not of on or such that the their then there "
+           "these they this to was will with").split()
+SETTINGS_ENGLISH = simdex_ref.encode_fingerprint_settings(
+    {"shingle_size": 3, "weighting": "frequency", "stopwords": ENGLISH})
+# Stopwords as FINGERPRINT.md steps 1-2 leave them ("ß" case-folds to "ss", which the writer would
+# store; a section holds whatever the writer normalized, and readers only compare bytes).
+SETTINGS_OTHER = simdex_ref.encode_fingerprint_settings(
+    {"shingle_size": 5, "weighting": "binary", "stopwords": ["ss", "the", "über"]})
+
+
 def make_queries(rng, fps, k, count=16):
     qs = []
     stored = sorted(set(fps))
@@ -143,6 +153,7 @@ def info_figures(idx, pairs):
     assert inf["fingerprints"] == len({f for f, _ in pairs})
     assert inf["ids"] == len(set(pairs))
     return {
+        "fingerprint_settings": inf["fingerprint_settings"],
         "format": inf["format"], "scheme": inf["scheme"], "k": inf["k"],
         "fingerprints": inf["fingerprints"], "ids": inf["ids"], "block_bytes": inf["block_bytes"],
         "file_bytes": inf["file_bytes"], "ids_bytes": inf["ids_bytes"], "id_layout": inf["id_layout"],
@@ -206,27 +217,40 @@ def main(argv):
         })
         print("%-20s %7d bytes  %s" % (name, len(idx.data), desc))
 
-    # A file no writer of 1.0 makes but every 1.x reader MUST accept (§3, §12): version_minor 7.
+    # Files no writer makes but every reader MUST accept (§3, §12), patched from writer output with
+    # the header checksum resealed: a later minor version of 2, and files of version 1.x (the same
+    # bytes with version_major 1: a 1.x file has no section directory) which `simdex upgrade` turns
+    # back into the writer's bytes.
+    patched = [
+        ("minor_version_7", "paper4", 2, 7, "paper4.sdx with version_minor = 7: readers MUST accept any minor "
+         "version of a major version they read (§3, §12)"),
+        ("v1_paper4", "paper4", 1, 0, "paper4.sdx as format 1.0 (version_major = 1): a 2.x reader MUST read "
+         "1.x files as before (§12)"),
+        ("v1_dup_ids", "dup_ids", 1, 0, "dup_ids.sdx (id_layout 0) as format 1.0 (§12)"),
+        ("v1_minor_3", "empty", 1, 3, "empty.sdx (n = 0) as format 1.3: any minor version of major 1 (§12)"),
+    ]
+    for name, base, major, minor, desc in patched:
+        data = bytearray(open(os.path.join(GOOD, base + ".sdx"), "rb").read())
+        assert struct.unpack_from("<I", data, 88)[0] == 0  # no section directory: the 1.x layout
+        struct.pack_into("<HH", data, 8, major, minor)
+        R = 128 + 160 * struct.unpack_from("<I", data, 40)[0] + 32 * struct.unpack_from("<I", data, 44)[0]
+        struct.pack_into("<Q", data, 120, simdex_ref.xxh3_64(bytes(data[:120] + data[128:R])))
+        with open(os.path.join(GOOD, name + ".sdx"), "wb") as f:
+            f.write(data)
+        idx = simdex_ref.open_index(os.path.join(GOOD, name + ".sdx"))
+        assert simdex_ref.verify_index(idx) == []
+        pairs = read_input(os.path.join(GOOD, base + ".input.tsv"))
+        sidecar = json.load(open(os.path.join(GOOD, base + ".expected.json")))
+        sidecar.update({
+            "description": desc + " (header checksum resealed). Not made by the writer.",
+            "writer_output": False,
+            "upgrades_to": base + ".sdx" if major == 1 else None,
+            "info": info_figures(idx, pairs),
+        })
+        write_sidecar(name, sidecar)
+        print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
     base = "paper4"
-    data = bytearray(open(os.path.join(GOOD, base + ".sdx"), "rb").read())
-    struct.pack_into("<H", data, 10, 7)
-    R = 128 + 160 * struct.unpack_from("<I", data, 40)[0] + 32 * struct.unpack_from("<I", data, 44)[0]
-    struct.pack_into("<Q", data, 120, simdex_ref.xxh3_64(bytes(data[:120] + data[128:R])))
-    name = "minor_version_7"
-    with open(os.path.join(GOOD, name + ".sdx"), "wb") as f:
-        f.write(data)
-    idx = simdex_ref.open_index(os.path.join(GOOD, name + ".sdx"))
-    assert simdex_ref.verify_index(idx) == []
     pairs = read_input(os.path.join(GOOD, base + ".input.tsv"))
-    sidecar = json.load(open(os.path.join(GOOD, base + ".expected.json")))
-    sidecar.update({
-        "description": "paper4.sdx with version_minor = 7 (header checksum resealed): readers of major "
-                       "version 1 MUST accept any minor version (§3, §12). Not made by the writer.",
-        "writer_output": False,
-        "info": info_figures(idx, pairs),
-    })
-    write_sidecar(name, sidecar)
-    print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
 
     # Files the C++ writer does not make but the spec allows, built by the spec's writer rules
     # (simdex_ref.build_bytes) from paper4's input and tables.
@@ -241,9 +265,17 @@ def main(argv):
          "distance and a probe reads the whole table", [(identity, 0)], 64, 64),
         ("p64_k0", "one permuted table with prefix_bits = 64 and max_distance = 0: a probe reads one entry",
          [(tabs[2][0], 64)], 0, 32),
+        ("settings_english", "paper4 with a FINGERPRINT_SETTINGS section (§5.2: shingle 3, frequency, the "
+         "english stopwords) as `simdex build --text --stopwords english` writes it", tabs, 3, 1024,
+         [(simdex_ref.FINGERPRINT_SETTINGS, 0, SETTINGS_ENGLISH)]),
+        ("tagged_unknown_optional", "paper4 with FINGERPRINT_SETTINGS (shingle 5, binary, stopwords `ß`, `the`, "
+         "`über`, as normalized: `ss`, `the`, `über`), an unknown tag 7 without CRITICAL (readers MUST skip it) and an empty private tag 0x80000001 "
+         "(§5.1)", tabs, 3, 256,
+         [(simdex_ref.FINGERPRINT_SETTINGS, 0, SETTINGS_OTHER), (7, 0, bytes(range(24))), (0x80000001, 0, b"")]),
     ]
-    for name, desc, tables, k, B in accept:
-        data = simdex_ref.build_bytes(pairs, tables, B, k, "spec-" + name.replace("_", "-"))
+    for name, desc, tables, k, B, *tagged in accept:
+        data = simdex_ref.build_bytes(pairs, tables, B, k, "spec-" + name.replace("_", "-"),
+                                      tagged=tagged[0] if tagged else ())
         path = os.path.join(GOOD, name + ".sdx")
         with open(path, "wb") as f:
             f.write(data)

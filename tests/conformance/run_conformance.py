@@ -66,6 +66,8 @@ def check_good(binary, name, tally, use_python, tmp):
         diff = [f for f in INFO_FIELDS if ci.get(CPP_INFO_NAMES.get(f, f)) != want[f]]
         if table_figures(ci) != want["tables"]:
             diff.append("tables")
+        if ci.get("fingerprint_settings") != want.get("fingerprint_settings"):
+            diff.append("fingerprint_settings")
         tally.check(not diff, "%s: simdex info --json figures == sidecar" % label,
                     "; ".join("%s: %r != %r" % (f, ci.get(CPP_INFO_NAMES.get(f, f)), want.get(f)) for f in diff))
     except (RuntimeError, ValueError) as e:
@@ -114,13 +116,20 @@ def check_good(binary, name, tally, use_python, tmp):
             tally.check(a == b, "%s: the C++ writer rebuilds it byte for byte" % label,
                         "sizes %d/%d, first difference at byte %s" % (len(a), len(b), first))
 
+    # §12: `simdex upgrade` turns a 1.x file into the writer's 2.0 bytes
+    if side.get("upgrades_to"):
+        out_path = os.path.join(tmp, name + ".upgraded.sdx")
+        rc, _, err = run([binary, "upgrade", "-q", path, "-o", out_path])
+        tally.check(rc == 0 and open(out_path, "rb").read() == open(os.path.join(GOOD, side["upgrades_to"]), "rb").read(),
+                    "%s: simdex upgrade gives %s byte for byte" % (label, side["upgrades_to"]), err.strip())
+
     if not use_python:
         return
     idx = python_open_verified(tally, path, label)
     if idx is None:
         return
     pi = simdex_ref.info(idx)
-    diff = [f for f in INFO_FIELDS + ["id_layout"] if pi[f] != side["info"][f]]
+    diff = [f for f in INFO_FIELDS + ["id_layout", "fingerprint_settings"] if pi[f] != side["info"].get(f)]
     if table_figures(pi) != side["info"]["tables"]:
         diff.append("tables")
     tally.check(not diff, "%s: python info == sidecar" % label, repr(diff))

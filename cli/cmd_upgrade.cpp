@@ -1,0 +1,60 @@
+// simdex upgrade: a format 1.x index file rewritten as format 2.0 (spec/FORMAT.md §12).
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "simdex/builder.h"
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+namespace {
+struct UpgradeArgs {
+  std::string input, output;
+  bool quiet = false;
+};
+
+void run_upgrade(const UpgradeArgs& a) {
+  if (a.input == "-" || a.output == "-")
+    throw Error(errc::usage,
+                "upgrade reads and writes files, not stdin or stdout (it replaces a file atomically)");
+  remove_temporary_files_on_signals();
+  const std::string output = a.output.empty() ? a.input : a.output;
+  const UpgradeSummary s = upgrade_index(a.input, output);
+  if (a.quiet) return;
+  const std::string from = std::to_string(s.from_major) + "." + std::to_string(s.from_minor);
+  if (s.rewritten)
+    std::cerr << "simdex: upgraded " << printable(a.input) << " from format " << from << " to 2.0"
+              << (output == a.input ? " in place" : ": " + printable(output)) << " (" << s.file_bytes
+              << " bytes, verified)\n";
+  else if (output != a.input)
+    std::cerr << "simdex: " << printable(a.input) << " is already format " << from << "; copied to "
+              << printable(output) << " (verified)\n";
+  else
+    std::cerr << "simdex: " << printable(a.input) << " is already format " << from << "; nothing to do\n";
+}
+}  // namespace
+
+void add_upgrade_command(CLI::App& app) {
+  auto args = std::make_shared<UpgradeArgs>();
+  auto* cmd = app.add_subcommand("upgrade", "Rewrite a format 1.x index file as format 2.0");
+  cmd->add_option("input", args->input, "Index file of format 1.x (2.x: nothing to do)")->required();
+  cmd->add_option("-o,--output", args->output,
+                  "Write the 2.0 file here (default: replace INPUT in place, atomically)");
+  cmd->add_flag("-q,--quiet", args->quiet, "No summary on stderr");
+  cmd->footer(
+      "simdex writes format 2.0 (spec/FORMAT.md): the 1.x layout plus a directory of tagged\n"
+      "sections, such as the fingerprint settings of an index built with --text. It reads 1.x files as\n"
+      "before, so upgrading is optional; older simdex releases and other 1.x readers refuse 2.0 files.\n\n"
+      "upgrade verifies INPUT in full (like `simdex verify`) and refuses a file that fails, then writes\n"
+      "the same sections with a 2.0 header: the result is byte for byte what `simdex build` writes from\n"
+      "the same input. The file is published atomically (temporary file, fsync, rename): a program\n"
+      "that has INPUT open keeps reading the old bytes. Do not upgrade the members of an index set\n"
+      "(its manifest holds their checksums): `simdex merge SET` rewrites them as one 2.0 member.\n\n"
+      "Examples:\n"
+      "  simdex upgrade old.sdx -o new.sdx\n"
+      "  simdex upgrade docs.sdx             # in place");
+  cmd->callback([args] { run_upgrade(*args); });
+}
+
+}  // namespace simdex::cli
