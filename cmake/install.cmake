@@ -1,5 +1,5 @@
 # cmake --install: the library (shared, and static with SIMDEX_STATIC), the headers, a CMake package
-# (find_package(simdex 0.1 REQUIRED) -> simdex::simdex), a pkg-config file, the simdex command with
+# (find_package(simdex 0.2 REQUIRED) -> simdex::simdex), a pkg-config file, the simdex command with
 # its man page, --help text and bash completion, and the documentation. Two components, one per Debian package:
 #   library  libsimdex: libraries, headers, CMake and pkg-config files, share/doc/libsimdex
 #   cli      simdex: bin/simdex, the man page, bash completion, share/doc/simdex (README, CHANGELOG,

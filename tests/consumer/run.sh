@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the consumer program (main.cpp) the ways a project adopts simdex, out of tree:
 #   run.sh install BUILD_DIR PREFIX     cmake --install BUILD_DIR into the scratch PREFIX (ctest fixture)
-#   run.sh cmake PREFIX WORK            find_package(simdex 0.1 REQUIRED) against PREFIX: shared, then static
+#   run.sh cmake PREFIX WORK            find_package(simdex 0.2 REQUIRED) against PREFIX: shared, then static
 #                                       (also linked into a shared object: module.cpp)
 #   run.sh pkgconfig PREFIX WORK        g++ $(pkg-config --cflags --libs simdex) against PREFIX
 #   run.sh subdir SOURCE_DIR WORK       add_subdirectory(SOURCE_DIR) with doctest, Google Benchmark,
