@@ -44,12 +44,19 @@ void PairReader::fail(const std::string& what) const {
   throw Error(errc::input, source_ + ":" + std::to_string(line_) + ": " + what);
 }
 
+std::optional<bool> PairReader::has_id(std::string_view line) {
+  line = chomp(line);
+  if (is_blank(line)) return std::nullopt;
+  return line.find('\t') != std::string_view::npos;
+}
+
 std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view line) {
   ++line_;
   line = chomp(line);
-  if (is_blank(line)) return std::nullopt;
+  const std::optional<bool> with_id = PairReader::has_id(line);
+  if (!with_id) return std::nullopt;
+  const bool has_id = *with_id;
   const auto tab = line.find('\t');
-  const bool has_id = tab != std::string_view::npos;
   if (with_ids_ < 0) with_ids_ = has_id;
   if (has_id != static_cast<bool>(with_ids_))
     fail(with_ids_ ? "expected FINGERPRINT<TAB>ID like the lines before"

@@ -37,12 +37,14 @@ inline bool is_blank(std::string_view line) {
 class PairReader {
  public:
   explicit PairReader(std::string source_name) : source_(std::move(source_name)) {}
-  // A part of a larger input (simdex-mpi build): `lines_before` lines come before it, and the first
-  // data line of the whole input decided `with_ids` (-1: undecided).
-  PairReader(std::string source_name, uint64_t lines_before, int with_ids)
-      : source_(std::move(source_name)), line_(lines_before), with_ids_(with_ids) {}
+  // A reader of a range of the input that starts after `lines_before` lines, where the first data
+  // line (has_id of it) decided `with_ids`: the ids and error lines are those of a reader of it all.
+  PairReader(std::string source_name, uint64_t lines_before, std::optional<bool> with_ids)
+      : source_(std::move(source_name)), line_(lines_before), with_ids_(with_ids ? *with_ids : -1) {}
   // Returns the pair of one line, nothing for a blank line; throws Error(input) naming the line.
   std::optional<std::pair<uint64_t, uint64_t>> parse(std::string_view line);
+  // Whether a line is FINGERPRINT<TAB>ID rather than a lone one; nothing for a blank line.
+  static std::optional<bool> has_id(std::string_view line);
 
  private:
   [[noreturn]] void fail(const std::string& what) const;

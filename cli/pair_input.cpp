@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "cli/lines.h"
+#include "cli/parallel_pair_lines.h"
+#include "format/thread_count.h"
 #include "io/input_stream.h"
 
 namespace simdex::cli {
@@ -18,7 +20,11 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
     return;
   }
   io::InputStream in(input);
-  for_each_pair_line(in, progress, "reading", add);
+  const unsigned threads = format::thread_count(text_options.threads);
+  if (threads > 1 && in.plain_file())
+    for_each_pair_line_parallel(in, threads, memory, progress, "reading", add);
+  else
+    for_each_pair_line(in, progress, "reading", add);
 }
 
 void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,

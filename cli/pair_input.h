@@ -12,7 +12,8 @@
 namespace simdex::cli {
 
 // Calls add(fingerprint, id) for every pair of `input` ("-": stdin), showing the input read on
-// `progress`. `memory`: the command's memory bound (a document line is held whole); `key_map_beside`:
+// `progress`, on text_options.threads threads (0: all cores) where the input is a plain file. `memory`:
+// the command's memory bound (a document line is held whole); `key_map_beside`:
 // with --text, the key map of the documents' keys goes beside this path ("": only to --key-map).
 void for_each_input_pair(const std::string& input, bool text, const TextOptions& text_options,
                          uint64_t memory, const std::string& key_map_beside, Progress& progress,

@@ -120,6 +120,7 @@ class DecodingBuf : public std::streambuf {
       decoder_ = std::make_unique<ZstdDecoder>(name);
     if (decoder_) out_.resize(buffer_bytes);
   }
+  bool decodes() const { return decoder_ != nullptr; }
 
   LineResult read_line(std::string& line, std::size_t max_bytes) {
     line.clear();
@@ -225,6 +226,7 @@ LineResult read_line(std::istream& in, std::string& line, std::size_t max_bytes)
 struct InputStream::Impl {
   int fd = -1;
   uint64_t bytes_read = 0, size = 0;
+  bool regular = false;
   std::unique_ptr<DecodingBuf> buf;
   std::istream stream{nullptr};
   ~Impl() {
@@ -247,7 +249,10 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
     impl_->fd = fd;
   }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) impl_->size = static_cast<uint64_t>(st.st_size);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    impl_->size = static_cast<uint64_t>(st.st_size);
+    impl_->regular = true;
+  }
   impl_->start(
       [read = fd_source(fd, name_), counted = &impl_->bytes_read](char* s, std::size_t n) {
         const std::size_t got = read(s, n);
@@ -267,14 +272,18 @@ InputStream::~InputStream() = default;
 std::istream& InputStream::stream() { return impl_->stream; }
 uint64_t InputStream::bytes_read() const { return impl_->bytes_read; }
 uint64_t InputStream::size() const { return impl_->size; }
+bool InputStream::plain_file() const { return impl_->regular && !impl_->buf->decodes(); }
+
+void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes) {
+  throw Error(errc::input, name + ":" + std::to_string(line_number) + ": line longer than " +
+                               std::to_string(max_bytes) + " bytes");
+}
 
 bool InputStream::next_line(std::string& line, std::size_t max_bytes) {
   const LineResult r = impl_->buf->read_line(line, max_bytes);
   if (r == LineResult::end) return false;
   ++line_number_;
-  if (r == LineResult::too_long)
-    throw Error(errc::input, name_ + ":" + std::to_string(line_number_) + ": line longer than " +
-                                 std::to_string(max_bytes) + " bytes");
+  if (r == LineResult::too_long) throw_line_too_long(name_, line_number_, max_bytes);
   return true;
 }
 

@@ -17,6 +17,9 @@ inline constexpr std::size_t max_pair_line_bytes = 4096;
 
 enum class LineResult { ok, end, too_long };
 
+// The error of a line over max_bytes: "NAME:LINE: line longer than MAX bytes" (errc::input).
+[[noreturn]] void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes);
+
 // Reads the next line of `in` into `line`, without its '\n'. A last line without '\n' is a line.
 // too_long: the line has more than max_bytes bytes (`line` then holds its first max_bytes bytes and
 // the stream is left inside the line). Errors of the stream (a corrupt compressed input) propagate.
@@ -46,6 +49,9 @@ class InputStream {
   // input), and the file's size when it is a regular file (0 otherwise: a pipe, a terminal).
   uint64_t bytes_read() const;
   uint64_t size() const;
+  // A regular file that is not compressed: its bytes are the decoded ones, so it may be cut into
+  // ranges at line ends and parsed at once (build does).
+  bool plain_file() const;
 
  private:
   struct Impl;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Outputs do not depend on --threads: fingerprint, build (plain, --text JSONL and lines, in memory
-# and with an external sort) byte for byte; dedup byte for byte; join, pairs and clusters with --sort.
+# and with an external sort; the input parsed on all threads, and its errors) byte for byte; dedup
+# byte for byte; join, pairs and clusters with --sort.
 # usage: cli_threads_test.sh SIMDEX GEN_FINGERPRINTS SOURCE_DIR
 set -uo pipefail
 simdex=$1 gen=$2 src=$3
@@ -51,6 +52,36 @@ done
 for t in 2 5; do
   same build-$t "$dir/b-1.sdx" "$dir/b-$t.sdx"
   same build-external-$t "$dir/b-1.sdx" "$dir/e-$t.sdx"
+done
+
+# build parses a plain file on all threads, in blocks of 64 KiB under --memory 2M: ids that are line
+# numbers (blank lines count), CRLF, FINGERPRINT<TAB>ID lines, a last line without '\n', and the first
+# bad line of the file named alike at every thread count.
+awk 'NR % 7 == 3 { print "" } NR % 5 == 0 { printf "%s\r\n", $0; next } { print }' "$dir/fps" > "$dir/lone"
+awk '{ printf "%s\t%d\n", $0, NR * 3 }' "$dir/half" > "$dir/ids"
+printf '0x00000000000000ff\t5' >> "$dir/ids"
+cp "$dir/lone" "$dir/late-bad"; echo "0x12 oops" >> "$dir/late-bad"; cat "$dir/half" >> "$dir/late-bad"
+bad_line=$(($(wc -l < "$dir/lone") + 1))
+{ head -n 70000 "$dir/half"; printf '0x%s\n' "$(head -c 5000 /dev/zero | tr '\0' 1)"; cat "$dir/half"; } > "$dir/long"
+{ head -n 60000 "$dir/ids"; echo 0x77; head -n 1000 "$dir/ids"; } > "$dir/mixed"
+for t in 1 2 5; do
+  for memory in 2M 1G; do
+    check lone-$t-$memory 0 "$simdex" build -q --threads $t --memory $memory -o "$dir/lone-$t-$memory.sdx" "$dir/lone"
+    check ids-$t-$memory 0 "$simdex" build -q --threads $t --memory $memory -o "$dir/ids-$t-$memory.sdx" "$dir/ids"
+  done
+  check late-bad-$t 1 "$simdex" build -q --threads $t --memory 2M -o "$dir/x.sdx" "$dir/late-bad"
+  expect_grep late-bad-$t "late-bad:$bad_line: '0x12 oops' is not" "$dir/err"
+  check long-$t 1 "$simdex" build -q --threads $t --memory 2M -o "$dir/x.sdx" "$dir/long"
+  expect_grep long-$t "long:70001: line longer than 4096 bytes" "$dir/err"
+  check mixed-$t 1 "$simdex" build -q --threads $t -o "$dir/x.sdx" "$dir/mixed"
+  expect_grep mixed-$t "mixed:60001: expected FINGERPRINT<TAB>ID" "$dir/err"
+done
+[ ! -e "$dir/x.sdx" ] && ok || bad "a failed build left its output"
+for t in 1 2 5; do
+  for memory in 2M 1G; do
+    same lone-$t-$memory "$dir/lone-1-2M.sdx" "$dir/lone-$t-$memory.sdx"
+    same ids-$t-$memory "$dir/ids-1-2M.sdx" "$dir/ids-$t-$memory.sdx"
+  done
 done
 
 # Batch commands on the documents' index, queried with the documents themselves (dense queries).
