@@ -25,6 +25,9 @@ live() {
   local pid=$!
   exec 4> "$dir/fifo"
   cat "$dir/queries" >&4
+  # The change must come after the open: wait for the mapping (a slow start, e.g. under ASan on a
+  # busy machine, took more than the half second this once slept), then let it answer a while.
+  for _ in $(seq 200); do grep -q "live.sdx" "/proc/$pid/maps" 2>/dev/null && break; sleep 0.05; done
   sleep 0.5
   if [ "$hold" = 1 ]; then exec 5>&-; fi
   "$@"
