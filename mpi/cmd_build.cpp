@@ -124,7 +124,8 @@ void run_build(const BuildArgs& a) {
     for (std::size_t p = 0; p < pieces.size(); ++p) {
       if (pieces[p].rank != world.rank()) continue;
       const std::string& path = a.inputs[pieces[p].file];
-      cli::PairReader reader(path, lines_before[p], with_ids < 0 ? std::nullopt : std::optional<bool>(with_ids == 1));
+      cli::PairReader reader(path, lines_before[p],
+                             with_ids < 0 ? std::nullopt : std::optional<bool>(with_ids == 1));
       for_each_line(path, pieces[p], [&](std::string_view line) {
         if (auto pair = reader.parse(line)) builder.add(pair->first, pair->second);
       });
