@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
@@ -167,8 +168,8 @@ int main(int argc, char** argv) {
   // Nothing left behind: the files the last manifest names, the manifest, the lock and the log.
   const Index last = Index::open(path);
   const std::size_t named = last.info().members.size() + last.info().tombstone_count;
-  std::size_t files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) files += 1;
+  const auto files = static_cast<std::size_t>(
+      std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()));
   std::filesystem::remove_all(dir);
   std::printf("%u reader processes, %u operations (generation %llu, %zu members): %d readers failed\n",
               readers, ops, (unsigned long long)last.info().generation, last.info().members.size(),
