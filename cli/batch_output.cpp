@@ -4,13 +4,13 @@
 
 namespace simdex::cli {
 
-void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys) {
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys,
+               std::string_view query_key) {
   auto& b = out.buffer();
   const bool json = style.json;
-  if (json)
-    fmt::format_to(std::back_inserter(b), R"({{"query_id":{},"query":)", h.query_id);
-  else
-    fmt::format_to(std::back_inserter(b), "{}\t", h.query_id);
+  b.append(std::string_view(json ? R"({"query_id":)" : ""));
+  append_query_id(b, h.query_id, query_key, json);
+  b.append(std::string_view(json ? R"(,"query":)" : "\t"));
   append_fingerprint(b, h.query_fingerprint, style);
   b.append(std::string_view(json ? R"(,"fingerprint":)" : "\t"));
   append_fingerprint(b, h.fingerprint, style);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/output.h"
@@ -13,8 +14,10 @@
 
 namespace simdex::cli {
 
-// QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS, or its JSON object with style.json.
-void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys);
+// QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS, or its JSON object with style.json;
+// with --keys, IDS as keys (`keys`) and QUERY_ID as `query_key` unless empty.
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys,
+               std::string_view query_key = {});
 
 // What a pairs or clusters line holds: --format (tsv, json, seomoz; settled by resolve_format),
 // --hex/--dec, and whether ids (or keys) are printed.

@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/pair_input.h"
 #include "cli/set_output.h"
+#include "cli/table_options.h"
 #include "cli/text_options.h"
 #include "simdex/builder.h"
 #include "simdex/index.h"
@@ -16,14 +17,10 @@ namespace simdex::cli {
 namespace {
 struct AddArgs : SetWriteArgs {
   std::string input = "-";
-  std::string scheme = "auto";
-  unsigned k = 3;
-  uint32_t block_bytes = BuildOptions{}.block_bytes;
+  TableArgs tables;
   bool no_merge = false;
   bool text = false;
   TextOptions text_options;
-  CLI::Option* k_option = nullptr;
-  CLI::Option* block_option = nullptr;
 };
 
 void run_add(const AddArgs& a) {
@@ -34,9 +31,10 @@ void run_add(const AddArgs& a) {
   SetWriter set(a.set, options);
   BuildOptions build = options.build;
   // An existing set's k and block size are the defaults; given otherwise, the writer refuses them.
-  build.k = set.exists() && !*a.k_option ? set.max_distance() : a.k;
-  build.block_bytes = set.exists() && !*a.block_option ? set.block_bytes() : a.block_bytes;
-  if (a.scheme != "auto") build.scheme = Scheme::named(a.scheme, build.k, 0);
+  TableArgs tables = a.tables;
+  if (set.exists() && !*tables.k_option) tables.k = set.max_distance();
+  if (set.exists() && !*tables.block_bytes_option) tables.block_bytes = set.block_bytes();
+  apply_table_options(tables, build);
   if (a.text) {  // the new member records how its texts were fingerprinted, as the set's others do
     build.fingerprint_settings = text_settings(a.text_options);
     if (set.exists()) require_index_settings(Index::open(a.set), a.set, a.text_options);
@@ -79,15 +77,8 @@ void add_add_command(CLI::App& app) {
       "          simdex merge docs.sdxs");
   add_set_write_options(*cmd, *args);
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
-  cmd->add_option("--scheme", args->scheme, "Table scheme of the new member (see `simdex build --help`)")
-      ->capture_default_str();
-  args->k_option =
-      cmd->add_option("-k,--max-distance", args->k, "k of a new set (an existing set keeps its own)")
-          ->capture_default_str()
-          ->check(CLI::Range(0, 32));
-  args->block_option = cmd->add_option("--block-bytes", args->block_bytes,
-                                       "Block size of a new set (an existing set keeps its own)")
-                           ->capture_default_str();
+  add_table_options(*cmd, args->tables, TablesOf::set_member,
+                    "Table scheme of the new member (see `simdex build --help`)");
   cmd->add_flag("--no-merge", args->no_merge, "Do not merge members of similar size after the add");
   cmd->add_flag("--text", args->text, "INPUT holds documents: fingerprint them first");
   add_text_options(*cmd, args->text_options);

@@ -19,6 +19,7 @@
 #include "cli/output.h"
 #include "cli/pair_input.h"
 #include "cli/progress.h"
+#include "cli/table_options.h"
 #include "cli/text_options.h"
 #include "io/input_stream.h"
 #include "simdex/builder.h"
@@ -40,13 +41,9 @@ void refuse_input_as_output(const std::string& input, const std::string& output)
                                  ": the build would replace its own input; write to another path");
 }
 
-struct BuildArgs {
+struct BuildArgs : TableArgs {
   std::string output;
   std::string input = "-";
-  std::string scheme = "auto";
-  unsigned blocks = 0;
-  unsigned k = 3;
-  uint32_t block_bytes = BuildOptions{}.block_bytes;
   unsigned threads = 0;
   std::string memory;   // "" : default_memory_bytes()
   std::string tmp_dir;  // "" : the output's directory
@@ -101,8 +98,7 @@ void run_build(const BuildArgs& a) {
   remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
   Progress progress(Progress::wanted(a.quiet, a.progress));
   BuildOptions options;
-  options.k = a.k;
-  options.block_bytes = a.block_bytes;
+  apply_table_options(a, options);
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
   const std::string out_dir = to_stdout ? "" : std::filesystem::path(a.output).parent_path().string();
@@ -116,10 +112,6 @@ void run_build(const BuildArgs& a) {
     progress.update(stage, done, total);
   };
   if (a.text) options.fingerprint_settings = text_settings(a.text_options);  // spec/FORMAT.md §5.2
-  if (a.blocks)
-    options.scheme = Scheme::one_level(a.blocks, a.k);
-  else if (a.scheme != "auto")
-    options.scheme = Scheme::named(a.scheme, a.k, 0);
   IndexBuilder builder(options);
 
   for_each_input_pair(
@@ -178,14 +170,7 @@ void add_build_command(CLI::App& app) {
                   "Index file to write, or - for stdout (built in --tmp-dir, then copied: see below)")
       ->required();
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
-  auto* scheme =
-      cmd->add_option("--scheme", args->scheme, "Table scheme (see the list below)")->capture_default_str();
-  cmd->add_option("--blocks", args->blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
-  cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 32));
-  cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")
-      ->capture_default_str();
+  add_table_options(*cmd, *args, TablesOf::index, "Table scheme (see the list below)");
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
   cmd->add_option(
       "--memory", args->memory,

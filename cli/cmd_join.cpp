@@ -1,8 +1,11 @@
 // simdex join: a set of queries (fingerprint lines or --text documents) against an index, all at once.
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -43,17 +46,22 @@ class ChunkedJoin {
  public:
   ChunkedJoin(const Index& index, const JoinArgs& a, Output& out, Progress& progress)
       : index_(index), a_(a), out_(out), keys_(open_keys(a.keys, a.index)), progress_(progress) {
-    const uint64_t memory = a.memory.empty() ? default_memory_bytes() : parse_size(a.memory, "--memory");
-    chunk_ = std::max<uint64_t>(1024, memory / bytes_per_query);
+    memory_ = a.memory.empty() ? default_memory_bytes() : parse_size(a.memory, "--memory");
+    chunk_ = std::max<uint64_t>(1024, memory_ / bytes_per_query);
     options_.k = a.k;
     options_.threads = a.threads;
     if (a.force) options_.work_limit = UINT64_MAX;
     options_.with_ids = true;
     options_.progress = [this](uint64_t done, uint64_t total) { progress_.update(stage_, done, total); };
   }
-  void add(const Query& q) {
-    if (queries_.size() == chunk_) run();
+  // `key`: the query's key, kept for printing with --keys (else ignored).
+  void add(const Query& q, std::string_view key) {
+    if (queries_.size() == chunk_ || (key_bytes_.size() > memory_ / 2 && queries_.size() >= 1024)) run();
     queries_.push_back(q);
+    if (keys_) {
+      key_bytes_.append(key);
+      key_ends_.push_back(key_bytes_.size());
+    }
   }
   void finish() {
     if (!queries_.empty() || query_count_ == 0) run();
@@ -72,16 +80,24 @@ class ChunkedJoin {
       if (a_.sort)
         sorted.insert(sorted.end(), batch.begin(), batch.end());
       else
-        for (const JoinHit& h : batch) print_hit(out_, h, a_.style, keys_ ? &*keys_ : nullptr);
+        for (const JoinHit& h : batch) print(h);
     });
     // The order of `simdex query`: queries in input order, each one's hits by (distance, fingerprint).
     std::sort(sorted.begin(), sorted.end(), [](const JoinHit& x, const JoinHit& y) {
       return std::tie(x.query, x.distance, x.fingerprint) < std::tie(y.query, y.distance, y.fingerprint);
     });
-    for (const JoinHit& h : sorted) print_hit(out_, h, a_.style, keys_ ? &*keys_ : nullptr);
+    for (const JoinHit& h : sorted) print(h);
     add_stats(s);
     query_count_ += queries_.size();
     queries_.clear();
+    key_bytes_.clear();
+    key_ends_.clear();
+  }
+  void print(const JoinHit& h) {
+    if (!keys_) return print_hit(out_, h, a_.style, nullptr);
+    const std::size_t begin = h.query == 0 ? 0 : key_ends_[h.query - 1];
+    print_hit(out_, h, a_.style, &*keys_,
+              std::string_view(key_bytes_).substr(begin, key_ends_[h.query] - begin));
   }
   void add_stats(const BatchStats& s) {
     if (stats_.tables.empty()) stats_.tables.resize(s.tables.size());
@@ -100,8 +116,10 @@ class ChunkedJoin {
   Progress& progress_;
   std::string stage_;  // of the chunk being joined
   BatchOptions options_;
-  uint64_t chunk_ = 0, query_count_ = 0;
+  uint64_t memory_ = 0, chunk_ = 0, query_count_ = 0;
   std::vector<Query> queries_;
+  std::string key_bytes_;              // --keys: the chunk's query keys, one after another
+  std::vector<std::size_t> key_ends_;  // where each query's key ends in key_bytes_
   BatchStats stats_;
 };
 
@@ -114,9 +132,18 @@ void run_join(const JoinArgs& a) {
   Output out;
   Progress progress(Progress::wanted(a.quiet));
   ChunkedJoin joiner(index, a, out, progress);
-  for_each_query(a.queries, a.text, a.text_options, progress, [&](uint64_t fp, uint64_t id) {
-    joiner.add({fp, id});
-  });
+  // --keys: a query's key comes with its document (--text) or from the key map beside QUERIES, the
+  // one `simdex fingerprint` wrote there, when there is one.
+  std::optional<KeyMap> query_keys;
+  if (keys_wanted(a.keys) && !a.text && a.queries != "-") {
+    std::error_code ec;
+    if (std::filesystem::exists(key_map_path(a.queries), ec))
+      query_keys = KeyMap::read(key_map_path(a.queries));
+  }
+  for_each_query(a.queries, a.text, a.text_options, progress,
+                 [&](uint64_t fp, uint64_t id, std::string_view key) {
+                   joiner.add({fp, id}, query_keys ? query_keys->find(id).value_or(std::string_view()) : key);
+                 });
   joiner.finish();
   out.close();
   if (a.stats) {
@@ -138,6 +165,8 @@ void add_join_command(CLI::App& app) {
       "0-based number is its id; .gz and .zst are read as such), or with --text documents as for\n"
       "`simdex fingerprint`. Default: stdin. Output, one line per (query, stored fingerprint) pair:\n"
       "  QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>ID[,ID...]      (decimal)\n"
+      "(with --keys, ids print as keys: the hits' from the index's key map, a query's from its document\n"
+      "with --text or from the key map beside QUERIES, QUERIES.keys.tsv, when there is one)\n"
       "or with --json: {\"query_id\":I,\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
       "(--hex: fingerprints as 0x and 16 hex digits, strings in JSON). INDEX may be - (stdin) when\n"
       "QUERIES is a file.\n"

@@ -46,9 +46,10 @@ void run_query(const QueryArgs& a) {
   // A bar for queries read from a file or pipe, not typed at a terminal nor mixed with hits shown on one.
   Progress progress(Progress::wanted(a.quiet) && ::isatty(STDIN_FILENO) == 0 && ::isatty(STDOUT_FILENO) == 0);
   std::vector<Hit> hits;
-  auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt) {
+  auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt, std::string_view key = {}) {
     index.query(q, k, hits);
-    for (const Hit& h : hits) print_hit(out, query_id, q, h, a.style, keys ? &*keys : nullptr);
+    for (const Hit& h : hits)
+      print_hit(out, query_id, q, h, a.style, keys ? &*keys : nullptr, keys ? key : std::string_view());
     index.check_unchanged();  // the ids were read from the mapping just now
   };
   if (a.text) {
@@ -57,7 +58,8 @@ void run_query(const QueryArgs& a) {
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
     require_index_settings(index, a.index, a.text_options);
     for_each_text_fingerprint(
-        input, a.text_options, "", [&](uint64_t id, uint64_t fp) { run_one(fp, id); }, &progress, "query");
+        input, a.text_options, "",
+        [&](uint64_t id, uint64_t fp, std::string_view key) { run_one(fp, id, key); }, &progress, "query");
     progress.finish();
     return out.close();
   }
@@ -102,7 +104,7 @@ void add_query_command(CLI::App& app) {
       "With --text the argument is one INPUT of documents (default stdin; JSON Lines, one text a line,\n"
       "or a directory, as for `simdex fingerprint`), each document is fingerprinted and queried, and\n"
       "each line starts with the document's id: QUERY_ID<TAB>QUERY<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS\n"
-      "(JSON: an extra \"query_id\" field).\n\n"
+      "(JSON: an extra \"query_id\" field); with --keys, a document's key if it has one.\n\n"
       "INDEX may be - (stdin, read into memory) when the queries are arguments or a --text file.\n\n"
       "Examples:\n"
       "  printf '0x1f2e3d4c5b6a7988\\n' | simdex query docs.sdx -k 2\n"

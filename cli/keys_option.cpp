@@ -17,8 +17,10 @@ void add_keys_option(CLI::App& cmd, KeysArg& arg) {
                             "spec/KEYS.md) or, with --keys=FILE, from FILE");
 }
 
+bool keys_wanted(const KeysArg& arg) { return arg.option && arg.option->count() > 0; }
+
 std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
-  if (!arg.option || arg.option->count() == 0) return std::nullopt;
+  if (!keys_wanted(arg)) return std::nullopt;
   std::string file = arg.file;
   if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
     file = key_map_path(index);
@@ -48,16 +50,27 @@ void carry_key_map(const std::string& input, const std::string& output) {
   out.publish();
 }
 
-void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json) {
-  const auto key = keys.find(id);
+namespace {
+// `key`, or the decimal id when there is none.
+void append_key_or_id(fmt::memory_buffer& b, std::optional<std::string_view> key, std::uint64_t id, bool json,
+                      bool list_separator) {
   if (!key) {
     fmt::format_to(std::back_inserter(b), "{}", id);
   } else if (json) {
     append_json_string(b, *key);
   } else {
-    const std::string escaped = escape_key(*key, true);
+    const std::string escaped = escape_key(*key, list_separator);
     b.append(escaped.data(), escaped.data() + escaped.size());
   }
+}
+}  // namespace
+
+void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json) {
+  append_key_or_id(b, keys.find(id), id, json, true);
+}
+
+void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::string_view key, bool json) {
+  append_key_or_id(b, key.empty() ? std::nullopt : std::optional(key), id, json, false);
 }
 
 }  // namespace simdex::cli

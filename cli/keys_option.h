@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cli/output.h"
 #include "simdex/keys.h"
@@ -22,6 +23,9 @@ struct KeysArg {
 
 void add_keys_option(CLI::App& cmd, KeysArg& arg);
 
+// Whether --keys was given.
+bool keys_wanted(const KeysArg& arg);
+
 // The key map to print with, or nothing when --keys was not given. Throws Error(io) when the map is
 // missing, Error(input) when it is malformed.
 std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index);
@@ -29,6 +33,10 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index);
 // Appends `id` as a list element: its key escaped (',' too) or the decimal id; in JSON, the key as a
 // JSON string or the id as a number.
 void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json);
+
+// A query's own id (QUERY_ID of `query --text` and `join`): `key` when it is not empty (a document's
+// key, given with --keys: escaped as in a key map, or a JSON string), else the decimal id.
+void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::string_view key, bool json);
 
 // `ids` comma-separated, as keys with `keys` (append_key), else as Output::append_list writes them.
 template <typename List>

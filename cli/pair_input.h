@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "cli/progress.h"
 #include "cli/text_options.h"
@@ -20,8 +21,10 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
                          const std::function<void(uint64_t, uint64_t)>& add);
 
 // The queries of `join` ("-": stdin): fingerprint lines, or with `text` documents fingerprinted as
-// `simdex fingerprint` does, to fn(fingerprint, id) in input order.
+// `simdex fingerprint` does, to fn(fingerprint, id, key) in input order; `key` is a document's key
+// (spec/KEYS.md), empty for fingerprint lines and for documents with integer ids or line numbers.
+using QueryFn = std::function<void(uint64_t fingerprint, uint64_t id, std::string_view key)>;
 void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
-                    Progress& progress, const std::function<void(uint64_t, uint64_t)>& fn);
+                    Progress& progress, const QueryFn& fn);
 
 }  // namespace simdex::cli

@@ -7,19 +7,26 @@
 namespace simdex::cli {
 
 void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit,
-               const OutputStyle& style, const KeyMap* keys) {
+               const OutputStyle& style, const KeyMap* keys, std::string_view query_key) {
   auto& b = out.buffer();
   auto it = std::back_inserter(b);
   if (style.json) {
     b.push_back('{');
-    if (query_id) fmt::format_to(it, R"("query_id":{},)", *query_id);
+    if (query_id) {
+      b.append(std::string_view(R"("query_id":)"));
+      append_query_id(b, *query_id, query_key, true);
+      b.push_back(',');
+    }
     b.append(std::string_view(R"("query":)"));
     append_fingerprint(b, query, style);
     b.append(std::string_view(R"(,"fingerprint":)"));
     append_fingerprint(b, hit.fingerprint, style);
     fmt::format_to(it, R"(,"distance":{},"ids":[)", hit.distance);
   } else {
-    if (query_id) fmt::format_to(it, "{}\t", *query_id);
+    if (query_id) {
+      append_query_id(b, *query_id, query_key, false);
+      b.push_back('\t');
+    }
     append_fingerprint(b, query, style);
     b.push_back('\t');
     append_fingerprint(b, hit.fingerprint, style);

@@ -1,5 +1,6 @@
 #include "cli/text_options.h"
 
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -93,10 +94,14 @@ DocumentOptions document_options(const TextOptions& o) {
 }
 
 void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
-                               const std::string& listing_beside,
-                               const std::function<void(std::uint64_t, std::uint64_t)>& fn,
+                               const std::string& listing_beside, const TextFingerprintFn& fn,
                                Progress* progress, std::string_view stage) {
-  TextPipeline fingerprints(fingerprint_options(o), o.threads, fn);
+  // The pipeline emits in the order of its input: the keys of the documents in flight wait in a queue.
+  std::deque<std::string> keys_in_flight;
+  TextPipeline fingerprints(fingerprint_options(o), o.threads, [&](std::uint64_t id, std::uint64_t fp) {
+    fn(id, fp, keys_in_flight.front());
+    keys_in_flight.pop_front();
+  });
   DocumentSource documents(input, document_options(o));
   std::string key_map = o.paths_file;
   if (key_map.empty() && !listing_beside.empty()) key_map = key_map_path(listing_beside);
@@ -113,6 +118,7 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
   try {
     while (documents.next(doc)) {
       keys.add(doc);
+      keys_in_flight.emplace_back(doc.key);
       fingerprints.add(doc.text, doc.id);
       if (progress) show();
     }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "cli/progress.h"
 #include "simdex/documents.h"
@@ -48,17 +49,20 @@ DocumentOptions document_options(const TextOptions& options);
 // stopwords file cannot be read).
 FingerprintOptions fingerprint_options(const TextOptions& options);
 
+using TextFingerprintFn =
+    std::function<void(std::uint64_t id, std::uint64_t fingerprint, std::string_view key)>;
+
 // Fingerprints every document of `input` (a file, "-" for stdin, or a directory), read by
-// simdex::DocumentSource (its ids), and calls fn(id, fingerprint) for each, in input order (from the
-// calling thread; the fingerprints are computed on options.threads threads meanwhile). The key
+// simdex::DocumentSource (its ids), and calls fn(id, fingerprint, key) for each, in input order (from
+// the calling thread; the fingerprints are computed on options.threads threads meanwhile); `key` is
+// the document's key (spec/KEYS.md), empty for an integer id or a line number. The key
 // map of the documents' keys (spec/KEYS.md) is written to options.paths_file, or when that is empty
 // to key_map_path(listing_beside) (a stale one there is removed when the input has no keys); with
 // neither, a directory input is a usage error. Throws simdex::Error: errc::input naming the file and
 // line of a malformed document or a collision of ids, errc::io, errc::usage.
 // With `progress`, shows how much of the input was read under the stage name `stage`.
 void for_each_text_fingerprint(const std::string& input, const TextOptions& options,
-                               const std::string& listing_beside,
-                               const std::function<void(std::uint64_t id, std::uint64_t fingerprint)>& fn,
+                               const std::string& listing_beside, const TextFingerprintFn& fn,
                                Progress* progress = nullptr, std::string_view stage = "fingerprint");
 
 }  // namespace simdex::cli

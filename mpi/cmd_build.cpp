@@ -11,6 +11,7 @@
 
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/table_options.h"
 #include "format/set_manifest.h"
 #include "mpi/commands.h"
 #include "mpi/input_shares.h"
@@ -24,13 +25,9 @@
 namespace simdex::mpi {
 
 namespace {
-struct BuildArgs {
+struct BuildArgs : cli::TableArgs {
   std::string output;
   std::vector<std::string> inputs;
-  std::string scheme = "auto";
-  unsigned blocks = 0;
-  unsigned k = 3;
-  uint32_t block_bytes = BuildOptions{}.block_bytes;
   unsigned threads = 0;
   std::string memory, tmp_dir;
   bool quiet = false;
@@ -55,16 +52,11 @@ void run_build(const BuildArgs& a) {
   uint64_t base = 0;      // the generation of the set replaced (0: a new set)
   std::string old_names;  // its files, one a line: removed once the new manifest is published
   world.step([&] {
-    options.k = a.k;
-    options.block_bytes = a.block_bytes;
+    cli::apply_table_options(a, options);
     options.threads = a.threads ? a.threads : world.default_threads();
     options.memory_bytes = a.memory.empty() ? default_memory_bytes() / world.local_ranks()
                                             : cli::parse_size(a.memory, "--memory");
     options.temp_dir = cli::temp_dir_for(a.tmp_dir, a.output);
-    if (a.blocks)
-      options.scheme = Scheme::one_level(a.blocks, a.k);
-    else if (a.scheme != "auto")
-      options.scheme = Scheme::named(a.scheme, a.k, 0);
     const std::string dir = set::set_directory(a.output);
     std::error_code ec;
     if (!std::filesystem::is_directory(dir, ec))
@@ -213,14 +205,7 @@ void add_build_command(CLI::App& app) {
       "Example: mpirun -np 4 simdex-mpi build -o /data/docs.sdxs fingerprints.tsv");
   cmd->add_option("-o,--output", args->output, "The set's manifest to write (e.g. docs.sdxs)")->required();
   cmd->add_option("input", args->inputs, "Input files")->required();
-  auto* scheme = cmd->add_option("--scheme", args->scheme, "Table scheme (see `simdex build --help`)")
-                     ->capture_default_str();
-  cmd->add_option("--blocks", args->blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
-  cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries may ask for")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 32));
-  cmd->add_option("--block-bytes", args->block_bytes, "Block size B in bytes (multiple of 8, 32..1048576)")
-      ->capture_default_str();
+  cli::add_table_options(*cmd, *args, cli::TablesOf::index, "Table scheme (see `simdex build --help`)");
   cmd->add_option("--threads", args->threads, "Threads per rank (default: the machine's cores / its ranks)");
   cmd->add_option("--memory", args->memory,
                   "Memory bound per rank, e.g. 2G (default: a quarter of physical memory / its ranks)");

@@ -97,13 +97,14 @@ void run_join(const JoinArgs& a) {
     std::exception_ptr read_error;
     try {
       cli::Progress progress(false);
-      cli::for_each_query(a.queries, a.text, a.text_options, progress, [&](uint64_t fp, uint64_t id) {
-        chunk.insert(chunk.end(), {fp, id});
-        if (chunk.size() / 2 == per_chunk) {
-          round();
-          chunk.assign(1, Chunk::more);
-        }
-      });
+      cli::for_each_query(a.queries, a.text, a.text_options, progress,
+                          [&](uint64_t fp, uint64_t id, std::string_view) {
+                            chunk.insert(chunk.end(), {fp, id});
+                            if (chunk.size() / 2 == per_chunk) {
+                              round();
+                              chunk.assign(1, Chunk::more);
+                            }
+                          });
       chunk[0] = Chunk::last;
     } catch (const JobFailed&) {
       throw;

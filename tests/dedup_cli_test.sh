@@ -67,6 +67,17 @@ expect_grep query-keys-out "$(printf '\t0\thttps://a.example/1$')" "$dir/out"
 check join-keys 0 "$simdex" join "$dir/k2.sdx" "$dir/k.fp" --keys --json
 expect_grep join-keys-out '"distance":0,"ids":\["https://a.example/2,\\u0009b"\]' "$dir/out"
 expect_grep join-keys-line-id '"distance":0,"ids":\[1\]' "$dir/out"
+# A query's own id prints as its key too: from the key map beside QUERIES, or from its document
+# (--text; escaped as in a key map, ',' as it is: QUERY_ID is no list); a query without a key as its id.
+expect_grep join-keys-query-key '^{"query_id":"https://a.example/2,\\u0009b","query":' "$dir/out"
+expect_grep join-keys-query-line-id '^{"query_id":1,"query":' "$dir/out"
+check join-text-keys 0 "$simdex" join --text "$dir/k2.sdx" "$dir/k.jsonl" --id-field url -k 3 --keys --sort
+expect_grep join-text-keys-out "$(printf '^https://a.example/2,\\\\tb\t[0-9]*\t[0-9]*\t0\thttps://a.example/2\\\\x2c\\\\tb$')" "$dir/out"
+expect_grep join-text-keys-line-id "$(printf '^1\t[0-9]*\t[0-9]*\t0\t1$')" "$dir/out"
+check query-text-keys 0 "$simdex" query --text "$dir/k2.sdx" "$dir/k.jsonl" --id-field url -k 3 --keys --json
+expect_grep query-text-keys-out '^{"query_id":"https://a.example/3","query":[0-9]*,"fingerprint":[0-9]*,"distance":0,"ids":\["https://a.example/3"\]}$' "$dir/out"
+check query-text-ids 0 "$simdex" query --text "$dir/k2.sdx" "$dir/k.jsonl" --id-field url -k 3
+expect_grep query-text-ids-out "$(printf '^12213392501426643182\t')" "$dir/out"
 check pairs-keys 0 "$simdex" pairs "$dir/k2.sdx" --keys
 expect_grep pairs-keys-out "$(printf '\t8\thttps://a.example/2\\\\x2c\\\\tb\thttps://a.example/1$')" "$dir/out"
 check clusters-no-map 1 "$simdex" clusters "$dir/corpus.sdx" --keys
