@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "cli/lines.h"
 #include "cli/text_options.h"
@@ -54,7 +55,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       simdex::cli::TextOptions options;
       options.input_format = format;
       simdex::cli::for_each_text_fingerprint(file.path(), options, "",
-                                             [&](uint64_t id, uint64_t fp) { seen += id ^ fp; });
+                                             [&](uint64_t id, uint64_t fp, std::string_view key) {
+                                               seen += id ^ fp ^ key.size();  // the key is read back
+                                             });
     } catch (const simdex::Error&) {
     }
   }
