@@ -68,7 +68,6 @@ class ChunkedJoin {
     progress_.finish();
   }
   const BatchStats& stats() const { return stats_; }
-  uint64_t memory() const { return memory_; }  // --memory
   uint64_t query_count() const { return query_count_; }
 
  private:
@@ -141,7 +140,7 @@ void run_join(const JoinArgs& a) {
     if (std::filesystem::exists(key_map_path(a.queries), ec))
       query_keys = KeyMap::read(key_map_path(a.queries));
   }
-  for_each_query(a.queries, a.text, a.text_options, joiner.memory(), progress,
+  for_each_query(a.queries, a.text, a.text_options, progress,
                  [&](uint64_t fp, uint64_t id, std::string_view key) {
                    joiner.add({fp, id}, query_keys ? query_keys->find(id).value_or(std::string_view()) : key);
                  });

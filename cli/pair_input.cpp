@@ -9,19 +9,6 @@
 
 namespace simdex::cli {
 
-namespace {
-// FINGERPRINT[<TAB>ID] lines to fn in input order, parsed on all threads when `in` is a plain file.
-void read_pair_lines(const std::string& input, unsigned threads_option, uint64_t memory, Progress& progress,
-                     std::string_view stage, const std::function<void(uint64_t, uint64_t)>& fn) {
-  io::InputStream in(input);
-  const unsigned threads = format::thread_count(threads_option);
-  if (threads > 1 && in.plain_file())
-    for_each_pair_line_parallel(in, threads, memory, progress, stage, fn);
-  else
-    for_each_pair_line(in, progress, stage, fn);
-}
-}  // namespace
-
 void for_each_input_pair(const std::string& input, bool text, const TextOptions& text_options,
                          uint64_t memory, const std::string& key_map_beside, Progress& progress,
                          const std::function<void(uint64_t, uint64_t)>& add) {
@@ -33,10 +20,15 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
         &progress, "reading");
     return;
   }
-  read_pair_lines(input, text_options.threads, memory, progress, "reading", add);
+  io::InputStream in(input);
+  const unsigned threads = format::thread_count(text_options.threads);
+  if (threads > 1 && in.plain_file())
+    for_each_pair_line_parallel(in, threads, memory, progress, "reading", add);
+  else
+    for_each_pair_line(in, progress, "reading", add);
 }
 
-void for_each_query(const std::string& queries, bool text, const TextOptions& text_options, uint64_t memory,
+void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
                     Progress& progress, const QueryFn& fn) {
   if (text) {
     for_each_text_fingerprint(
@@ -44,8 +36,8 @@ void for_each_query(const std::string& queries, bool text, const TextOptions& te
         &progress, "join: reading");
     return;
   }
-  read_pair_lines(queries, text_options.threads, memory, progress, "join: reading",
-                  [&](uint64_t fp, uint64_t id) { fn(fp, id, {}); });
+  io::InputStream in(queries);
+  for_each_pair_line(in, progress, "join: reading", [&](uint64_t fp, uint64_t id) { fn(fp, id, {}); });
 }
 
 }  // namespace simdex::cli

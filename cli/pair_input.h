@@ -20,12 +20,11 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
                          uint64_t memory, const std::string& key_map_beside, Progress& progress,
                          const std::function<void(uint64_t, uint64_t)>& add);
 
-// The queries of `join` ("-": stdin): fingerprint lines (a plain file parsed on text_options.threads
-// threads within `memory`, the command's bound), or with `text` documents fingerprinted as `simdex
-// fingerprint` does, to fn(fingerprint, id, key) in input order; `key` is a document's key
+// The queries of `join` ("-": stdin): fingerprint lines, or with `text` documents fingerprinted as
+// `simdex fingerprint` does, to fn(fingerprint, id, key) in input order; `key` is a document's key
 // (spec/KEYS.md), empty for fingerprint lines and for documents with integer ids or line numbers.
 using QueryFn = std::function<void(uint64_t fingerprint, uint64_t id, std::string_view key)>;
-void for_each_query(const std::string& queries, bool text, const TextOptions& text_options, uint64_t memory,
+void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
                     Progress& progress, const QueryFn& fn);
 
 }  // namespace simdex::cli
