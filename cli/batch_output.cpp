@@ -5,7 +5,7 @@
 namespace simdex::cli {
 
 void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys,
-               std::string_view query_key) {
+               std::optional<std::string_view> query_key) {
   auto& b = out.buffer();
   const bool json = style.json;
   b.append(std::string_view(json ? R"({"query_id":)" : ""));

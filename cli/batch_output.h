@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,9 +16,9 @@
 namespace simdex::cli {
 
 // QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS, or its JSON object with style.json;
-// with --keys, IDS as keys (`keys`) and QUERY_ID as `query_key` unless empty.
+// with --keys, IDS as keys (`keys`) and QUERY_ID as `query_key` if there is one.
 void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys,
-               std::string_view query_key = {});
+               std::optional<std::string_view> query_key = std::nullopt);
 
 // What a pairs or clusters line holds: --format (tsv, json, seomoz; settled by resolve_format),
 // --hex/--dec, and whether ids (or keys) are printed.

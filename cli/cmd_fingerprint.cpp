@@ -29,7 +29,7 @@ void run_fingerprint(const FingerprintArgs& a) {
   auto& b = out.buffer();
   for_each_text_fingerprint(
       a.input, text, listing_beside,
-      [&](std::uint64_t id, std::uint64_t fp, std::string_view) {
+      [&](std::uint64_t id, std::uint64_t fp, std::optional<std::string_view>) {
         if (a.style.json) {
           fmt::format_to(std::back_inserter(b), R"({{"id":{},"fingerprint":)", id);
           append_fingerprint(b, fp, a.style);

@@ -55,12 +55,12 @@ class ChunkedJoin {
     options_.progress = [this](uint64_t done, uint64_t total) { progress_.update(stage_, done, total); };
   }
   // `key`: the query's key, kept for printing with --keys (else ignored).
-  void add(const Query& q, std::string_view key) {
+  void add(const Query& q, std::optional<std::string_view> key) {
     if (queries_.size() == chunk_ || (key_bytes_.size() > memory_ / 2 && queries_.size() >= 1024)) run();
     queries_.push_back(q);
     if (keys_) {
-      key_bytes_.append(key);
-      key_ends_.push_back(key_bytes_.size());
+      if (key) key_bytes_.append(*key);
+      query_keys_.push_back({key_bytes_.size(), key.has_value()});
     }
   }
   void finish() {
@@ -91,13 +91,14 @@ class ChunkedJoin {
     query_count_ += queries_.size();
     queries_.clear();
     key_bytes_.clear();
-    key_ends_.clear();
+    query_keys_.clear();
   }
   void print(const JoinHit& h) {
-    if (!keys_) return print_hit(out_, h, a_.style, nullptr);
-    const std::size_t begin = h.query == 0 ? 0 : key_ends_[h.query - 1];
+    if (!keys_ || !query_keys_[h.query].present)
+      return print_hit(out_, h, a_.style, keys_ ? &*keys_ : nullptr);
+    const std::size_t begin = h.query == 0 ? 0 : query_keys_[h.query - 1].end;
     print_hit(out_, h, a_.style, &*keys_,
-              std::string_view(key_bytes_).substr(begin, key_ends_[h.query] - begin));
+              std::string_view(key_bytes_).substr(begin, query_keys_[h.query].end - begin));
   }
   void add_stats(const BatchStats& s) {
     if (stats_.tables.empty()) stats_.tables.resize(s.tables.size());
@@ -118,8 +119,12 @@ class ChunkedJoin {
   BatchOptions options_;
   uint64_t memory_ = 0, chunk_ = 0, query_count_ = 0;
   std::vector<Query> queries_;
-  std::string key_bytes_;              // --keys: the chunk's query keys, one after another
-  std::vector<std::size_t> key_ends_;  // where each query's key ends in key_bytes_
+  struct QueryKey {
+    std::size_t end;  // where the query's key ends in key_bytes_
+    bool present;     // whether it has one
+  };
+  std::string key_bytes_;             // --keys: the chunk's query keys, one after another
+  std::vector<QueryKey> query_keys_;  // one per query of the chunk
   BatchStats stats_;
 };
 
@@ -141,8 +146,8 @@ void run_join(const JoinArgs& a) {
       query_keys = KeyMap::read(key_map_path(a.queries));
   }
   for_each_query(a.queries, a.text, a.text_options, progress,
-                 [&](uint64_t fp, uint64_t id, std::string_view key) {
-                   joiner.add({fp, id}, query_keys ? query_keys->find(id).value_or(std::string_view()) : key);
+                 [&](uint64_t fp, uint64_t id, std::optional<std::string_view> key) {
+                   joiner.add({fp, id}, query_keys ? query_keys->find(id) : key);
                  });
   joiner.finish();
   out.close();

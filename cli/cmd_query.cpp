@@ -46,10 +46,11 @@ void run_query(const QueryArgs& a) {
   // A bar for queries read from a file or pipe, not typed at a terminal nor mixed with hits shown on one.
   Progress progress(Progress::wanted(a.quiet) && ::isatty(STDIN_FILENO) == 0 && ::isatty(STDOUT_FILENO) == 0);
   std::vector<Hit> hits;
-  auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt, std::string_view key = {}) {
+  auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt,
+                     std::optional<std::string_view> key = std::nullopt) {
     index.query(q, k, hits);
     for (const Hit& h : hits)
-      print_hit(out, query_id, q, h, a.style, keys ? &*keys : nullptr, keys ? key : std::string_view());
+      print_hit(out, query_id, q, h, a.style, keys ? &*keys : nullptr, keys ? key : std::nullopt);
     index.check_unchanged();  // the ids were read from the mapping just now
   };
   if (a.text) {
@@ -59,7 +60,8 @@ void run_query(const QueryArgs& a) {
     require_index_settings(index, a.index, a.text_options);
     for_each_text_fingerprint(
         input, a.text_options, "",
-        [&](uint64_t id, uint64_t fp, std::string_view key) { run_one(fp, id, key); }, &progress, "query");
+        [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { run_one(fp, id, key); },
+        &progress, "query");
     progress.finish();
     return out.close();
   }

@@ -69,8 +69,9 @@ void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, boo
   append_key_or_id(b, keys.find(id), id, json, true);
 }
 
-void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::string_view key, bool json) {
-  append_key_or_id(b, key.empty() ? std::nullopt : std::optional(key), id, json, false);
+void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::optional<std::string_view> key,
+                     bool json) {
+  append_key_or_id(b, key, id, json, false);
 }
 
 }  // namespace simdex::cli

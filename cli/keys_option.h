@@ -34,9 +34,9 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index);
 // JSON string or the id as a number.
 void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json);
 
-// A query's own id (QUERY_ID of `query --text` and `join`): `key` when it is not empty (a document's
+// A query's own id (QUERY_ID of `query --text` and `join`): its `key` when there is one (a document's
 // key, given with --keys: escaped as in a key map, or a JSON string), else the decimal id.
-void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::string_view key, bool json);
+void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::optional<std::string_view> key, bool json);
 
 // `ids` comma-separated, as keys with `keys` (append_key), else as Output::append_list writes them.
 template <typename List>

@@ -16,8 +16,9 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
     TextOptions options = text_options;  // a document line is held whole (and parsed): keep it in the bound
     options.max_line_bytes = std::min<uint64_t>(options.max_line_bytes, memory / 4);
     for_each_text_fingerprint(
-        input, options, key_map_beside, [&](uint64_t id, uint64_t fp, std::string_view) { add(fp, id); },
-        &progress, "reading");
+        input, options, key_map_beside,
+        [&](uint64_t id, uint64_t fp, std::optional<std::string_view>) { add(fp, id); }, &progress,
+        "reading");
     return;
   }
   io::InputStream in(input);
@@ -32,12 +33,14 @@ void for_each_query(const std::string& queries, bool text, const TextOptions& te
                     Progress& progress, const QueryFn& fn) {
   if (text) {
     for_each_text_fingerprint(
-        queries, text_options, "", [&](uint64_t id, uint64_t fp, std::string_view key) { fn(fp, id, key); },
-        &progress, "join: reading");
+        queries, text_options, "",
+        [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { fn(fp, id, key); }, &progress,
+        "join: reading");
     return;
   }
   io::InputStream in(queries);
-  for_each_pair_line(in, progress, "join: reading", [&](uint64_t fp, uint64_t id) { fn(fp, id, {}); });
+  for_each_pair_line(in, progress, "join: reading",
+                     [&](uint64_t fp, uint64_t id) { fn(fp, id, std::nullopt); });
 }
 
 }  // namespace simdex::cli

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,8 +23,8 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
 
 // The queries of `join` ("-": stdin): fingerprint lines, or with `text` documents fingerprinted as
 // `simdex fingerprint` does, to fn(fingerprint, id, key) in input order; `key` is a document's key
-// (spec/KEYS.md), empty for fingerprint lines and for documents with integer ids or line numbers.
-using QueryFn = std::function<void(uint64_t fingerprint, uint64_t id, std::string_view key)>;
+// (spec/KEYS.md), nothing for fingerprint lines and for documents with integer ids or line numbers.
+using QueryFn = std::function<void(uint64_t fingerprint, uint64_t id, std::optional<std::string_view> key)>;
 void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
                     Progress& progress, const QueryFn& fn);
 

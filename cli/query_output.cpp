@@ -7,7 +7,7 @@
 namespace simdex::cli {
 
 void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit,
-               const OutputStyle& style, const KeyMap* keys, std::string_view query_key) {
+               const OutputStyle& style, const KeyMap* keys, std::optional<std::string_view> query_key) {
   auto& b = out.buffer();
   auto it = std::back_inserter(b);
   if (style.json) {

@@ -16,9 +16,10 @@ namespace simdex::cli {
 
 // One hit, one line: [QUERY_ID<TAB>]QUERY<TAB>FINGERPRINT<TAB>DISTANCE<TAB>ID[,ID...], or with --json
 // {["query_id":I,]"query":Q,"fingerprint":F,"distance":D,"ids":[...]}. `query_id`: --text queries.
-// With `keys` (--keys), the ids are printed as their keys, and QUERY_ID as `query_key` unless empty.
+// With `keys` (--keys), the ids are printed as their keys, and QUERY_ID as `query_key` if there is one.
 void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit,
-               const OutputStyle& style, const KeyMap* keys = nullptr, std::string_view query_key = {});
+               const OutputStyle& style, const KeyMap* keys = nullptr,
+               std::optional<std::string_view> query_key = std::nullopt);
 
 // One query's answer as one JSON line: {"query":Q,"hits":[{"fingerprint":F,"distance":D,"ids":[...]},...]}.
 void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits, const OutputStyle& style,

@@ -97,9 +97,10 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                const std::string& listing_beside, const TextFingerprintFn& fn,
                                Progress* progress, std::string_view stage) {
   // The pipeline emits in the order of its input: the keys of the documents in flight wait in a queue.
-  std::deque<std::string> keys_in_flight;
+  std::deque<std::optional<std::string>> keys_in_flight;
   TextPipeline fingerprints(fingerprint_options(o), o.threads, [&](std::uint64_t id, std::uint64_t fp) {
-    fn(id, fp, keys_in_flight.front());
+    const std::optional<std::string>& key = keys_in_flight.front();
+    fn(id, fp, key ? std::optional<std::string_view>(*key) : std::nullopt);
     keys_in_flight.pop_front();
   });
   DocumentSource documents(input, document_options(o));
@@ -118,7 +119,8 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
   try {
     while (documents.next(doc)) {
       keys.add(doc);
-      keys_in_flight.emplace_back(doc.key);
+      keys_in_flight.push_back(doc.id_kind == IdKind::key ? std::optional<std::string>(doc.key)
+                                                          : std::nullopt);
       fingerprints.add(doc.text, doc.id);
       if (progress) show();
     }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -50,12 +51,12 @@ DocumentOptions document_options(const TextOptions& options);
 FingerprintOptions fingerprint_options(const TextOptions& options);
 
 using TextFingerprintFn =
-    std::function<void(std::uint64_t id, std::uint64_t fingerprint, std::string_view key)>;
+    std::function<void(std::uint64_t id, std::uint64_t fingerprint, std::optional<std::string_view> key)>;
 
 // Fingerprints every document of `input` (a file, "-" for stdin, or a directory), read by
 // simdex::DocumentSource (its ids), and calls fn(id, fingerprint, key) for each, in input order (from
 // the calling thread; the fingerprints are computed on options.threads threads meanwhile); `key` is
-// the document's key (spec/KEYS.md), empty for an integer id or a line number. The key
+// the document's key (spec/KEYS.md), nothing for an integer id or a line number. The key
 // map of the documents' keys (spec/KEYS.md) is written to options.paths_file, or when that is empty
 // to key_map_path(listing_beside) (a stale one there is removed when the input has no keys); with
 // neither, a directory input is a usage error. Throws simdex::Error: errc::input naming the file and

@@ -98,7 +98,7 @@ void run_join(const JoinArgs& a) {
     try {
       cli::Progress progress(false);
       cli::for_each_query(a.queries, a.text, a.text_options, progress,
-                          [&](uint64_t fp, uint64_t id, std::string_view) {
+                          [&](uint64_t fp, uint64_t id, std::optional<std::string_view>) {
                             chunk.insert(chunk.end(), {fp, id});
                             if (chunk.size() / 2 == per_chunk) {
                               round();

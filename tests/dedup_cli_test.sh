@@ -76,6 +76,10 @@ expect_grep join-text-keys-out "$(printf '^https://a.example/2,\\\\tb\t[0-9]*\t[
 expect_grep join-text-keys-line-id "$(printf '^1\t[0-9]*\t[0-9]*\t0\t1$')" "$dir/out"
 check query-text-keys 0 "$simdex" query --text "$dir/k2.sdx" "$dir/k.jsonl" --id-field url -k 3 --keys --json
 expect_grep query-text-keys-out '^{"query_id":"https://a.example/3","query":[0-9]*,"fingerprint":[0-9]*,"distance":0,"ids":\["https://a.example/3"\]}$' "$dir/out"
+# An empty string is a key too (spec/KEYS.md): printed as "", not as its id.
+printf '%s\n' '{"url": "", "text": "completely unrelated words about cats mice dogs and the weather today"}' > "$dir/empty-key.jsonl"
+check query-text-empty-key 0 "$simdex" query --text "$dir/k2.sdx" "$dir/empty-key.jsonl" --id-field url -k 3 --keys --json
+expect_grep query-text-empty-key-out '^{"query_id":"","query":' "$dir/out"
 check query-text-ids 0 "$simdex" query --text "$dir/k2.sdx" "$dir/k.jsonl" --id-field url -k 3
 expect_grep query-text-ids-out "$(printf '^12213392501426643182\t')" "$dir/out"
 check pairs-keys 0 "$simdex" pairs "$dir/k2.sdx" --keys

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -54,10 +55,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     try {  // build --text: documents
       simdex::cli::TextOptions options;
       options.input_format = format;
-      simdex::cli::for_each_text_fingerprint(file.path(), options, "",
-                                             [&](uint64_t id, uint64_t fp, std::string_view key) {
-                                               seen += id ^ fp ^ key.size();  // the key is read back
-                                             });
+      simdex::cli::for_each_text_fingerprint(
+          file.path(), options, "", [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) {
+            seen += id ^ fp ^ (key ? key->size() : 1);  // the key is read back
+          });
     } catch (const simdex::Error&) {
     }
   }
