@@ -59,6 +59,15 @@ class FaissPeer {
     index_->range_search(1, reinterpret_cast<const uint8_t*>(padded), static_cast<int>(k) + 1, &r);
     return r.lims[1];
   }
+  // A batch, as FAISS takes one: `padded` holds the queries and one more word (see query()); the
+  // result buffers at FAISS's default size, which is what they are for. Returns the hit count.
+  std::size_t batch(const std::vector<uint64_t>& padded, unsigned k) const {
+    const std::size_t n = padded.size() - 1;
+    faiss::RangeSearchResult r(static_cast<faiss::IndexBinary::idx_t>(n));
+    index_->range_search(static_cast<faiss::IndexBinary::idx_t>(n),
+                         reinterpret_cast<const uint8_t*>(padded.data()), static_cast<int>(k) + 1, &r);
+    return r.lims[n];
+  }
   Answer answer(uint64_t q, unsigned k) const {
     faiss::RangeSearchResult r(1);
     r.buffer_size = kBufferEntries;

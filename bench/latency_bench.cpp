@@ -4,10 +4,12 @@
 // bench/faiss_peer.h). Answers are checked equal before timing. Then, per scheme, fresh processes:
 // a new process opens the file (with each OpenOptions::preload) and times its first queries, either
 // against a file evicted from the page cache (posix_fadvise DONTNEED) or against a file the process
-// has read whole into the page cache (read(), not mapped) before it opens it.
+// has read whole into the page cache (read(), not mapped) before it opens it. With --batch, per
+// scheme and batch size B: the first B queries as one batch, simdex::join on one thread against
+// FAISS's range_search on one OpenMP thread (issue 17), alternating, hit counts checked equal.
 //   build/bench/latency_bench [--n 1000000] [--data random|clustered] [--schemes paper-10,paper-4,auto]
 //                             [--queries 20000] [--fresh 10000] [--fresh-modes evicted,cached]
-//                             [--dir /tmp] [--no-faiss]
+//                             [--batch 4096,200000] [--batch-runs 5] [--dir /tmp] [--no-faiss]
 // Prints markdown tables (µs per query). Without FAISS (libfaiss-dev) only simdex's rows.
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "bench/bench_data.h"
+#include "simdex/batch.h"
 #include "simdex/builder.h"
 #include "simdex/index.h"
 #ifdef SIMDEX_HAVE_FAISS
@@ -42,11 +45,12 @@ double ns_between(Clock::time_point a, Clock::time_point b) {
 }
 // This thread's CPU time: on a shared machine a query's wall time also counts the time the thread
 // waited for a core; its CPU time does not.
-double thread_cpu_ns() {
+double cpu_ns(clockid_t clock) {
   timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  ::clock_gettime(clock, &t);
   return 1e9 * static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec);
 }
+double thread_cpu_ns() { return cpu_ns(CLOCK_THREAD_CPUTIME_ID); }
 // What reading the CPU clock twice costs (its median), subtracted from each CPU-time figure.
 double cpu_clock_overhead_ns() {
   std::vector<double> d;
@@ -61,13 +65,15 @@ double cpu_clock_overhead_ns() {
 struct Samples {
   std::vector<double> wall, cpu;
 };
+// `clock`: the thread's CPU time, or the process's for a call that may hand work to another thread.
 template <class Call>
-void timed(Samples& s, bool record, double cpu_overhead, Call&& call) {
-  const double c0 = thread_cpu_ns();
+void timed(Samples& s, bool record, double cpu_overhead, Call&& call,
+           clockid_t clock = CLOCK_THREAD_CPUTIME_ID) {
+  const double c0 = cpu_ns(clock);
   const auto t0 = Clock::now();
   call();
   const auto t1 = Clock::now();
-  const double c1 = thread_cpu_ns();
+  const double c1 = cpu_ns(clock);
   if (!record) return;
   s.wall.push_back(ns_between(t0, t1));
   s.cpu.push_back(std::max(0.0, c1 - c0 - cpu_overhead));
@@ -162,6 +168,8 @@ struct Args {
   std::string dir = "/tmp";
   bool faiss = true;
   bool fresh_evicted = true, fresh_cached = true;  // --fresh-modes evicted,cached
+  std::vector<std::size_t> batches;                // --batch: batch sizes (at most --queries)
+  int batch_runs = 5;
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -200,6 +208,10 @@ Args parse(int argc, char** argv) {
       a.dir = value();
     else if (opt == "--no-faiss")
       a.faiss = false;
+    else if (opt == "--batch")
+      for (const std::string& b : split(value())) a.batches.push_back(std::strtoull(b.c_str(), nullptr, 10));
+    else if (opt == "--batch-runs")
+      a.batch_runs = std::max(1, std::atoi(value().c_str()));
     else if (opt == "--fresh-modes") {
       const auto modes = split(value());
       a.fresh_evicted = std::find(modes.begin(), modes.end(), "evicted") != modes.end();
@@ -238,6 +250,17 @@ std::vector<double> fresh_run(const std::string& path, const std::string& querie
     std::fprintf(stderr, "latency_bench: the fresh process failed: %s\n", cmd.c_str());
   if (p) ::pclose(p);
   return v;
+}
+
+// simdex::join of `queries` on one thread, with ids (FAISS returns its labels): the hit count.
+std::size_t simdex_batch(const Index& index, const std::vector<Query>& queries) {
+  BatchOptions o;
+  o.k = static_cast<int>(kK);
+  o.threads = 1;
+  o.with_ids = true;
+  std::size_t hits = 0;
+  join(index, queries, o, [&](std::span<const JoinHit> batch) { hits += batch.size(); });
+  return hits;
 }
 
 }  // namespace
@@ -348,6 +371,59 @@ int main(int argc, char** argv) {
                   index.info().scheme_name.c_str(), s.p50, sc.p50, s.p99, sc.p99, bytes);
     std::fflush(stdout);
   }
+
+#ifdef SIMDEX_HAVE_FAISS
+  if (!a.batches.empty() && faiss) {
+    std::printf(
+        "\nBatches, one thread each: the first B queries at once, seconds (median of %d alternating runs "
+        "after a warm one, "
+        "wall / CPU time of the process)\n\n"
+        "| scheme | B | hits | simdex join | FAISS range_search | FAISS / simdex (wall / CPU) |\n"
+        "|---|---:|---:|---:|---:|---:|\n",
+        a.batch_runs);
+    for (const std::string& scheme : a.schemes) {
+      const Index index = Index::open(paths[scheme]);
+      for (std::size_t b : a.batches) {
+        b = std::min(b, queries.size());
+        std::vector<Query> qs(b);
+        for (std::size_t i = 0; i < b; ++i) qs[i] = {queries[i], i};
+        std::vector<uint64_t> padded(queries.begin(), queries.begin() + static_cast<std::ptrdiff_t>(b));
+        padded.push_back(0);
+        Samples s, f;
+        std::size_t s_hits = 0, f_hits = 0;
+        for (int run = -1; run < a.batch_runs; ++run) {  // run -1: the warm pass, not timed
+          const bool record = run >= 0;
+          auto time_simdex = [&] {
+            timed(
+                s, record, 0, [&] { s_hits = simdex_batch(index, qs); }, CLOCK_PROCESS_CPUTIME_ID);
+          };
+          auto time_faiss = [&] {
+            timed(
+                f, record, 0, [&] { f_hits = faiss->batch(padded, kK); }, CLOCK_PROCESS_CPUTIME_ID);
+          };
+          if (run % 2 != 0) {
+            time_simdex();
+            time_faiss();
+          } else {
+            time_faiss();
+            time_simdex();
+          }
+          if (s_hits != f_hits) {
+            std::fprintf(stderr, "latency_bench: batch of %zu: simdex found %zu hits, FAISS %zu\n", b, s_hits,
+                         f_hits);
+            return 1;
+          }
+        }
+        const Percentiles sw = percentiles(s.wall), sc = percentiles(s.cpu), fw = percentiles(f.wall),
+                          fc = percentiles(f.cpu);  // µs
+        std::printf("| %s | %zu | %zu | %.4f / %.4f | %.4f / %.4f | %.2f / %.2f |\n", scheme.c_str(), b,
+                    s_hits, sw.p50 / 1e6, sc.p50 / 1e6, fw.p50 / 1e6, fc.p50 / 1e6, fw.p50 / sw.p50,
+                    fc.p50 / sc.p50);
+        std::fflush(stdout);
+      }
+    }
+  }
+#endif
 
   if (a.fresh > 0) {
 #ifdef SIMDEX_HAVE_FAISS
