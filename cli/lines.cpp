@@ -24,6 +24,12 @@ bool all_of(std::string_view s, bool (*pred)(char)) {
 }
 bool is_dec(char c) { return c >= '0' && c <= '9'; }
 bool is_hex(char c) { return is_dec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+// Where the TAB before the id is in a chomped line (npos: a lone FINGERPRINT); nothing for a blank line.
+std::optional<std::size_t> id_tab(std::string_view chomped) {
+  if (is_blank(chomped)) return std::nullopt;
+  return chomped.find('\t');
+}
 }  // namespace
 
 std::optional<uint64_t> parse_fingerprint(std::string_view s) {
@@ -45,18 +51,18 @@ void PairReader::fail(const std::string& what) const {
 }
 
 std::optional<bool> PairReader::has_id(std::string_view line) {
-  line = chomp(line);
-  if (is_blank(line)) return std::nullopt;
-  return line.find('\t') != std::string_view::npos;
+  const auto tab = id_tab(chomp(line));
+  if (!tab) return std::nullopt;
+  return *tab != std::string_view::npos;
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view line) {
   ++line_;
   line = chomp(line);
-  const std::optional<bool> with_id = PairReader::has_id(line);
-  if (!with_id) return std::nullopt;
-  const bool has_id = *with_id;
-  const auto tab = line.find('\t');
+  const auto tab_at = id_tab(line);  // the line is chomped and searched once
+  if (!tab_at) return std::nullopt;
+  const std::size_t tab = *tab_at;
+  const bool has_id = tab != std::string_view::npos;
   if (with_ids_ < 0) with_ids_ = has_id;
   if (has_id != static_cast<bool>(with_ids_))
     fail(with_ids_ ? "expected FINGERPRINT<TAB>ID like the lines before"
