@@ -1,10 +1,11 @@
-// simdex upgrade: a format 1.x index file rewritten as format 2.0 (spec/FORMAT.md §12).
+// simdex upgrade: a format 1.x or 2.0 index file rewritten as format 2.1 (spec/FORMAT.md §12).
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
+#include "simdex/version.h"
 
 namespace simdex::cli {
 
@@ -24,7 +25,8 @@ void run_upgrade(const UpgradeArgs& a) {
   if (a.quiet) return;
   const std::string from = std::to_string(s.from_major) + "." + std::to_string(s.from_minor);
   if (s.rewritten)
-    std::cerr << "simdex: upgraded " << printable(a.input) << " from format " << from << " to 2.0"
+    std::cerr << "simdex: upgraded " << printable(a.input) << " from format " << from << " to "
+              << SIMDEX_FORMAT_VERSION_MAJOR << "." << SIMDEX_FORMAT_VERSION_MINOR
               << (output == a.input ? " in place" : ": " + printable(output)) << " (" << s.file_bytes
               << " bytes, verified)\n";
   else if (output != a.input)
@@ -37,20 +39,23 @@ void run_upgrade(const UpgradeArgs& a) {
 
 void add_upgrade_command(CLI::App& app) {
   auto args = std::make_shared<UpgradeArgs>();
-  auto* cmd = app.add_subcommand("upgrade", "Rewrite a format 1.x index file as format 2.0");
-  cmd->add_option("input", args->input, "Index file of format 1.x (2.x: nothing to do)")->required();
+  auto* cmd = app.add_subcommand("upgrade", "Rewrite a format 1.x or 2.0 index file as format 2.1");
+  cmd->add_option("input", args->input, "Index file of format 1.x or 2.0 (2.1: nothing to do)")->required();
   cmd->add_option("-o,--output", args->output,
-                  "Write the 2.0 file here (default: replace INPUT in place, atomically)");
+                  "Write the 2.1 file here (default: replace INPUT in place, atomically)");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary on stderr");
   cmd->footer(
-      "simdex writes format 2.0 (spec/FORMAT.md): the 1.x layout plus a directory of tagged\n"
-      "sections, such as the fingerprint settings of an index built with --text. It reads 1.x files as\n"
-      "before, so upgrading is optional; older simdex releases and other 1.x readers refuse 2.0 files.\n\n"
+      "simdex writes format 2.1 (spec/FORMAT.md): the 1.x layout plus tagged sections, such as the\n"
+      "fingerprint settings of an index built with --text (2.0) and a block directory that lets a\n"
+      "query find each table's block with one lookup (2.1: faster queries, about one page read per\n"
+      "table on a cold file). It reads 1.x and 2.0 files as before, so upgrading is optional; 2.0\n"
+      "readers read 2.1 files (they ignore the directory); 1.x readers refuse 2.x files.\n\n"
       "upgrade verifies INPUT in full (like `simdex verify`) and refuses a file that fails, then writes\n"
-      "the same sections with a 2.0 header: the result is byte for byte what `simdex build` writes from\n"
-      "the same input. The file is published atomically (temporary file, fsync, rename): a program\n"
-      "that has INPUT open keeps reading the old bytes. Do not upgrade the members of an index set\n"
-      "(its manifest holds their checksums): `simdex merge SET` rewrites them as one 2.0 member.\n\n"
+      "the same sections with a 2.1 header and the block directory made from the block keys: the\n"
+      "result is byte for byte what `simdex build` writes from the same input. The file is\n"
+      "published atomically (temporary file, fsync, rename): a program that has INPUT open keeps\n"
+      "reading the old bytes. Do not upgrade the members of an index set (its manifest holds their\n"
+      "checksums): `simdex merge SET` rewrites them as one 2.1 member.\n\n"
       "Examples:\n"
       "  simdex upgrade old.sdx -o new.sdx\n"
       "  simdex upgrade docs.sdx             # in place");

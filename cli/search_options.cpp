@@ -18,11 +18,13 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
 
 void add_preload_option(CLI::App& cmd, SearchArgs& args) {
   // A flag with an optional =VALUE, so that it never takes the INDEX argument as its value.
-  cmd.add_flag("--preload{keys}", args.preload,
-               "Load the index into memory before the first query, so that the first queries are as fast "
-               "as later ones: --preload or --preload=keys each table's block keys, --preload=all the whole "
-               "file. Without it, open costs the same for any file size and each page is read when first "
-               "needed")
+  cmd.add_flag(
+         "--preload{keys}", args.preload,
+         "Load the index into memory before the first query, so that the first queries are as fast "
+         "as later ones: --preload or --preload=keys what a probe reads to find its block (each table's "
+         "block keys and block directory, about 4% of the file), --preload=all the whole file. Without it, "
+         "open costs the same for any file size and each page is read when first "
+         "needed")
       ->check(CLI::IsMember({"keys", "all"}));
 }
 

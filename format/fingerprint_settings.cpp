@@ -4,6 +4,7 @@
 #include <string>
 
 #include "format/endian.h"
+#include "format/tagged_sections.h"
 #include "simdex/error.h"
 
 namespace simdex::format {
@@ -15,8 +16,6 @@ constexpr std::size_t kFixedBytes = 16;  // version, shingle, weighting, reserve
 [[noreturn]] void bad(const std::string& why) {
   throw Error(errc::bad_tagged_section, "FINGERPRINT_SETTINGS: " + why);
 }
-
-uint64_t pad8(uint64_t n) { return (n + 7) / 8 * 8; }
 
 }  // namespace
 

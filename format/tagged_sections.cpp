@@ -15,6 +15,7 @@ struct KnownTag {
 // spec §5.1, "Assigned tags". A reader refuses a CRITICAL tag that is not here.
 constexpr KnownTag kKnownTags[] = {
     {Tag::fingerprint_settings, "FINGERPRINT_SETTINGS"},
+    {Tag::block_directory, "BLOCK_DIRECTORY"},
 };
 
 }  // namespace

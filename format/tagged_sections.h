@@ -25,9 +25,13 @@ inline constexpr uint32_t kMaxTaggedSections = 1024;
 inline constexpr uint32_t kTagCritical = 1;                // tag_flags bit 0
 inline constexpr uint32_t kFirstPrivateTag = 0x80000000u;  // tags from here on are never assigned
 
+// n rounded up to a multiple of 8: every section's size is one (spec §2), so each pads to it.
+inline constexpr uint64_t pad8(uint64_t n) { return (n + 7) / 8 * 8; }
+
 // The tags spec §5.1 assigns.
 enum class Tag : uint32_t {
   fingerprint_settings = 1,  // §5.2, format/fingerprint_settings.h
+  block_directory = 2,       // §5.3, format/block_directory.h
 };
 
 // The spec's name of an assigned tag ("FINGERPRINT_SETTINGS"), or nullopt for a tag this reader

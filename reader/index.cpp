@@ -39,6 +39,9 @@ void reader::preload(const Index::Impl& impl, OpenOptions::Preload what) {
   } else {
     for (const auto& s : impl.file.sections())
       if (s.kind == format::SectionKind::block_keys) impl.mapping->populate(s.offset, s.bytes);
+    for (const auto& e : impl.file.tagged_sections())
+      if (e.tag == static_cast<uint32_t>(format::Tag::block_directory))
+        impl.mapping->populate(e.offset, e.bytes);
   }
   // The decode tables too, which a table's first probe would otherwise build (8 KiB each).
   for (const auto& t : impl.file.tables()) t.decode_table();
@@ -100,10 +103,10 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   found.clear();
   const auto& tables = file.tables();
   starts.resize(tables.size());
-  for (const auto& t : tables) {
-    starts[t.index] = reader::locate(t, fingerprint);
-    reader::prefetch_block(file, t, starts[t.index].block);
-  }
+  // Each step for every table before the next (reader/probe.h): the tables' misses overlap.
+  for (const auto& t : tables) reader::aim(t, fingerprint, starts[t.index]);
+  for (const auto& t : tables) reader::read_candidates(t, starts[t.index]);
+  for (const auto& t : tables) reader::choose(t, starts[t.index]);
   for (const auto& t : tables) {
     reader::probe_from(file, t, starts[t.index], k, [&](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
       found.push_back({t.permutation.invert(e), d, t.index == 0 ? file.rank_at(t, block, i) : UINT64_MAX});

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "format/block_directory.h"
 #include "format/fingerprint_settings.h"
 #include "format/header_region.h"
 
 namespace simdex::reader {
 
-uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from) const {
-  uint64_t left = std::min(from, block_count()), right = block_count();  // the answer lies in [left, right]
+uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from, uint64_t to) const {
+  uint64_t right = std::min(to, block_count()),
+           left = std::min(from, right);  // the answer lies in [left, right]
   if (left > 0) {
     // Gallop from `from`: ascending searches (a sorted batch) find their block a few keys further,
     // in cache lines just read, instead of jumping around the keys from scratch.
@@ -46,6 +48,32 @@ uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from) const {
   return left;
 }
 
+TableView::Candidates TableView::candidates(uint64_t x) const {
+  const uint64_t count = block_count();
+  if (!directory) {
+    const uint64_t j = first_block_not_below(x);
+    return {j, j};
+  }
+  const uint64_t slot = x >> (64 - directory_bits);
+  const uint8_t* entry = directory + 4 * slot;
+  // Clamped: a hostile entry keeps the choice within the table.
+  const uint64_t next = slot + 1 < (uint64_t{1} << directory_bits) ? format::load_le32(entry + 4) : count;
+  const uint64_t last = std::min(next, count), first = std::min<uint64_t>(format::load_le32(entry), last);
+  // x at the first value of its slot: the entry is the answer itself.
+  if ((x << directory_bits) == 0) return {first, first};
+  return {first, last};
+}
+
+uint64_t TableView::choose_candidate(uint64_t x, Candidates c) const {
+  if (c.first == c.last) return c.first;
+  if (c.last - c.first > kMaxCandidates) return first_block_not_below(x, c.first, c.last);
+  // The last candidate starting at or below x: every block after it starts above x.
+  uint64_t j = c.first;
+  const uint64_t end = std::min(c.last, block_count() - 1);
+  while (j < end && first_entry(j + 1) <= x) ++j;
+  return j;
+}
+
 IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   format::HeaderRegion region = format::HeaderRegion::decode_from(data, size);
   IndexFile f;
@@ -64,6 +92,7 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
     view.descriptor = region.tables[t];
     view.permutation = format::Permutation(view.descriptor.source_bit);
     view.decode_slot = &f.decode_tables_->slots[t];
+    view.block_bytes = f.header_.block_bytes;
   }
   for (const format::SectionEntry& s : f.sections_) {
     const uint8_t* at = data + s.offset;
@@ -92,6 +121,17 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
                                                 [&](const auto& e) { return e.tag == settings_tag; }),
                                   *bytes);
     f.fingerprint_settings_ = format::decode_fingerprint_settings(*bytes);
+  }
+  // BLOCK_DIRECTORY: its head only (O(T)); the entries are hints until verify() checks them.
+  if (const auto bytes = f.tagged_section(static_cast<uint32_t>(format::Tag::block_directory))) {
+    std::vector<uint64_t> block_counts;
+    for (const TableView& t : f.tables_) block_counts.push_back(t.block_count());
+    const auto layout = format::BlockDirectoryLayout::decode(*bytes, block_counts);
+    for (TableView& t : f.tables_) {
+      if (layout.bits[t.index] == 0) continue;
+      t.directory = bytes->data() + layout.entries_offset[t.index];
+      t.directory_bits = layout.bits[t.index];
+    }
   }
   return f;
 }
@@ -150,7 +190,7 @@ IdList IndexFile::ids_at_rank(uint64_t rank) const {
 uint64_t IndexFile::rank_of(uint64_t fingerprint) const {
   const TableView& t = tables_[0];
   const uint64_t x = t.permutation.apply(fingerprint);
-  const uint64_t j = t.first_block_not_below(x);
+  const uint64_t j = t.scan_start(x);
   if (j >= t.block_count()) return UINT64_MAX;
   uint64_t rank = UINT64_MAX;
   decode(t, j, [&](uint64_t e, uint32_t i) {

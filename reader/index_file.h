@@ -38,18 +38,48 @@ struct TableView {
   const format::DecodeTable& build_decode_table() const;
   std::atomic<const format::DecodeTable*>* decode_slot = nullptr;
   const uint8_t* blocks = nullptr;  // block_count * block_bytes bytes
-  const uint8_t* keys = nullptr;    // block_count little-endian u64
-  const uint8_t* ranks = nullptr;   // block_count little-endian u64
+  uint32_t block_bytes = 0;
+  const uint8_t* keys = nullptr;   // block_count little-endian u64
+  const uint8_t* ranks = nullptr;  // block_count little-endian u64
+  // The table's BLOCK_DIRECTORY entries (spec/FORMAT.md §5.3): 2^directory_bits little-endian u32,
+  // or null (a 2.0 file, or d_t = 0): then the keys are searched.
+  const uint8_t* directory = nullptr;
+  unsigned directory_bits = 0;
 
   uint64_t block_count() const { return descriptor.block_count; }
   unsigned prefix_bits() const { return descriptor.prefix_bits; }
   uint64_t key(uint64_t block) const { return format::load_le64(keys + 8 * block); }
   uint64_t rank(uint64_t block) const { return format::load_le64(ranks + 8 * block); }
+  const uint8_t* block(uint64_t j) const { return blocks + j * block_bytes; }
+  uint64_t first_entry(uint64_t block) const { return format::load_le64(this->block(block) + 8); }
+
+  // Where a scan for the entries >= x starts: a block before which every entry is < x, and which
+  // holds the first entry >= x or ends below x (the scan then goes on to the next block);
+  // block_count() when no entry is >= x. From the directory when the table has one (its entry,
+  // then the first entries of at most kMaxCandidates blocks), else by searching the keys. Always in
+  // bounds, whatever a hostile file holds.
+  uint64_t scan_start(uint64_t x) const { return choose_candidate(x, candidates(x)); }
+  // The two steps of scan_start, apart so that a query can prefetch between them for all its
+  // tables at once: the blocks [first, last] among which the answer lies (first == last: it is
+  // first), read from the directory entry of x's slot (directory_entry_address); then the choice.
+  struct Candidates {
+    uint64_t first, last;
+  };
+  static constexpr uint64_t kMaxCandidates = 8;  // more (values dense in one slot): search the keys
+  Candidates candidates(uint64_t x) const;
+  uint64_t choose_candidate(uint64_t x, Candidates c) const;
+  const uint8_t* directory_entry_address(uint64_t x) const {
+    return directory + 4 * (x >> (64 - directory_bits));
+  }
   // The first block whose key (last entry) is >= x; block_count() when there is none. Interpolation
   // search alternating with bisection, so O(log log) on uniform keys and O(log) at worst; always in
   // bounds, even over keys a corrupt file left unsorted. With `from`, the search starts there (a
-  // batch whose searches ascend): the first block at or after `from` whose key is >= x.
-  uint64_t first_block_not_below(uint64_t x, uint64_t from = 0) const;
+  // batch whose searches ascend): the first block at or after `from` whose key is >= x. With `to`
+  // (<= block_count()), the answer is known to lie in [from, to]: only those keys are read.
+  uint64_t first_block_not_below(uint64_t x, uint64_t from = 0) const {
+    return first_block_not_below(x, from, block_count());
+  }
+  uint64_t first_block_not_below(uint64_t x, uint64_t from, uint64_t to) const;
 };
 
 class IndexFile {
@@ -73,7 +103,7 @@ class IndexFile {
   const uint8_t* data() const { return data_; }
   std::size_t size() const { return size_; }
 
-  const uint8_t* block(const TableView& t, uint64_t j) const { return t.blocks + j * header_.block_bytes; }
+  const uint8_t* block(const TableView& t, uint64_t j) const { return t.block(j); }
   // Decodes block j of table t (see format::decode_block); throws Error(bad_block) on a bad block.
   template <typename Visit>
   format::BlockResult decode(const TableView& t, uint64_t j, Visit&& visit) const {

@@ -3,6 +3,7 @@
 // entry past the prefix range, allocates nothing.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 
@@ -20,24 +21,43 @@ inline PrefixRange prefix_range(uint64_t q, unsigned prefix_bits) {
   return {q & ~low, q | low};
 }
 
-// Where a probe of one table starts: the query permuted, and the first block that can hold an entry
-// of its prefix range (block_count() when none can).
-struct ProbeStart {
-  uint64_t q;
-  uint64_t block;
-};
-inline ProbeStart locate(const TableView& t, uint64_t fingerprint) {
-  const uint64_t q = t.permutation.apply(fingerprint);
-  return {q, t.first_block_not_below(prefix_range(q, t.prefix_bits()).lo)};
-}
-
-// Asks the CPU to start loading the block a probe will decode. A query locates its block in every
-// table first and prefetches them all, so their cache misses overlap instead of following one another
-// (the decode itself is a serial chain of loads through the block).
-inline void prefetch_block(const IndexFile& file, const TableView& t, uint64_t j) {
+// Asks the CPU to start loading block j's bytes [from, block_bytes) (nothing past the table).
+inline void prefetch_block(const TableView& t, uint64_t j, uint32_t from = 0) {
   if (j >= t.block_count()) return;
-  const uint8_t* b = file.block(t, j);
-  for (uint32_t off = 0; off < file.header().block_bytes; off += 64) __builtin_prefetch(b + off);
+  const uint8_t* b = t.block(j);
+  for (uint32_t off = from; off < t.block_bytes; off += 64) __builtin_prefetch(b + off);
+}
+inline void prefetch_block(const IndexFile&, const TableView& t, uint64_t j) { prefetch_block(t, j); }
+
+// Where a probe of one table starts (TableView::scan_start of the query's prefix range), found in
+// three steps that a query takes for all its tables before the next step, so that the tables'
+// cache misses (and, on a cold file, page reads) overlap instead of following one another:
+//   aim:    permute the query, prefetch its directory entry;
+//   read:   read the entry: one block (prefetched whole) or a few candidates (their first line,
+//           which holds first_entry); without a directory, search the keys (prefetch the block);
+//   choose: pick the candidate by the first entries, prefetch the rest of its block.
+// The block decode that follows is a serial chain of loads through the block, so the prefetches
+// must come first. ProbeStart::block is then where probe_from scans.
+struct ProbeStart {
+  uint64_t q = 0;      // the query permuted by the table
+  uint64_t block = 0;  // after choose: where the scan starts
+  TableView::Candidates candidates{0, 0};
+};
+inline void aim(const TableView& t, uint64_t fingerprint, ProbeStart& s) {
+  s.q = t.permutation.apply(fingerprint);
+  if (t.directory) __builtin_prefetch(t.directory_entry_address(prefix_range(s.q, t.prefix_bits()).lo));
+}
+inline void read_candidates(const TableView& t, ProbeStart& s) {
+  s.candidates = t.candidates(prefix_range(s.q, t.prefix_bits()).lo);
+  if (s.candidates.first == s.candidates.last) return prefetch_block(t, s.candidates.first);
+  const uint64_t end = std::min(
+      s.candidates.last, std::min(s.candidates.first + TableView::kMaxCandidates, t.block_count() - 1));
+  for (uint64_t j = s.candidates.first; j <= end; ++j) __builtin_prefetch(t.block(j));
+}
+inline void choose(const TableView& t, ProbeStart& s) {
+  const bool chosen = s.candidates.first == s.candidates.last;
+  s.block = t.choose_candidate(prefix_range(s.q, t.prefix_bits()).lo, s.candidates);
+  if (!chosen) prefetch_block(t, s.block, 64);
 }
 
 // on_hit(permuted_entry, distance, block, index_in_block) for each entry within k of start.q.
@@ -47,7 +67,7 @@ void probe_from(const IndexFile& file, const TableView& t, ProbeStart start, uns
   const PrefixRange range = prefix_range(q, t.prefix_bits());
   for (uint64_t j = start.block; j < t.block_count(); ++j) {
     bool past = false;
-    file.decode(t, j, [&](uint64_t e, uint32_t i) {
+    const format::BlockResult r = file.decode(t, j, [&](uint64_t e, uint32_t i) {
       if (e > range.hi) {
         past = true;
         return false;
@@ -58,7 +78,7 @@ void probe_from(const IndexFile& file, const TableView& t, ProbeStart start, uns
       }
       return true;
     });
-    if (past || t.key(j) >= range.hi) return;
+    if (past || r.last >= range.hi) return;  // r.last: the block's last entry, its key
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "format/block_directory.h"
 #include "format/checksum.h"
 #include "format/coverage.h"
 #include "reader/index_impl.h"
@@ -48,8 +49,8 @@ class Checker {
                (s.table == format::kNoTable ? "" : " of table " + std::to_string(s.table));
       });
     }
-    // Tagged sections, known or not. The contents of the known ones (2.0: FINGERPRINT_SETTINGS)
-    // were checked at open.
+    // Tagged sections, known or not. FINGERPRINT_SETTINGS and BLOCK_DIRECTORY's head were checked
+    // at open, BLOCK_DIRECTORY's entries by directories().
     const auto& tagged = file_.tagged_sections();
     for (std::size_t i = 0; i < tagged.size(); ++i)
       check(tagged[i].offset, tagged[i].bytes, tagged[i].checksum, [&] {
@@ -105,6 +106,27 @@ class Checker {
           "the blocks' entry counts sum to " + std::to_string(counted) + ", the header says " +
               std::to_string(h.fingerprint_count) + " entries");
     return decoded_all ? std::optional<uint64_t>(set_hash) : std::nullopt;
+  }
+
+  // Every BLOCK_DIRECTORY entry is the first block whose key is at least its slot's first value
+  // (spec §5.3), recomputed from BLOCK_KEYS; the first wrong entry of each table is reported.
+  void directories() {
+    for (const reader::TableView& t : file_.tables()) {
+      if (!t.directory || full()) continue;
+      uint64_t j = 0;
+      bool wrong = false;
+      format::for_each_slot_block(
+          t.directory_bits, t.block_count(), [&] { return t.key(j++); },
+          [&](uint64_t slot, uint64_t block) {
+            const uint32_t entry = format::load_le32(t.directory + 4 * slot);
+            if (wrong || entry == block) return;
+            wrong = true;
+            add(errc::bad_tagged_section,
+                "BLOCK_DIRECTORY of table " + std::to_string(t.index) + ", slot " + std::to_string(slot),
+                "entry " + std::to_string(entry) + ", but the first block whose key is at least the slot's " +
+                    "first value is " + std::to_string(block));
+          });
+    }
   }
 
   // The tables find every fingerprint within max_distance (spec rule `coverage`).
@@ -181,6 +203,7 @@ VerifyReport verify_unchecked(const Index::Impl& impl) {
                 "holds other fingerprints than the tables before it");
   }
   check.ids();
+  check.directories();
   return report;
 }
 }  // namespace

@@ -1,14 +1,35 @@
-// simdex::upgrade_index: a 1.x file as 2.0 (spec/FORMAT.md §12). Here, above reader/ and writer/,
+// simdex::upgrade_index: a 1.x or 2.0 file as 2.1 (spec/FORMAT.md §12): the version, and a
+// BLOCK_DIRECTORY made from the keys when the file has none. Here, above reader/ and writer/,
 // because it verifies with the one and publishes with the other.
 #include <algorithm>
 #include <filesystem>
 
+#include "format/block_directory.h"
+#include "format/checksum.h"
 #include "format/header_region.h"
 #include "reader/index_impl.h"
 #include "simdex/builder.h"
 #include "writer/atomic_file.h"
 
 namespace simdex {
+
+namespace {
+
+// BLOCK_DIRECTORY of `file`, as a 2.1 writer writes it, in pieces to `write`.
+void encode_directory(const reader::IndexFile& file,
+                      const std::function<void(std::span<const uint8_t>)>& write) {
+  std::vector<uint8_t> bits;
+  std::vector<uint64_t> block_counts;
+  for (const reader::TableView& t : file.tables()) {
+    bits.push_back(static_cast<uint8_t>(format::directory_bits_for(t.block_count())));
+    block_counts.push_back(t.block_count());
+  }
+  format::encode_block_directory(
+      format::BlockDirectoryLayout(std::move(bits)), block_counts,
+      [&](uint32_t t, uint64_t j) { return file.tables()[t].key(j); }, write);
+}
+
+}  // namespace
 
 UpgradeSummary upgrade_index(const std::string& input, const std::string& output) {
   const Index index = Index::open(input);
@@ -18,9 +39,13 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   summary.from_major = file.header().version_major;
   summary.from_minor = file.header().version_minor;
   summary.file_bytes = file.size();
+  const auto directory_tag = static_cast<uint32_t>(format::Tag::block_directory);
+  const bool has_directory = file.tagged_section(directory_tag).has_value();
+  const bool current = summary.from_major == format::kVersionMajor &&
+                       summary.from_minor >= format::kVersionMinor && has_directory;
   std::error_code ec;
   const bool in_place = std::filesystem::equivalent(input, output, ec);
-  if (summary.from_major >= format::kVersionMajor && in_place) return summary;
+  if (current && in_place) return summary;
 
   const VerifyReport report = index.verify();
   if (!report.ok()) {
@@ -28,23 +53,59 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
     throw Error(p.code, "'" + input + "' fails verification (" + p.where + ": " + p.what +
                             "); it is not upgraded: rebuild it from its input");
   }
-  // The new header region: the same header, tables and sections, as 2.0 (a 1.x file has no tagged
-  // sections, so R and every offset stay), decoded again before anything is written.
+  // The new header region: the same header, tables and sections as 2.1, and the file's tagged
+  // sections plus BLOCK_DIRECTORY in tag order when it has none. Its directory entry moves every
+  // section by 32 bytes; the sections' bytes and checksums stay.
   format::HeaderRegion region = format::HeaderRegion::decode_from(file.data(), file.size());
-  region.header.version_major = std::max(region.header.version_major, format::kVersionMajor);
-  if (summary.from_major < format::kVersionMajor) region.header.version_minor = format::kVersionMinor;
+  const uint64_t old_region_bytes = region.encoded_bytes();
+  if (region.header.version_major < format::kVersionMajor) region.header.version_minor = 0;
+  region.header.version_major = format::kVersionMajor;
+  region.header.version_minor = std::max(region.header.version_minor, format::kVersionMinor);
+  if (!has_directory) {
+    format::Checksum64 hash;
+    format::TaggedSectionEntry entry{directory_tag, 0, 0, 0, 0};
+    encode_directory(file, [&](std::span<const uint8_t> b) {
+      hash.update(b.data(), b.size());
+      entry.bytes += b.size();
+    });
+    entry.checksum = hash.digest();
+    region.tagged.push_back(entry);
+    std::sort(region.tagged.begin(), region.tagged.end(),
+              [](const auto& a, const auto& b) { return a.tag < b.tag; });
+  }
+  const uint64_t shift = region.encoded_bytes() - old_region_bytes;
+  const uint64_t sections_end = region.sections.back().offset + region.sections.back().bytes;  // IDS's end
+  std::vector<uint64_t> old_offsets;  // of the tagged sections, in the new order (0: the new directory)
+  uint64_t at = sections_end + shift;
+  for (auto& s : region.sections) s.offset += shift;
+  for (auto& e : region.tagged) {
+    old_offsets.push_back(e.tag == directory_tag && !has_directory ? 0 : e.offset);
+    e.offset = at;
+    at += e.bytes;
+  }
+  region.header.file_bytes = at;
   std::vector<uint8_t> head(region.encoded_bytes());
   region.encode_to(head.data());
-  (void)format::HeaderRegion::decode_from(head.data(), file.size());  // reads [0, R) only: the open rules
+  (void)format::HeaderRegion::decode_from(head.data(), at);  // reads [0, R) only: the open rules
 
   writer::AtomicFile out(output);
-  out.write(head.data(), head.size());
   constexpr std::size_t kChunk = std::size_t{1} << 20;
-  for (std::size_t at = head.size(); at < file.size(); at += kChunk)
-    out.write(file.data() + at, std::min(kChunk, file.size() - at));
+  auto copy = [&](uint64_t from, uint64_t bytes) {
+    for (uint64_t done = 0; done < bytes; done += kChunk)
+      out.write(file.data() + from + done, std::min<uint64_t>(kChunk, bytes - done));
+  };
+  out.write(head.data(), head.size());
+  copy(old_region_bytes, sections_end - old_region_bytes);
+  for (std::size_t i = 0; i < region.tagged.size(); ++i) {
+    if (region.tagged[i].tag == directory_tag && !has_directory)
+      encode_directory(file, [&](std::span<const uint8_t> b) { out.write(b.data(), b.size()); });
+    else
+      copy(old_offsets[i], region.tagged[i].bytes);
+  }
   index.check_unchanged();  // the bytes copied are the bytes verified
   out.publish();
-  summary.rewritten = summary.from_major < format::kVersionMajor;
+  summary.rewritten = !current;
+  summary.file_bytes = at;
   return summary;
 }
 

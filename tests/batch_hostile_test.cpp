@@ -12,6 +12,7 @@
 #include "format/layout.h"
 #include "reader/batch_work.h"
 #include "reader/index_file.h"
+#include "reseal.h"
 #include "simdex/batch.h"
 #include "test_util.h"
 
@@ -29,22 +30,9 @@ std::vector<uint8_t> built(const Pairs& pairs, Scheme scheme, uint32_t block_byt
   return read_bytes(dir.file("h.sdx"));
 }
 
-// Rewrites every section checksum, then the header checksum: after an edit the file is
-// checksum-valid again, as a hostile file would be.
-void reseal(std::vector<uint8_t>& f) {
-  const uint32_t tables = format::load_le32(f.data() + 40);
-  const uint64_t at =
-      format::FileHeader::kEncodedBytes + uint64_t{tables} * format::TableDescriptor::kEncodedBytes;
-  for (uint32_t i = 0; i < format::section_count_for(tables); ++i) {
-    uint8_t* entry = f.data() + at + i * format::SectionEntry::kEncodedBytes;
-    auto s = format::SectionEntry::decode_from(entry);
-    s.checksum = format::checksum64(f.data() + s.offset, s.bytes);
-    s.encode_to(entry);
-  }
-  const uint64_t region = format::header_region_bytes(tables);
-  format::store_le64(f.data() + format::FileHeader::kChecksumOffset,
-                     format::header_region_checksum(f.data(), region));
-}
+// Every checksum rewritten (tests/reseal.h): after an edit the file is checksum-valid again, as a
+// hostile file would be.
+void reseal(std::vector<uint8_t>& f) { test::reseal(f.data(), f.size()); }
 
 // Sets BLOCK_RANKS[block] of `table` and reseals.
 std::vector<uint8_t> with_rank(std::vector<uint8_t> f, uint32_t table, uint64_t block, uint64_t rank) {

@@ -124,7 +124,8 @@ from simdex_ref import xxh3_64
 path = sys.argv[2]
 d = bytearray(open(path, "rb").read())
 T, S = struct.unpack_from("<II", d, 40)
-R = 128 + 160 * T + 32 * S
+E = struct.unpack_from("<I", d, 88)[0]  # the tagged sections (spec §5.1)
+R = 128 + 160 * T + 32 * S + 32 * E
 name = b'a"b\\c {"x\\u0041'  # printable ASCII, as the spec allows: quotes and backslashes
 d[56:88] = name + bytes(32 - len(name))
 struct.pack_into("<Q", d, 120, xxh3_64(bytes(d[0:120] + d[128:R])))

@@ -82,6 +82,12 @@ TEST_CASE("every single-bit flip is noticed by open or verify, and never crashes
   }
 }
 
+// Where entry i of the section table of a file of `tables` tables lies.
+std::size_t section_entry(uint32_t tables, uint32_t i) {
+  return format::FileHeader::kEncodedBytes + tables * format::TableDescriptor::kEncodedBytes +
+         i * format::SectionEntry::kEncodedBytes;
+}
+
 TEST_CASE("open-time rules give their named errors") {
   const auto f = small_index(200, 128);
   auto expect = [&](const char* rule, auto&& mutate, bool seal = true) {
@@ -109,15 +115,14 @@ TEST_CASE("open-time rules give their named errors") {
     for (int s = 0; s < 64; ++s) g[128 + 64 + s] = 1;  // 64 codes of length 1: over-subscribed
   });
   expect("section_layout", [](auto& g) {
-    const uint64_t region = format::header_region_bytes(4);
-    const uint8_t* e = g.data() + region - 2 * 32;  // ID_OFFSETS entry
+    const uint8_t* e = g.data() + section_entry(4, 3 * 4);  // ID_OFFSETS entry
     format::store_le64(g.data() + (e - g.data()) + 8, format::load_le64(e + 8) + 8);
   });
 }
 
 TEST_CASE("verify names the rule: block checksum, section checksum") {
   const auto f = small_index(200, 128);
-  const uint64_t region = format::header_region_bytes(4);
+  const uint64_t region = format::header_region_bytes(4, test::tagged_section_count(f.data()));
   auto g = f;
   g[region + 20] ^= 0x10;  // inside table 0's first block
   const Index index = Index::from_buffer(g.data(), g.size());
@@ -134,11 +139,12 @@ TEST_CASE("verify names the rule: block checksum, section checksum") {
 
 TEST_CASE("reseal: a mutated file keeps no checksum problem, so the rules behind them are reached") {
   const auto f = small_index(200, 128);
-  const uint64_t region = format::header_region_bytes(4);
+  const uint64_t region = format::header_region_bytes(4, test::tagged_section_count(f.data()));
+  const uint8_t* ids = f.data() + section_entry(4, 3 * 4 + 1);
   auto g = f;
-  g[region + 20] ^= 0x10;   // inside table 0's first block: its bit stream
-  g[g.size() - 3] ^= 0x01;  // inside IDS
-  g[60] ^= 0x01;            // inside scheme_name, in the header
+  g[region + 20] ^= 0x10;  // inside table 0's first block: its bit stream
+  g[format::load_le64(ids + 8) + format::load_le64(ids + 16) - 3] ^= 0x01;  // inside IDS
+  g[60] ^= 0x01;  // inside scheme_name, in the header
   reseal(g.data(), g.size());
   try {
     const auto report = Index::from_buffer(g.data(), g.size()).verify();

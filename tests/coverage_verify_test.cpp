@@ -6,6 +6,7 @@
 
 #include "format/endian.h"
 #include "format/layout.h"
+#include "reseal.h"
 #include "test_util.h"
 
 using namespace simdex;
@@ -22,11 +23,7 @@ std::vector<uint8_t> built(Scheme scheme, std::size_t n) {
   return read_bytes(dir.file("c.sdx"));
 }
 
-void reseal_header(std::vector<uint8_t>& f) {
-  const uint64_t region = format::header_region_bytes(format::load_le32(f.data() + 40));
-  format::store_le64(f.data() + format::FileHeader::kChecksumOffset,
-                     format::header_region_checksum(f.data(), region));
-}
+void reseal_header(std::vector<uint8_t>& f) { test::reseal_header(f.data(), f.size()); }
 
 }  // namespace
 

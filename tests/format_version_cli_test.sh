@@ -1,6 +1,7 @@
-# Format 2.0 from the command line (spec/FORMAT.md §5.2, §12): the fingerprint settings an index
-# built from text records, the refusal of text queries made with other settings, `simdex info` of
-# them, and `simdex upgrade` of a 1.x file (byte for byte the 2.0 writer's file, verified, atomic).
+# Formats 2.0 and 2.1 from the command line (spec/FORMAT.md §5.2, §5.3, §12): the fingerprint
+# settings an index built from text records, the refusal of text queries made with other settings,
+# `simdex info` of them and of the block directory, and `simdex upgrade` of 1.x and 2.0 files (byte
+# for byte the 2.1 writer's file, verified, atomic).
 # Usage: format_version_cli_test.sh SIMDEX SOURCE_DIR
 simdex=$1; src=$2
 . "$(dirname "$0")/shell_checks.sh"
@@ -16,7 +17,8 @@ expect_grep "info shows the settings" "text settings  shingle 2, weighting frequ
 check "info --json" 0 "$simdex" info --json "$dir/t.sdx"
 expect_grep "info --json settings" '"fingerprint_settings":{"fingerprint_version":1,"shingle_size":2,"weighting":"frequency","stopwords":\["a","an",' "$dir/out"
 expect_grep "info --json tagged sections" '"tagged_sections":\[{"tag":1,"name":"FINGERPRINT_SETTINGS","critical":false' "$dir/out"
-expect_grep "format 2.0" '"format":"2.0"' "$dir/out"
+expect_grep "info --json block directory" '{"tag":2,"name":"BLOCK_DIRECTORY","critical":false' "$dir/out"
+expect_grep "format 2.1" '"format":"2.1"' "$dir/out"
 check "verify" 0 "$simdex" verify "$dir/t.sdx"
 # The same input gives the same bytes (the section included).
 check "build --text again" 0 "$simdex" build -q --text --stopwords english --shingle 2 -k 8 -o "$dir/t2.sdx" "$dir/docs.jsonl"
@@ -40,7 +42,7 @@ check "join --text, same settings" 0 "$simdex" join --text --stopwords english -
 check "fingerprint" 0 "$simdex" fingerprint -o "$dir/fps.tsv" "$dir/docs.jsonl"
 check "build from fingerprints" 0 "$simdex" build -q -k 8 -o "$dir/f.sdx" "$dir/fps.tsv"
 check "info, no settings" 0 "$simdex" info --json "$dir/f.sdx"
-expect_grep "no settings" '"tagged_sections":\[\],"fingerprint_settings":null' "$dir/out"
+expect_grep "no settings" '"tagged_sections":\[{"tag":2,"name":"BLOCK_DIRECTORY","critical":false,"bytes":[0-9]*}\],"fingerprint_settings":null' "$dir/out"
 check "query --text without settings recorded" 0 "$simdex" query --text --shingle 5 "$dir/f.sdx" "$dir/q.jsonl"
 check "query --text on a 1.x file" 0 "$simdex" query --text "$good/v1_paper4.sdx" "$dir/q.jsonl"
 
@@ -55,15 +57,17 @@ check "merge keeps them" 0 "$simdex" merge -q "$dir/s.sdxs"
 check "query --text the merged set" 1 "$simdex" query --text "$dir/s.sdxs" "$dir/q.jsonl"
 expect_grep "merged set refusal" "settings_mismatch" "$dir/err"
 
-# upgrade: 1.x -> 2.0, equal to the writer's file; in place; a 2.x file is left alone.
+# upgrade: 1.x and 2.0 -> 2.1, equal to the writer's file; in place; a 2.1 file is left alone.
 check "upgrade -o" 0 "$simdex" upgrade "$good/v1_dup_ids.sdx" -o "$dir/up.sdx"
-expect_grep "upgrade says what it did" "from format 1.0 to 2.0" "$dir/err"
+expect_grep "upgrade says what it did" "from format 1.0 to 2.1" "$dir/err"
 same "upgrade gives the writer's bytes" "$dir/up.sdx" "$good/dup_ids.sdx"
+check "upgrade a 2.0 file with tagged sections" 0 "$simdex" upgrade -q "$good/v2_0_tagged.sdx" -o "$dir/up2.sdx"
+same "the directory goes between its tags" "$dir/up2.sdx" "$good/tagged_unknown_optional.sdx"
 cp "$good/v1_paper4.sdx" "$dir/inplace.sdx"
 check "upgrade in place" 0 "$simdex" upgrade -q "$dir/inplace.sdx"
 same "in place" "$dir/inplace.sdx" "$good/paper4.sdx"
-check "upgrade a 2.0 file" 0 "$simdex" upgrade "$dir/inplace.sdx"
-expect_grep "nothing to do" "already format 2.0; nothing to do" "$dir/err"
+check "upgrade a 2.1 file" 0 "$simdex" upgrade "$dir/inplace.sdx"
+expect_grep "nothing to do" "already format 2.1; nothing to do" "$dir/err"
 check "upgrade refuses a corrupt file" 1 "$simdex" upgrade "$src/tests/conformance/bad/block_checksum__stored.sdx" -o "$dir/x.sdx"
 expect_grep "corrupt: names the rule" "block_checksum" "$dir/err"
 if [ -e "$dir/x.sdx" ]; then bad "a refused upgrade wrote its output"; else ok; fi

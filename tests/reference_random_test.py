@@ -3,9 +3,18 @@
 spec/reference/simdex_ref.py on files built from random and clustered inputs.
 First checks the reader's pure-Python XXH3-64 against libxxhash (ctypes) when it is installed.
 
-    python3 tests/reference_random_test.py SIMDEX_BINARY [--seed N] [-v]
+    python3 tests/reference_random_test.py SIMDEX_BINARY [--seed N] [--rounds N] [-v]
+    python3 tests/reference_random_test.py --python-only [--seed N] [-v]
 
-For each case the C++ writer builds a file; then:
+First, with the spec's reference alone (no CLI): files built by the spec's writer rules
+(simdex_ref.build_bytes) from random, clustered and low-entropy fingerprints (dense prefixes: many
+blocks in one slot of BLOCK_DIRECTORY), with tables of 0 to 3 blocks and many, each written with the
+writer's BLOCK_DIRECTORY (2.1), without one (2.0 and 1.x) and with other d_t (0 in some tables,
+finer than the writer's, >= prefix_bits, 1); the reader opens and verifies each, rebuild gives the
+same bytes, upgrade_bytes turns the 2.0 and 1.x files into the 2.1 one, and the §9 probes (through
+the directory or BLOCK_KEYS) == brute force == the exact answer from the input pairs.
+
+Then for each case the C++ writer builds a file; then:
   - the Python reader opens it and verifies every rule (checksums included);
   - the Python writer rules of the spec (simdex_ref.rebuild) give the same bytes;
   - the C++ writer gives the same bytes from the pairs shuffled, repeated, on one thread (§11);
@@ -16,6 +25,7 @@ For each case the C++ writer builds a file; then:
 Last line: `N passed, N failed`; exit status 0 only if nothing failed.
 """
 
+import itertools
 import os
 import random
 import shutil
@@ -73,6 +83,88 @@ def cases(rng):
         with_ids(rng, [0, M64, 1, M64 - 1, 1 << 63, (1 << 63) - 1] + random_fps(rng, 30), dup_rate=0.5, max_ids=3)
     yield "tiny-n2-auto", ["--block-bytes", "32"], with_ids(rng, random_fps(rng, 2))
     yield "single-blocks5-k2", ["--scheme", "blocks-5", "-k", "2"], with_ids(rng, random_fps(rng, 1), dup_rate=1, max_ids=5)
+
+
+def blocks_tables(m, k):
+    """Tables (source_bit, prefix_bits) covering k: 64 bits cut into m contiguous blocks, one table per
+    choice of m - k of them as its prefix (two fingerprints within k differ in at most k blocks)."""
+    edges = [64 * i // m for i in range(m + 1)]
+    blocks = [list(range(edges[i + 1] - 1, edges[i] - 1, -1)) for i in range(m)]
+    tables = []
+    for prefix in itertools.combinations(range(m), m - k):
+        order = [b for i in prefix for b in blocks[i]]
+        p = len(order)
+        order += [b for i in range(m) if i not in prefix for b in blocks[i]]
+        tables.append(([order[63 - j] for j in range(64)], p))
+    return tables
+
+
+def python_cases(rng):
+    # (name, fingerprints, tables, max_distance, block_bytes)
+    yield "random-blocks4-k3-B64", random_fps(rng, 300), blocks_tables(4, 3), 3, 64
+    yield "clustered-blocks4-k3-B32", clustered_fps(rng, 20, 10, 3), blocks_tables(4, 3), 3, 32
+    # the top 52 bits equal in the tables whose prefix leaves out the low block: all blocks in one slot
+    yield "lowentropy-blocks4-k1-B32", low_entropy_fps(rng, 300, 12), blocks_tables(4, 1), 1, 32
+    yield "dense-identity-p20-B32", low_entropy_fps(rng, 150, 16) + random_fps(rng, 30), [(list(range(64)), 20)], 0, 32
+    yield "identity-p0-k5-B32", low_entropy_fps(rng, 120, 10), [(list(range(64)), 0)], 5, 32
+    yield "clustered-blocks5-k2-B48", clustered_fps(rng, 10, 6, 4) + random_fps(rng, 40), blocks_tables(5, 2), 2, 48
+    for n in (1, 2, 5, 8):  # B = 32 holds about 3 random entries: 1, 1, 2 and 3 blocks per table
+        yield "tiny-n%d-B32" % n, random_fps(rng, n), blocks_tables(4, 3), 3, 32
+    yield "empty", [], blocks_tables(4, 3), 3, 64
+    yield "extremes-B32", [0, M64, 1, M64 - 1, 1 << 63, (1 << 63) - 1] + random_fps(rng, 20), blocks_tables(4, 3), 3, 32
+
+
+def check_python_case(rng, name, fps, tables, K, B, tally):
+    """build_bytes with and without BLOCK_DIRECTORY and with other d_t; open, verify, rebuild,
+    upgrade, and the §9 probes against brute force."""
+    pairs = with_ids(rng, fps, dup_rate=0.2, max_ids=3)
+    T = len(tables)
+    writer = simdex_ref.build_bytes(pairs, tables, B, K, "py-" + name)
+    idx = simdex_ref.open_bytes(writer)
+    counts = [t.block_count for t in idx.tables]
+    writer_bits = [simdex_ref.writer_directory_bits(c) for c in counts]
+    tally.check((idx.version_major, idx.version_minor) == (2, 1) and idx.block_directory is not None
+                and [t.directory_bits for t in idx.tables] == writer_bits,
+                "%s: build_bytes writes 2.1 with the writer's d_t %s" % (name, writer_bits[:4]))
+    variants = [
+        ("writer", {}),
+        ("2.0", dict(version_minor=0, directory=False)),
+        ("1.0", dict(version_major=1, version_minor=0, directory=False)),
+        ("d=0", dict(directory_bits=[0] * T)),
+        ("finer", dict(directory_bits=[min(12, b + 3) for b in writer_bits])),
+        ("d>=p", dict(directory_bits=[min(14, max(p, 1)) for _, p in tables])),
+        ("d=1", dict(directory_bits=[1] * T)),
+        ("mixed", dict(directory_bits=[0 if t % 2 else b + t % 3 for t, b in enumerate(writer_bits)])),
+    ]
+    stored = sorted({f for f, _ in pairs})
+    queries = [rng.choice(stored) ^ sum(1 << b for b in rng.sample(range(64), rng.randint(0, K + 1)))
+               for _ in range(16)] if stored else []
+    queries = list(dict.fromkeys(queries + [rng.getrandbits(64) for _ in range(3)] + [0, M64]))
+    for vname, kw in variants:
+        label = "%s [%s]" % (name, vname)
+        data = writer if vname == "writer" else simdex_ref.build_bytes(pairs, tables, B, K, "py-" + name, **kw)
+        try:
+            v = simdex_ref.open_bytes(data)
+        except simdex_ref.SimdexError as e:
+            tally.check(False, "%s: python open" % label, str(e))
+            continue
+        problems = simdex_ref.verify_index(v)
+        tally.check(problems == [], "%s: python verify" % label, repr(problems[:3]))
+        tally.check(simdex_ref.rebuild(v) == data, "%s: rebuild gives the same bytes" % label)
+        if vname in ("2.0", "1.0"):
+            tally.check(simdex_ref.upgrade_bytes(data) == writer, "%s: upgrade_bytes gives the 2.1 file" % label)
+        bad = None
+        for q in queries:
+            for k in sorted({0, K // 2, K}):
+                want = normalize_hits(brute_force(pairs, q, k))
+                py = normalize_hits(simdex_ref.query(v, q, k))
+                probe = normalize_hits(simdex_ref.query_probe(v, q, k))
+                if not want == py == probe:
+                    bad = "query %d k %d: input %s python %s probe %s" % (q, k, want[:3], py[:3], probe[:3])
+                    break
+            if bad:
+                break
+        tally.check(bad is None, "%s: %d queries, probes == brute force == input" % (label, len(queries)), bad or "")
 
 
 def make_queries(rng, fps, k, count):
@@ -163,9 +255,9 @@ def check_case(binary, tmp, rng, name, opts, pairs, tally):
 
 def main(argv):
     if len(argv) < 2:
-        print("usage: reference_random_test.py SIMDEX_BINARY [--seed N] [--rounds N] [-v]")
+        print("usage: reference_random_test.py SIMDEX_BINARY|--python-only [--seed N] [--rounds N] [-v]")
         return 2
-    binary = argv[1]
+    binary = None if argv[1] == "--python-only" else argv[1]
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else 20240505
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
     tally = Tally(verbose="-v" in argv)
@@ -179,6 +271,13 @@ def main(argv):
         print("SKIP: XXH3-64 against libxxhash (library not found)")
     else:
         tally.check(r[1] == 0, "XXH3-64 == libxxhash on %d inputs" % sum(r), "%d mismatches" % r[1])
+    # The spec's writer and reader alone: BLOCK_DIRECTORY (§5.3) and the probes of §9.
+    rng = random.Random(seed)
+    for name, fps, tables, K, B in python_cases(rng):
+        check_python_case(rng, name, fps, tables, K, B, tally)
+    if binary is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return tally.finish()
     try:
         for rnd in range(rounds):
             rng = random.Random(seed + rnd)

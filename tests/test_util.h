@@ -127,6 +127,14 @@ inline BuildSummary build(const std::string& path, const Pairs& pairs, BuildOpti
   return b.write(path);
 }
 
+// An index of the named scheme (k = 3) and block size.
+inline BuildSummary build(const std::string& path, const Pairs& pairs, const char* scheme, uint32_t block_bytes) {
+  BuildOptions o;
+  o.scheme = Scheme::named(scheme, 3, 0);
+  o.block_bytes = block_bytes;
+  return build(path, pairs, std::move(o));
+}
+
 inline std::vector<uint8_t> read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

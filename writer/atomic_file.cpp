@@ -64,7 +64,7 @@ AtomicFile::AtomicFile(std::string target)
             static std::atomic<unsigned> counter{0};
             return prefix + std::to_string(counter++);
           },
-          O_WRONLY, 0644) {
+          O_RDWR, 0644) {
   buffer_.reserve(kBufferBytes);
 }
 
@@ -90,6 +90,19 @@ void AtomicFile::flush() {
 void AtomicFile::write_at(uint64_t offset, const void* data, std::size_t size) {
   flush();  // buffered bytes first, so they cannot land over these later
   pwrite_all(offset, data, size);
+}
+
+void AtomicFile::read_at(uint64_t offset, void* data, std::size_t size) {
+  flush();  // the bytes asked for may still be in the buffer
+  auto* p = static_cast<uint8_t*>(data);
+  while (size > 0) {
+    const ssize_t n = ::pread(temp_.fd(), p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) fail("cannot read back", temp_.path());
+    p += n;
+    size -= static_cast<std::size_t>(n);
+    offset += static_cast<uint64_t>(n);
+  }
 }
 
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {

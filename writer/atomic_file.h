@@ -22,6 +22,8 @@ class AtomicFile {
 
   void write(const void* data, std::size_t size);                      // sequential, buffered
   void write_at(uint64_t offset, const void* data, std::size_t size);  // for the header, at the end
+  // Reads back bytes written before (a section derived from earlier ones, e.g. from the block keys).
+  void read_at(uint64_t offset, void* data, std::size_t size);
   uint64_t position() const { return position_; }
   // Flush, fsync, rename over the target (checked again: still absent or a regular file), fsync the
   // directory. Then removes temporary files of the same target that no live build holds locked.

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <thread>
 
+#include "format/block_directory.h"
 #include "format/checksum.h"
 #include "format/endian.h"
 #include "format/fingerprint_settings.h"
@@ -119,6 +120,7 @@ class FileWriter {
     if (options.fingerprint_settings)
       tagged_.push_back({static_cast<uint32_t>(format::Tag::fingerprint_settings), 0,
                          format::encode_fingerprint_settings(*options.fingerprint_settings)});
+    tagged_.push_back({static_cast<uint32_t>(format::Tag::block_directory), 0, {}});  // made from the keys
     region_.tagged.resize(tagged_.size());  // the section directory's size, fixed from here on
   }
 
@@ -157,10 +159,41 @@ class FileWriter {
     for (std::size_t i = 0; i < tagged_.size(); ++i) {
       const format::TaggedSection& t = tagged_[i];
       sections_.begin(SectionKind::ids, format::kNoTable);  // kind unused: only offset, bytes, checksum
-      sections_.write(t.bytes.data(), t.bytes.size());
+      if (t.tag == static_cast<uint32_t>(format::Tag::block_directory))
+        write_block_directory();
+      else
+        sections_.write(t.bytes.data(), t.bytes.size());
       const SectionEntry e = sections_.end();
       region_.tagged[i] = {t.tag, t.tag_flags, e.offset, e.bytes, e.checksum};
     }
+  }
+
+  // BLOCK_DIRECTORY (spec §5.3) from every table's BLOCK_KEYS, read back from the file in chunks:
+  // streamed both ways, so its size (up to half the keys') never sits in memory.
+  void write_block_directory() {
+    std::vector<uint8_t> bits;
+    std::vector<uint64_t> block_counts;
+    for (const format::TableDescriptor& d : region_.tables) {
+      bits.push_back(static_cast<uint8_t>(format::directory_bits_for(d.block_count)));
+      block_counts.push_back(d.block_count);
+    }
+    constexpr uint64_t kChunk = uint64_t{1} << 16;  // keys per read back: few flushes of the output
+    std::vector<uint8_t> keys(8 * kChunk);
+    uint32_t chunk_table = UINT32_MAX;
+    uint64_t chunk_first = 0, chunk_count = 0;
+    format::encode_block_directory(
+        format::BlockDirectoryLayout(std::move(bits)), block_counts,
+        [&](uint32_t t, uint64_t j) {
+          if (t != chunk_table || j < chunk_first || j >= chunk_first + chunk_count) {
+            const SectionEntry& section = region_.sections[3 * t + 1];  // BLOCK_KEYS of table t
+            chunk_table = t;
+            chunk_first = j;
+            chunk_count = std::min(kChunk, block_counts[t] - j);
+            file_.read_at(section.offset + 8 * j, keys.data(), 8 * chunk_count);
+          }
+          return format::load_le64(keys.data() + 8 * (j - chunk_first));
+        },
+        [&](std::span<const uint8_t> bytes) { sections_.write(bytes.data(), bytes.size()); });
   }
 
   // The header region, now that every section is known, over the zeros reserved for it.

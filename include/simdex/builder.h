@@ -64,16 +64,17 @@ struct BuildSummary {
 
 struct UpgradeSummary {
   unsigned from_major = 0, from_minor = 0;  // the input's format version
-  bool rewritten = false;                   // false: already format 2.x, nothing written
-  uint64_t file_bytes = 0;
+  bool rewritten = false;                   // false: already format 2.1 or later, nothing changed
+  uint64_t file_bytes = 0;                  // of the output
 };
 
-// Rewrites a format 1.x index file as format 2.0 (spec/FORMAT.md §12): the input is verified in full
-// first (every checksum and rule), then written to `output` atomically with its sections unchanged:
-// only the version and the header checksum differ, so the result is what a 2.0 writer writes from
-// the same pairs. `output` may be `input` (replaced by rename: readers that have it open keep the old
-// bytes). A 2.x input is left alone (rewritten = false) unless output differs from input, which then
-// gets a verified copy. Throws Error: the input's broken rule, errc::io.
+// Rewrites a format 1.x or 2.0 index file as format 2.1 (spec/FORMAT.md §12): the input is verified
+// in full first (every checksum and rule), then written to `output` atomically with its sections
+// unchanged and a BLOCK_DIRECTORY (§5.3) made from its block keys added, so the result is what a 2.1
+// writer writes from the same pairs. `output` may be `input` (replaced by rename: readers that have
+// it open keep the old bytes). A 2.1 input with its directory is left alone (rewritten = false)
+// unless output differs from input, which then gets a verified copy. Throws Error: the input's
+// broken rule, errc::io.
 SIMDEX_EXPORT UpgradeSummary upgrade_index(const std::string& input, const std::string& output);
 
 class SIMDEX_EXPORT IndexBuilder {

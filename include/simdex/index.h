@@ -153,8 +153,9 @@ struct OpenOptions {
   std::vector<std::size_t> set_members;
   // What open() loads into memory before it returns, for a process whose first queries must be as
   // fast as later ones. `none` (default): nothing, so open costs the same for any file size and each
-  // page is read on first use. `keys`: every table's block keys (8 bytes per block, what a probe's
-  // search reads); `all`: the whole file. Pages come from disk when not cached and are mapped into
+  // page is read on first use. `keys`: what a probe reads to find its block: every table's block
+  // keys (8 bytes per block) and block directory (2 to 4 bytes per block, format 2.1); `all`: the
+  // whole file. Pages come from disk when not cached and are mapped into
   // the process (madvise MADV_POPULATE_READ, or one read per page where the kernel lacks it). An
   // index set applies it to each member.
   enum class Preload { none, keys, all };

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference reader for simdex index files (spec/FORMAT.md, versions 2.x and 1.x) and index sets
+"""Independent reference reader and writer for simdex index files (spec/FORMAT.md, version 2.1, and the
+2.0 and 1.x files it reads) and index sets
 (spec/SET.md: open_set, set_query, set_info; `info`, `query` and `verify` below take a set too).
 
 Written from spec/FORMAT.md alone, with the Python 3.11 standard library only. It is slow and
@@ -16,12 +17,18 @@ Library:
                                     # (also available as simdex_ref.open(path))
     problems = verify(path)         # [(rule, where, what)], [] when the file is good
     query(idx, F, k)                # brute force over table 0: [(f, distance, [ids])]
-    query_probe(idx, F, k)          # the table probes of §9
+    query_probe(idx, F, k)          # the table probes of §9 (through BLOCK_DIRECTORY where a
+                                    # table has one, else by searching BLOCK_KEYS)
     info(idx)                       # dict: scheme, k, n, id_count, block_bytes, file_bytes,
-                                    # tables [{prefix_bits, block_count, bytes}], ... (also the
+                                    # tables [{prefix_bits, block_count, bytes, directory_bits}],
+                                    # directory_bits (None without BLOCK_DIRECTORY), ... (also the
                                     # spec's names that C++ `info --json` prints: scheme_name,
                                     # max_distance, fingerprint_count, id_count; older aliases
                                     # fingerprints, ids, blocks)
+    build_bytes(pairs, tables, ...) # a whole file by the writer rules (2.1 with BLOCK_DIRECTORY by
+                                    # default; directory=False or directory_bits=[...] otherwise)
+    rebuild(idx)                    # build_bytes of an opened file's pairs, tables and sections
+    upgrade_bytes(data)             # §12 `simdex upgrade`: a 1.x or 2.0 file as 2.1
 """
 
 import builtins
@@ -52,15 +59,19 @@ TAGGED_ENTRY_BYTES = 32
 MAX_TAGGED_SECTIONS = 1024
 TAG_CRITICAL = 1
 FINGERPRINT_SETTINGS = 1
-TAG_NAMES = {FINGERPRINT_SETTINGS: "FINGERPRINT_SETTINGS"}  # the tags §5.1 assigns
+BLOCK_DIRECTORY = 2
+TAG_NAMES = {FINGERPRINT_SETTINGS: "FINGERPRINT_SETTINGS",  # the tags §5.1 assigns
+             BLOCK_DIRECTORY: "BLOCK_DIRECTORY"}
 MAX_SETTINGS_BYTES = 1 << 20
+MAX_DIRECTORY_BITS = 32                   # §5.3: 0 <= d_t <= 32
+MAX_DIRECTORY_BLOCK_COUNT = (1 << 32) - 1  # §5.3: d_t > 0 only when block_count_t <= 2^32 - 1
 
 OPEN_RULES = ["file_too_small", "bad_magic", "unsupported_version", "file_size_mismatch",
               "bad_header_field", "header_checksum", "reserved_nonzero", "bad_permutation",
               "bad_code_lengths", "section_layout", "tag_order", "unknown_critical_section",
               "bad_tagged_section"]
 VERIFY_RULES = ["section_checksum", "block_checksum", "bad_block", "keys_order", "block_ranks",
-                "table_mismatch", "bad_ids", "coverage"]
+                "table_mismatch", "bad_ids", "bad_tagged_section", "coverage"]
 COVERAGE_BUDGET = 10_000_000  # search steps before `coverage` is reported unchecked (§10)
 
 
@@ -292,6 +303,52 @@ def encode_fingerprint_settings(settings):
     return body + bytes(_pad8(len(body)) - len(body))
 
 
+# BLOCK_DIRECTORY (§5.3)
+
+def writer_directory_bits(block_count):
+    """How simdex chooses d_t (§5.3, normative for byte-identical output): floor(log2(block_count))
+    when 2 <= block_count <= 2^32 - 1, else 0."""
+    if 2 <= block_count <= MAX_DIRECTORY_BLOCK_COUNT:
+        return block_count.bit_length() - 1
+    return 0
+
+
+def directory_header_bytes(T):
+    """H: the 8 bytes of directory_table_count and reserved, then directory_bits[T], padded to 8."""
+    return _pad8(8 + T)
+
+
+def slot_blocks(keys, d):
+    """slot_block[s] = min { j : key[j] >= s << (64 - d) } (len(keys) when no key is), for
+    s = 0 .. 2^d - 1 (§5.3). Taken literally, also for keys that do not ascend (verification of a
+    broken file): the first j whose key reaches a value is the first j where the running maximum
+    of the keys reaches it, and the running maximum ascends."""
+    out = []
+    j, top, count = 0, -1, len(keys)
+    shift = 64 - d
+    for s in range(1 << d):
+        start = s << shift
+        while top < start and j < count:
+            top = max(top, keys[j])
+            j += 1
+        out.append(j - 1 if top >= start else count)
+    return out
+
+
+def encode_block_directory(directory_bits, keys_per_table):
+    """The bytes of BLOCK_DIRECTORY for the tables' d_t and their BLOCK_KEYS (lists of ints)."""
+    T = len(directory_bits)
+    assert len(keys_per_table) == T
+    body = struct.pack("<II", T, 0) + bytes(directory_bits)
+    body += bytes(directory_header_bytes(T) - len(body))
+    for d, keys in zip(directory_bits, keys_per_table):
+        if not 0 <= d <= MAX_DIRECTORY_BITS or (d and len(keys) > MAX_DIRECTORY_BLOCK_COUNT):
+            raise ValueError("directory_bits %d for a table of %d blocks" % (d, len(keys)))
+        if d:
+            body += struct.pack("<%dI" % (1 << d), *slot_blocks(keys, d))
+    return body
+
+
 class Index:
     """An opened index: every open rule holds. Fields named as in the spec."""
 
@@ -465,14 +522,22 @@ class Index:
         if E and expected_offset != size:
             raise SimdexError("section_layout", "the last tagged section ends at %d, the file at %d"
                               % (expected_offset, size))
-        # The tagged sections checked at open (bad_tagged_section): FINGERPRINT_SETTINGS (§5.2).
+        # The tagged sections checked at open (bad_tagged_section): FINGERPRINT_SETTINGS (§5.2:
+        # checksum and contents), BLOCK_DIRECTORY (§5.3: its size and header, not its entries and
+        # not its checksum, which are verify's).
         self.fingerprint_settings = None
+        self.block_directory = None
+        for tab in self.tables:
+            tab.directory_bits = 0        # 0: no directory, the probe searches BLOCK_KEYS
+            tab.directory_offset = None   # where its 2^d_t u32 entries slot_block_t[s] start
         for sec in self.tagged:
             if sec.tag == FINGERPRINT_SETTINGS:
                 payload = d[sec.offset:sec.offset + sec.bytes]
                 if xxh3_64(payload) != sec.checksum:
                     raise SimdexError("bad_tagged_section", "FINGERPRINT_SETTINGS: checksum mismatch")
                 self.fingerprint_settings = decode_fingerprint_settings(payload)
+            elif sec.tag == BLOCK_DIRECTORY:
+                self._open_block_directory(sec)
         for t, tab in enumerate(self.tables):
             tab.blocks = self.sections[3 * t]
             tab.keys_sec = self.sections[3 * t + 1]
@@ -482,7 +547,57 @@ class Index:
         self.id_offsets_sec = self.sections[3 * T]
         self.ids_sec = self.sections[3 * T + 1]
 
+    def _open_block_directory(self, sec):
+        """The open checks of BLOCK_DIRECTORY (§5.3): size, directory_table_count, reserved bytes,
+        padding and directory_bits (rule bad_tagged_section); keeps each table's d_t and where its
+        entries start. The entries themselves are hints until verified (verify_index)."""
+        d, T, size = self.data, self.table_count, sec.bytes
+
+        def bad(why):
+            raise SimdexError("bad_tagged_section", "BLOCK_DIRECTORY: " + why)
+        if size < 8:
+            bad("%d bytes, fewer than the 8 of directory_table_count and reserved" % size)
+        count = _u32(d, sec.offset)
+        if count != T:
+            bad("directory_table_count = %d, table_count = %d" % (count, T))
+        if _u32(d, sec.offset + 4) != 0:
+            bad("reserved bytes 4..7 = %s, not zero" % d[sec.offset + 4:sec.offset + 8].hex())
+        H = directory_header_bytes(T)
+        if size < H:
+            bad("%d bytes, fewer than the %d of its header (8 + T rounded up to 8)" % (size, H))
+        bits = list(d[sec.offset + 8:sec.offset + 8 + T])
+        if any(d[sec.offset + 8 + T:sec.offset + H]):
+            bad("padding after directory_bits (bytes %d..%d) not zero" % (8 + T, H - 1))
+        want = H
+        for t, bits_t in enumerate(bits):
+            if bits_t > MAX_DIRECTORY_BITS:
+                bad("directory_bits[%d] = %d > %d" % (t, bits_t, MAX_DIRECTORY_BITS))
+            if bits_t and self.tables[t].block_count > MAX_DIRECTORY_BLOCK_COUNT:
+                bad("directory_bits[%d] = %d with block_count %d > 2^32 - 1"
+                    % (t, bits_t, self.tables[t].block_count))
+            if bits_t:
+                want += 4 << bits_t
+        if size != want:
+            bad("%d bytes, H + the sum of 4 * 2^d_t is %d" % (size, want))
+        at = sec.offset + H
+        for tab, bits_t in zip(self.tables, bits):
+            tab.directory_bits = bits_t
+            if bits_t:
+                tab.directory_offset = at
+                at += 4 << bits_t
+        self.block_directory = sec
+
     # -- accessors --
+    def slot_block(self, t, s):
+        """Entry s of table t's BLOCK_DIRECTORY, raw (a hint until verified: may exceed block_count)."""
+        tab = self.tables[t]
+        assert tab.directory_bits and 0 <= s < 1 << tab.directory_bits
+        return _u32(self.data, tab.directory_offset + 4 * s)
+
+    def first_entry(self, t, j):
+        """The first_entry field of block j of table t (§6)."""
+        return _u64(self.data, self.block_offset(t, j) + 8)
+
     def key(self, t, j):
         return _u64(self.data, self.tables[t].keys_sec.offset + 8 * j)
 
@@ -774,6 +889,24 @@ def verify_index(idx, unchecked=None):
                         report("bad_ids", "fingerprint of rank %d" % r,
                                "ids not strictly ascending (%d then %d)" % (ids[i - 1], ids[i]))
                         break
+
+    # BLOCK_DIRECTORY (§5.3, phase verify): every entry is the first block whose key (BLOCK_KEYS as
+    # stored) is at least its slot's first value. Checked whether or not the section's checksum
+    # matched (that is reported above as section_checksum). One problem per table.
+    for t, tab in enumerate(idx.tables):
+        bits = tab.directory_bits
+        if not bits:
+            continue
+        keys = list(struct.unpack_from("<%dQ" % tab.block_count, d, tab.keys_sec.offset))
+        want = slot_blocks(keys, bits)
+        got = struct.unpack_from("<%dI" % (1 << bits), d, tab.directory_offset)
+        wrong = [s for s in range(1 << bits) if got[s] != want[s]]
+        if wrong:
+            s = wrong[0]
+            report("bad_tagged_section", "BLOCK_DIRECTORY table %d slot %d" % (t, s),
+                   "slot_block = %d, the first block whose key is >= %#018x is %d (of %d blocks; %d of the "
+                   "table's %d entries wrong)" % (got[s], s << (64 - bits), want[s], tab.block_count,
+                                                  len(wrong), 1 << bits))
     return problems
 
 
@@ -838,8 +971,28 @@ def _rank_in_table0(idx, e0):
     return idx.rank(0, j) + pos
 
 
+def _first_block_by_directory(idx, t, lo):
+    """§9 with a BLOCK_DIRECTORY entry for table t: the block where the probe for [lo, hi] starts,
+    found without BLOCK_KEYS. Entries are hints (§5.3): clamped to block_count, so a wrong one
+    gives a wrong answer before verification, never a read outside the table's blocks."""
+    tab = idx.tables[t]
+    bits, count = tab.directory_bits, tab.block_count
+    s = lo >> (64 - bits)
+    b = min(idx.slot_block(t, s + 1) if s + 1 < 1 << bits else count, count)
+    a = min(idx.slot_block(t, s), b)
+    if a == b or lo == s << (64 - bits):  # lo is the slot's first value: slot_block itself
+        return a
+    # The last block i in [a, min(b, count - 1)] whose first_entry is <= lo, or a when none is.
+    for i in range(min(b, count - 1), a - 1, -1):
+        if idx.first_entry(t, i) <= lo:
+            return i
+    return a
+
+
 def query_probe(idx, F, k):
-    """The table probes of §9."""
+    """The table probes of §9: per table, the first block that can hold [lo, hi] (through the
+    table's BLOCK_DIRECTORY when it has one, else by searching BLOCK_KEYS), then blocks j, j+1, ...
+    until an entry above hi or a block ending at or above hi."""
     _check_k(idx, k)
     found = {}
     for t, tab in enumerate(idx.tables):
@@ -850,17 +1003,21 @@ def query_probe(idx, F, k):
         low_mask = M64 if p == 0 else (1 << (64 - p)) - 1
         lo = q & ~low_mask & M64
         hi = q | low_mask
-        j = _first_block_at_least(idx, t, lo)
+        directory = tab.directory_bits > 0
+        j = _first_block_by_directory(idx, t, lo) if directory else _first_block_at_least(idx, t, lo)
         done = False
         while j < tab.block_count and not done:
-            for e in idx.decode_block(t, j):
+            entries = idx.decode_block(t, j)
+            for e in entries:
                 if e > hi:
                     done = True
                     break
                 if e >= lo and (e ^ q).bit_count() <= k:
                     f = tab.perm.invert(e)
                     found[f] = (e ^ q).bit_count()
-            if idx.key(t, j) >= hi:
+            # The block ends at or above hi: with the directory, its decoded last entry says so (the
+            # keys are not read at all); without, its key does.
+            if (entries[-1] if directory else idx.key(t, j)) >= hi:
                 break
             j += 1
     hits = []
@@ -884,6 +1041,7 @@ def info(idx):
                        "bits_per_entry": (nbytes * 8 / n) if n else 0.0})
     for tab, d in zip(idx.tables, tables):
         d["block_count"] = tab.block_count  # the spec's name for "blocks"
+        d["directory_bits"] = tab.directory_bits  # d_t of BLOCK_DIRECTORY (§5.3); 0 without one
     return {
         "n": n,
         "id_count": idx.id_count,
@@ -903,6 +1061,9 @@ def info(idx):
         "tagged_sections": [{"tag": s.tag, "name": TAG_NAMES.get(s.tag, ""), "critical": bool(s.flags & TAG_CRITICAL),
                              "bytes": s.bytes} for s in idx.tagged],
         "fingerprint_settings": idx.fingerprint_settings,
+        # BLOCK_DIRECTORY (§5.3): d_t per table, or None when the file has no such section
+        "directory_bits": ([tab.directory_bits for tab in idx.tables] if idx.block_directory is not None
+                           else None),
     }
 
 
@@ -967,13 +1128,27 @@ def encode_blocks(entries, lengths, B, partition=None):
     return blocks, keys, ranks
 
 
-def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=0, version_major=2,
-                tagged=()):
+def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=1, version_major=2,
+                tagged=(), directory=True, directory_bits=None):
     """A whole file from (fingerprint, id) pairs and tables [(source_bit, prefix_bits)], following
     the writer rules of the spec (§5-§8, §11). tagged: [(tag, tag_flags, payload)], written in
-    ascending tag order (2.x only)."""
+    ascending tag order (2.x only).
+
+    By default the file is what a 2.1 writer writes: version 2.1 and a BLOCK_DIRECTORY (tag 2,
+    CRITICAL clear, §5.3) with the writer's d_t = writer_directory_bits(block_count_t), among the
+    other tagged sections in tag order. directory=False leaves the section out (a 2.0 file with
+    version_minor=0, or with version_major=1 a 1.x file, which has no tagged section at all);
+    directory_bits=[d_0, ..., d_{T-1}] writes the directory with these d_t instead of the writer's
+    (files a reader must read right although no writer makes them)."""
     tagged = sorted(tagged)
-    assert version_major == 2 or not tagged
+    if directory_bits is not None:
+        directory = True
+        if len(directory_bits) != len(tables):
+            raise ValueError("directory_bits has %d values for %d tables" % (len(directory_bits), len(tables)))
+    if directory and any(tag == BLOCK_DIRECTORY for tag, _, _ in tagged):
+        raise ValueError("BLOCK_DIRECTORY given in `tagged` and made by directory=True")
+    if version_major != 2 and (tagged or directory):
+        raise ValueError("a %d.x file has no tagged sections: pass directory=False" % version_major)
     by_f = {}
     for f, i in pairs:
         by_f.setdefault(f, set()).add(i)
@@ -983,10 +1158,9 @@ def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_m
     id_layout = 1 if all(len(v) == 1 for v in by_f.values()) else 0
     T = len(tables)
     S = 3 * T + 2
-    E = len(tagged)
-    R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S + TAGGED_ENTRY_BYTES * E
     descriptors = []
     sections = []  # (kind, table, payload)
+    all_keys = []
     perm0 = Permutation(tables[0][0])
     for t, (source_bit, prefix_bits) in enumerate(tables):
         perm = Permutation(source_bit)
@@ -998,6 +1172,13 @@ def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_m
         sections.append((BLOCKS, t, b"".join(blocks)))
         sections.append((BLOCK_KEYS, t, struct.pack("<%dQ" % len(keys), *keys)))
         sections.append((BLOCK_RANKS, t, struct.pack("<%dQ" % len(ranks), *ranks)))
+        all_keys.append(keys)
+    if directory:
+        if directory_bits is None:
+            directory_bits = [writer_directory_bits(len(keys)) for keys in all_keys]
+        tagged = sorted(tagged + [(BLOCK_DIRECTORY, 0, encode_block_directory(directory_bits, all_keys))])
+    E = len(tagged)
+    R = HEADER_BYTES + DESCRIPTOR_BYTES * T + SECTION_ENTRY_BYTES * S + TAGGED_ENTRY_BYTES * E
     order0 = sorted(fps, key=perm0.apply)
     offsets, ids = [0], []
     for f in order0:
@@ -1026,12 +1207,64 @@ def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_m
 
 def rebuild(idx):
     """Rebuild an opened file from its fingerprints, ids, permutations and prefix bits with
-    build_bytes(): equal bytes mean the file is exactly what the spec's writer rules produce."""
+    build_bytes(): equal bytes mean the file is exactly what the spec's writer rules produce, given
+    its version, its other tagged sections (copied) and, when it has a BLOCK_DIRECTORY, its d_t
+    (the entries are made anew from the keys: equal bytes also mean they are the ones §5.3
+    defines). Whether the d_t are the writer's choice is for the caller to check (info's
+    directory_bits against writer_directory_bits)."""
     pairs = [(f, i) for f, ids in fingerprints_with_ids(idx) for i in ids]
     tables = [(tab.source_bit, tab.prefix_bits) for tab in idx.tables]
-    tagged = [(s.tag, s.flags, idx.data[s.offset:s.offset + s.bytes]) for s in idx.tagged]
+    tagged = [(s.tag, s.flags, idx.data[s.offset:s.offset + s.bytes]) for s in idx.tagged
+              if s.tag != BLOCK_DIRECTORY]
+    has_directory = idx.block_directory is not None
     return build_bytes(pairs, tables, idx.block_bytes, idx.max_distance, idx.scheme_name,
-                       idx.version_minor, idx.version_major, tagged)
+                       idx.version_minor, idx.version_major, tagged, directory=has_directory,
+                       directory_bits=[tab.directory_bits for tab in idx.tables] if has_directory else None)
+
+
+def upgrade_bytes(data):
+    """§12 `simdex upgrade`: a 1.x or 2.0 file rewritten as 2.1 after verifying it (raises
+    SimdexError naming the first broken rule). The version becomes 2.1 (a later 2.x minor version is
+    kept); a file without BLOCK_DIRECTORY gets one made from its BLOCK_KEYS with the writer's d_t,
+    placed in tag order among its tagged sections: its entry in the section directory moves every
+    section (of §5 and tagged) by 32 bytes, and the tagged sections after it also by the
+    directory's size. Every other section keeps its bytes and checksum; file_bytes,
+    tagged_section_count and the header checksum are updated. For a file a writer made, the result
+    equals build_bytes of the same pairs and tagged sections."""
+    idx = Index(data)
+    problems = verify_index(idx)
+    if problems:
+        rule, where, what = problems[0]
+        raise SimdexError(rule, "not upgraded: %s: %s" % (where, what))
+    major, minor = idx.version_major, idx.version_minor
+    new_minor = 1 if major == 1 else max(minor, 1)
+    out = bytearray(data)
+    if idx.block_directory is not None:  # already has tag 2: the version only
+        struct.pack_into("<HH", out, 8, 2, new_minor)
+        struct.pack_into("<Q", out, 120, xxh3_64(bytes(out[0:120] + out[128:idx.R])))
+        return bytes(out)
+    T, E = idx.table_count, idx.tagged_section_count
+    keys = [list(struct.unpack_from("<%dQ" % tab.block_count, data, tab.keys_sec.offset)) for tab in idx.tables]
+    payload = encode_block_directory([writer_directory_bits(tab.block_count) for tab in idx.tables], keys)
+    at = sum(1 for s in idx.tagged if s.tag < BLOCK_DIRECTORY)  # the new entry's index
+    where = idx.tagged[at].offset if at < E else len(data)      # where its bytes go (old offsets)
+    grow = TAGGED_ENTRY_BYTES
+    head = bytearray(data[:HEADER_BYTES + DESCRIPTOR_BYTES * T])
+    struct.pack_into("<HH", head, 8, 2, new_minor)
+    struct.pack_into("<Q", head, 16, len(data) + grow + len(payload))
+    struct.pack_into("<I", head, 88, E + 1)
+    entries = b""
+    for sec in idx.sections:
+        entries += struct.pack("<IIQQQ", sec.kind, sec.table, sec.offset + grow, sec.bytes, sec.checksum)
+    for i, sec in enumerate(idx.tagged):
+        if i == at:
+            entries += struct.pack("<IIQQQ", BLOCK_DIRECTORY, 0, where + grow, len(payload), xxh3_64(payload))
+        shift = grow + (len(payload) if i >= at else 0)
+        entries += struct.pack("<IIQQQ", sec.tag, sec.flags, sec.offset + shift, sec.bytes, sec.checksum)
+    if at == E:
+        entries += struct.pack("<IIQQQ", BLOCK_DIRECTORY, 0, where + grow, len(payload), xxh3_64(payload))
+    struct.pack_into("<Q", head, 120, xxh3_64(bytes(head[0:120]) + bytes(head[128:]) + entries))
+    return bytes(head) + entries + data[idx.R:where] + payload + data[where:]
 
 
 
@@ -1347,6 +1580,8 @@ def main(argv):
                 print("fingerprints   %d distinct" % inf["fingerprints"])
                 print("ids            %d (fingerprint, id) pairs, id_layout %d" % (inf["ids"], inf["id_layout"]))
                 print("block size     %d bytes" % inf["block_bytes"])
+                print("directory      %s" % ("none" if inf["directory_bits"] is None else
+                                             "BLOCK_DIRECTORY, d_t " + " ".join(map(str, inf["directory_bits"]))))
                 print("file size      %d bytes" % inf["file_bytes"])
                 print()
                 print("table  prefix      blocks           bytes  bits/entry  permutation")

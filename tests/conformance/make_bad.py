@@ -5,7 +5,8 @@ the files are checked in and the tests never regenerate them).
     python3 tests/conformance/make_bad.py
 
 Written from spec/FORMAT.md: each file is a good file with one rule of §10 broken, and every
-checksum that must stay valid resealed (block checksums, section checksums, then the header
+checksum that must stay valid resealed (block checksums, section checksums, the BLOCK_DIRECTORY
+made anew from the keys as they now are and its checksum in its TaggedSectionEntry, then the header
 checksum) so that the intended rule is the one that fires. Each file is checked with the Python
 reference reader: an open-phase file must fail open with exactly its rule; a verify-phase file must
 open, and verify must report its rule (and, unless the rule implies others, only it).
@@ -19,8 +20,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import simdex_ref  # noqa: E402
 
-from simdex_ref import (SimdexError, checksum32, decode_block_bytes, decode_table,  # noqa: E402
-                        encode_blocks, xxh3_64)
+from simdex_ref import (BLOCK_DIRECTORY, FINGERPRINT_SETTINGS, SimdexError, checksum32,  # noqa: E402
+                        decode_block_bytes, decode_table, encode_blocks, slot_blocks, xxh3_64)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOOD = os.path.join(HERE, "good")
@@ -88,6 +89,51 @@ class File:
         o, b = self.tagged_offset(i), self.tagged_bytes(i)
         self.set64(self.tagged_entry(i) + 24, xxh3_64(bytes(self.d[o:o + b])))
 
+    def tagged_index(self, tag):
+        """The index in the section directory of the entry with `tag` (None when there is none)."""
+        return next((i for i in range(self.E) if self.u32(self.tagged_entry(i)) == tag), None)
+
+    # BLOCK_DIRECTORY (§5.3): u32 directory_table_count, u32 reserved, u8 directory_bits[T], zero
+    # padding to H = 8 + T rounded up to 8, then per table with d_t > 0 its 2^d_t u32 entries.
+    def directory(self):
+        i = self.tagged_index(BLOCK_DIRECTORY)
+        assert i is not None, "%s has no BLOCK_DIRECTORY" % self.base
+        return i
+
+    def directory_offset(self):
+        return self.tagged_offset(self.directory())
+
+    def directory_header(self):
+        return (8 + self.T + 7) // 8 * 8
+
+    def directory_bits(self, t):
+        return self.d[self.directory_offset() + 8 + t]
+
+    def slot_off(self, t, s):
+        """Where entry slot_block_t[s] is."""
+        o = self.directory_offset() + self.directory_header()
+        for u in range(t):
+            if self.directory_bits(u):
+                o += 4 << self.directory_bits(u)
+        assert self.directory_bits(t) and 0 <= s < 1 << self.directory_bits(t)
+        return o + 4 * s
+
+    def slot_entries(self, t):
+        return [self.u32(self.slot_off(t, s)) for s in range(1 << self.directory_bits(t))]
+
+    def seal_directory(self):
+        """Rewrite the entries of BLOCK_DIRECTORY (if any) from BLOCK_KEYS as they now are, then
+        its checksum: a mutation of the keys must not break the directory's rule as well."""
+        i = self.tagged_index(BLOCK_DIRECTORY)
+        if i is None:
+            return
+        for t in range(self.T):
+            bits = self.directory_bits(t)
+            if bits:
+                keys = [self.u64(self.key_off(t, j)) for j in range(self.block_count(t))]
+                struct.pack_into("<%dI" % (1 << bits), self.d, self.slot_off(t, 0), *slot_blocks(keys, bits))
+        self.seal_tagged(i)
+
     def sec_offset(self, i):
         return self.u64(self.entry(i) + 8)
 
@@ -137,6 +183,7 @@ class File:
     def seal_sections(self):
         for i in range(self.S):
             self.seal_section(i)
+        self.seal_directory()
         self.seal_header()
 
     def bytes(self):
@@ -365,14 +412,14 @@ def open_cases():
     def past_end(g):
         g.set64(32, g.id_count + 1)
         g.set64(g.entry(g.S - 1) + 16, g.sec_bytes(g.S - 1) + 8)
-    hdr("past_end", "id_count + 1 and IDS bytes + 8 (consistent sizes): IDS runs past the end of the file",
-        past_end, base="dup_ids")
+    hdr("past_end", "a 1.x file (no tagged section after IDS): id_count + 1 and IDS bytes + 8 (consistent "
+        "sizes): IDS runs past the end of the file", past_end, base="v1_dup_ids")
 
     def short_end(g):
         g.set64(32, g.id_count - 1)
         g.set64(g.entry(g.S - 1) + 16, g.sec_bytes(g.S - 1) - 8)
-    hdr("short_of_end", "id_count - 1 and IDS bytes - 8: the last section ends 8 bytes before the file",
-        short_end, base="dup_ids")
+    hdr("short_of_end", "a 1.x file (E = 0): id_count - 1 and IDS bytes - 8: the last section ends 8 bytes "
+        "before the file", short_end, base="v1_dup_ids")
 
     def layout1_offsets(g):
         g.set64(g.entry(g.S - 2) + 16, (g.n + 1) * 8)
@@ -727,8 +774,12 @@ def verify_cases():
 
 def tagged_cases():
     """The section directory (§5.1) and FINGERPRINT_SETTINGS (§5.2), from tagged_unknown_optional:
-    entries 0 FINGERPRINT_SETTINGS, 1 tag 7 (24 bytes, optional), 2 tag 0x80000001 (empty)."""
+    entries FINGERPRINT_SETTINGS (tag 1), BLOCK_DIRECTORY (tag 2), tag 7 (24 bytes, optional, unknown
+    to readers), tag 0x80000001 (empty, private), in this order."""
     base = "tagged_unknown_optional"
+    f = File(base)
+    SET, DIR, T7, PRIV = (f.tagged_index(tag) for tag in (FINGERPRINT_SETTINGS, BLOCK_DIRECTORY, 7, 0x80000001))
+    assert (SET, DIR, T7, PRIV) == (0, 1, 2, 3) and f.E == 4, (SET, DIR, T7, PRIV, f.E)
 
     def tagged(rule, what, desc, mut, phase="open", reseal_header=True, exact=True):
         g = File(base)
@@ -738,29 +789,29 @@ def tagged_cases():
         case(rule, what, phase, desc + (" (header checksum resealed)" if reseal_header else ""), g.bytes(), exact)
 
     tagged("tag_order", "tag_0", "the first tagged section's tag is 0 (reserved)",
-           lambda g: g.set32(g.tagged_entry(0), 0))
-    tagged("tag_order", "duplicate", "entries 0 and 1 both have tag 1",
-           lambda g: g.set32(g.tagged_entry(1), 1))
-    tagged("tag_order", "unsorted", "tags 7 then 1 (entries 0 and 1 swapped, places unchanged)",
-           lambda g: (g.set32(g.tagged_entry(0), 7), g.set32(g.tagged_entry(1), 1)))
+           lambda g: g.set32(g.tagged_entry(SET), 0))
+    tagged("tag_order", "duplicate", "entries 0 and 1 both have tag 1 (BLOCK_DIRECTORY's tag 2 made 1)",
+           lambda g: g.set32(g.tagged_entry(DIR), 1))
+    tagged("tag_order", "unsorted", "tags 2 then 1 (the tags of entries 0 and 1 swapped, places unchanged)",
+           lambda g: (g.set32(g.tagged_entry(SET), 2), g.set32(g.tagged_entry(DIR), 1)))
     tagged("reserved_nonzero", "tag_flags", "tag 7's tag_flags = 2 (a reserved bit)",
-           lambda g: g.set32(g.tagged_entry(1) + 4, 2))
+           lambda g: g.set32(g.tagged_entry(T7) + 4, 2))
     tagged("unknown_critical_section", "tag_7", "tag 7 (unknown) with CRITICAL set",
-           lambda g: g.set32(g.tagged_entry(1) + 4, 1))
+           lambda g: g.set32(g.tagged_entry(T7) + 4, 1))
     tagged("unknown_critical_section", "private_tag", "the empty private tag 0x80000001 with CRITICAL set",
-           lambda g: g.set32(g.tagged_entry(2) + 4, 1))
-    tagged("section_layout", "tagged_overlap", "tag 7's section starts 8 bytes early: it overlaps the settings",
-           lambda g: g.set64(g.tagged_entry(1) + 8, g.tagged_offset(1) - 8))
+           lambda g: g.set32(g.tagged_entry(PRIV) + 4, 1))
+    tagged("section_layout", "tagged_overlap", "tag 7's section starts 8 bytes early: it overlaps BLOCK_DIRECTORY",
+           lambda g: g.set64(g.tagged_entry(T7) + 8, g.tagged_offset(T7) - 8))
     tagged("section_layout", "tagged_overlaps_ids", "the first tagged section starts 8 bytes into IDS",
-           lambda g: g.set64(g.tagged_entry(0) + 8, g.tagged_offset(0) - 8))
-    tagged("section_layout", "tagged_gap", "tag 7's section starts 8 bytes after the settings end",
-           lambda g: g.set64(g.tagged_entry(1) + 8, g.tagged_offset(1) + 8))
+           lambda g: g.set64(g.tagged_entry(SET) + 8, g.tagged_offset(SET) - 8))
+    tagged("section_layout", "tagged_gap", "tag 7's section starts 8 bytes after BLOCK_DIRECTORY ends",
+           lambda g: g.set64(g.tagged_entry(T7) + 8, g.tagged_offset(T7) + 8))
     tagged("section_layout", "tagged_size_not_multiple_of_8", "tag 7's section is 20 bytes",
-           lambda g: g.set64(g.tagged_entry(1) + 16, 20))
+           lambda g: g.set64(g.tagged_entry(T7) + 16, 20))
     tagged("section_layout", "tagged_past_end", "the last tagged section is 8 bytes long (runs past the end)",
-           lambda g: g.set64(g.tagged_entry(2) + 16, 8))
+           lambda g: g.set64(g.tagged_entry(PRIV) + 16, 8))
     tagged("section_layout", "tagged_huge", "tag 7's section is 2^64 - 8 bytes (its end overflows 64 bits)",
-           lambda g: g.set64(g.tagged_entry(1) + 16, M64 - 7))
+           lambda g: g.set64(g.tagged_entry(T7) + 16, M64 - 7))
 
     def short_of_end(g):
         g.d += bytes(8)
@@ -772,8 +823,8 @@ def tagged_cases():
 
     def settings(what, desc, mut):
         def m(g):
-            mut(g, g.tagged_offset(0))
-            g.seal_tagged(0)
+            mut(g, g.tagged_offset(SET))
+            g.seal_tagged(SET)
         tagged("bad_tagged_section", what, "FINGERPRINT_SETTINGS: " + desc + " (its checksum resealed)", m)
     settings("settings_shingle_0", "shingle_size = 0", lambda g, o: g.set8(o + 4, 0))
     settings("settings_shingle_17", "shingle_size = 17", lambda g, o: g.set8(o + 4, 17))
@@ -783,12 +834,91 @@ def tagged_cases():
              lambda g, o: g.set32(o + 8, g.u32(o + 8) + 1))
     settings("settings_unsorted", "the first stopword `ss` becomes `zz` (above `the`)",
              lambda g, o: g.d.__setitem__(slice(o + 20, o + 22), b"zz"))
-    settings("settings_padding", "a padding byte is 1", lambda g, o: g.set8(o + g.tagged_bytes(0) - 1, 1))
+    settings("settings_padding", "a padding byte is 1", lambda g, o: g.set8(o + g.tagged_bytes(SET) - 1, 1))
     tagged("bad_tagged_section", "settings_checksum", "a stopword byte of FINGERPRINT_SETTINGS changed, its "
-           "checksum not resealed", lambda g: g.set8(g.tagged_offset(0) + 20, ord("t")))
+           "checksum not resealed", lambda g: g.set8(g.tagged_offset(SET) + 20, ord("t")))
     tagged("section_checksum", "tagged_unknown", "a byte of tag 7's section (unknown to readers, optional) "
-           "changed, its checksum not resealed", lambda g: g.set8(g.tagged_offset(1) + 3, 0xEE),
+           "changed, its checksum not resealed", lambda g: g.set8(g.tagged_offset(T7) + 3, 0xEE),
            phase="verify", reseal_header=False)
+
+
+def directory_cases():
+    """BLOCK_DIRECTORY (§5.3). Open phase (its size, directory_table_count, reserved bytes, padding
+    and directory_bits) from paper20 (T = 20: 4 bytes of padding after directory_bits; 2 blocks per
+    table, d_t = 1); verify phase (its entries) from dup_ids (about 10 blocks per table, d_t = 3).
+    Each mutation reseals the section's checksum in its TaggedSectionEntry, then the header checksum,
+    so that only the intended rule fires."""
+    def directory(rule, what, phase, desc, mut, base, reseal=True, exact=True):
+        g = File(base)
+        mut(g, g.directory_offset())
+        if reseal:
+            g.seal_tagged(g.directory())
+        g.seal_header()
+        case(rule, what, phase, "BLOCK_DIRECTORY: " + desc + (" (its checksum and the header checksum resealed)"
+                                                              if reseal else " (header checksum resealed)"),
+             g.bytes(), exact)
+
+    f = File("paper20")
+    assert f.T % 8 and all(f.directory_bits(t) == 1 for t in range(f.T)), "paper20: T %% 8 = 0 or d_t != 1"
+
+    def bad_open(what, desc, mut, base="paper20"):
+        directory("bad_tagged_section", what, "open", desc, mut, base)
+
+    bad_open("directory_table_count", "directory_table_count = T + 1", lambda g, o: g.set32(o, g.T + 1))
+    bad_open("directory_table_count_0", "directory_table_count = 0", lambda g, o: g.set32(o, 0))
+    bad_open("directory_reserved", "reserved byte 7 = 1", lambda g, o: g.set8(o + 7, 1))
+    bad_open("directory_padding", "the last padding byte after directory_bits (byte H - 1) = 1",
+             lambda g, o: g.set8(o + g.directory_header() - 1, 1))
+    bad_open("directory_bits_33", "directory_bits[3] = 33 (> 32)", lambda g, o: g.set8(o + 8 + 3, 33))
+    bad_open("directory_bits_255", "directory_bits[0] = 255", lambda g, o: g.set8(o + 8, 255))
+    bad_open("directory_size", "directory_bits[5] = 2 instead of 1: the section's size is not H + the sum of "
+             "4 * 2^d_t", lambda g, o: g.set8(o + 8 + 5, 2))
+    bad_open("directory_bits_0_size", "directory_bits[19] = 0 instead of 1 (the entries stay): the section's size "
+             "is 8 bytes more than H + the sum of 4 * 2^d_t", lambda g, o: g.set8(o + 8 + 19, 0))
+
+    def empty(g):
+        # The directory's bytes cut out (it is the last section): an entry of 0 bytes.
+        i = g.directory()
+        assert i == g.E - 1
+        del g.d[g.tagged_offset(i):]
+        g.set64(g.tagged_entry(i) + 16, 0)
+        g.set64(16, len(g.d))
+    directory("bad_tagged_section", "directory_empty", "open", "0 bytes (the section's bytes removed and "
+              "file_bytes updated): not even directory_table_count", lambda g, o: empty(g), "paper20")
+
+    # verify phase: the entries are hints until verified (§5.3)
+    f = File("dup_ids")
+    t = 1
+    bits = f.directory_bits(t)
+    count = f.block_count(t)
+    entries = f.slot_entries(t)
+    assert bits >= 2 and entries == slot_blocks([f.u64(f.key_off(t, j)) for j in range(count)], bits)
+    s = next(s for s in range(1, 1 << bits) if entries[s] < count)
+    directory("bad_tagged_section", "directory_entry_off_by_one", "verify",
+              "table %d slot %d: slot_block %d instead of %d (still <= block_count %d)"
+              % (t, s, entries[s] + 1, entries[s], count),
+              lambda g, o: g.set32(g.slot_off(t, s), entries[s] + 1), "dup_ids")
+    s2 = (1 << bits) - 1
+    directory("bad_tagged_section", "directory_entry_max", "verify",
+              "table %d slot %d (the last): slot_block 0xFFFFFFFF, above block_count %d (a reader clamps it and "
+              "never reads outside the table's blocks)" % (t, s2, count),
+              lambda g, o: g.set32(g.slot_off(t, s2), 0xFFFFFFFF), "dup_ids")
+    s3 = next(s for s in range((1 << bits) - 1) if entries[s] != entries[s + 1])
+    directory("bad_tagged_section", "directory_entries_unsorted", "verify",
+              "table %d: slots %d and %d swapped (%d, %d): the entries descend there"
+              % (t, s3, s3 + 1, entries[s3 + 1], entries[s3]),
+              lambda g, o: (g.set32(g.slot_off(t, s3), entries[s3 + 1]), g.set32(g.slot_off(t, s3 + 1), entries[s3])),
+              "dup_ids")
+    t4 = f.T - 1
+    directory("bad_tagged_section", "directory_last_table_zero", "verify",
+              "table %d (the last): every entry 0, as if every key were above the last slot's first value" % t4,
+              lambda g, o: g.d.__setitem__(slice(g.slot_off(t4, 0), g.slot_off(t4, 0) + (4 << g.directory_bits(t4))),
+                                           bytes(4 << g.directory_bits(t4))), "dup_ids")
+    directory("section_checksum", "directory_stored", "verify",
+              "the stored checksum in its TaggedSectionEntry changed; the section itself is right (a reader does "
+              "not check it at open)",
+              lambda g, o: g.set64(g.tagged_entry(g.directory()) + 24, g.u64(g.tagged_entry(g.directory()) + 24) ^ 1),
+              "dup_ids", reseal=False)
 
 
 def check_case(name, rule, phase, data, exact):
@@ -814,6 +944,7 @@ def main(argv):
             os.remove(os.path.join(BAD, old))
     open_cases()
     tagged_cases()
+    directory_cases()
     order_cases()
     verify_cases()
     seen = set()

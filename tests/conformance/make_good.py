@@ -5,10 +5,16 @@ checked in and the tests never regenerate them).
     python3 tests/conformance/make_good.py SIMDEX_BINARY
 
 For each case: writes NAME.input.tsv (deterministic pseudo-random input), builds NAME.sdx with the
-C++ writer, checks the file with the independent Python reader, and writes NAME.expected.json:
-the build options, the `info` figures, and queries with their exact answers computed by brute force
-over the input pairs (never by a simdex reader). Cases that need a property of the file (codes of
-length 12, a single-symbol code, many blocks, ...) assert it with the Python reader.
+C++ writer (format 2.1: every file has a BLOCK_DIRECTORY with the writer's d_t), checks the file with
+the independent Python reader, and writes NAME.expected.json: the build options, the `info` figures,
+and queries with their exact answers computed by brute force over the input pairs (never by a simdex
+reader). Cases that need a property of the file (codes of length 12, a single-symbol code, many
+blocks, ...) assert it with the Python reader.
+
+Then the files no writer makes but every reader MUST read, built by the spec's writer rules
+(simdex_ref.build_bytes) from the pairs and tables of writer files: other versions (2.7, 2.0 and 1.x
+files, which `simdex upgrade` turns into the writer's file), other permutations and prefixes, other
+tagged sections, and other d_t of BLOCK_DIRECTORY.
 """
 
 import json
@@ -159,7 +165,26 @@ def info_figures(idx, pairs):
         "file_bytes": inf["file_bytes"], "ids_bytes": inf["ids_bytes"], "id_layout": inf["id_layout"],
         "tables": [{"prefix_bits": t["prefix_bits"], "blocks": t["blocks"], "bytes": t["bytes"]}
                    for t in inf["tables"]],
+        # BLOCK_DIRECTORY's d_t per table (§5.3), null when the file has none
+        "directory_bits": inf["directory_bits"],
     }
+
+
+def writer_directory(idx):
+    """True when idx is what a 2.1 writer writes: version 2.1 and a BLOCK_DIRECTORY with the
+    writer's d_t (the entries themselves are checked by simdex_ref.rebuild)."""
+    return (idx.version_major, idx.version_minor) == (2, 1) and idx.block_directory is not None and \
+        idx.block_directory.flags == 0 and \
+        [t.directory_bits for t in idx.tables] == [simdex_ref.writer_directory_bits(t.block_count) for t in idx.tables]
+
+
+def spec_build(idx, pairs, **kw):
+    """build_bytes of an opened file's pairs, tables, options and tagged sections other than
+    BLOCK_DIRECTORY, with build_bytes' keyword arguments `kw` (version, directory, directory_bits)."""
+    tagged = [(s.tag, s.flags, idx.data[s.offset:s.offset + s.bytes]) for s in idx.tagged
+              if s.tag != simdex_ref.BLOCK_DIRECTORY]
+    return simdex_ref.build_bytes(pairs, [(t.source_bit, t.prefix_bits) for t in idx.tables], idx.block_bytes,
+                                  idx.max_distance, idx.scheme_name, tagged=tagged, **kw)
 
 
 def expected_queries(rng, pairs, K):
@@ -204,6 +229,7 @@ def main(argv):
         idx = simdex_ref.open_index(out)
         assert simdex_ref.verify_index(idx) == [], name
         assert simdex_ref.rebuild(idx) == idx.data, name
+        assert writer_directory(idx), "%s: not a 2.1 file with the writer's BLOCK_DIRECTORY" % name
         if check:
             assert check(idx), "%s: the file lacks the property it is meant to exercise" % name
         pairs = read_input(inp)
@@ -217,38 +243,52 @@ def main(argv):
         })
         print("%-20s %7d bytes  %s" % (name, len(idx.data), desc))
 
-    # Files no writer makes but every reader MUST accept (§3, §12), patched from writer output with
-    # the header checksum resealed: a later minor version of 2, and files of version 1.x (the same
-    # bytes with version_major 1: a 1.x file has no section directory) which `simdex upgrade` turns
-    # back into the writer's bytes.
-    patched = [
-        ("minor_version_7", "paper4", 2, 7, "paper4.sdx with version_minor = 7: readers MUST accept any minor "
-         "version of a major version they read (§3, §12)"),
-        ("v1_paper4", "paper4", 1, 0, "paper4.sdx as format 1.0 (version_major = 1): a 2.x reader MUST read "
-         "1.x files as before (§12)"),
-        ("v1_dup_ids", "dup_ids", 1, 0, "dup_ids.sdx (id_layout 0) as format 1.0 (§12)"),
-        ("v1_minor_3", "empty", 1, 3, "empty.sdx (n = 0) as format 1.3: any minor version of major 1 (§12)"),
-    ]
-    for name, base, major, minor, desc in patched:
-        data = bytearray(open(os.path.join(GOOD, base + ".sdx"), "rb").read())
-        assert struct.unpack_from("<I", data, 88)[0] == 0  # no section directory: the 1.x layout
-        struct.pack_into("<HH", data, 8, major, minor)
-        R = 128 + 160 * struct.unpack_from("<I", data, 40)[0] + 32 * struct.unpack_from("<I", data, 44)[0]
-        struct.pack_into("<Q", data, 120, simdex_ref.xxh3_64(bytes(data[:120] + data[128:R])))
-        with open(os.path.join(GOOD, name + ".sdx"), "wb") as f:
-            f.write(data)
-        idx = simdex_ref.open_index(os.path.join(GOOD, name + ".sdx"))
-        assert simdex_ref.verify_index(idx) == []
-        pairs = read_input(os.path.join(GOOD, base + ".input.tsv"))
+    # Files no writer makes but every reader MUST accept (§3, §12), made from writer files by the
+    # spec's writer rules: a later minor version of 2 (paper4 with version 2.7, its header checksum
+    # resealed: the same bytes as build_bytes with version_minor 7), 2.0 files without
+    # BLOCK_DIRECTORY and 1.x files (version_major 1: no tagged section at all), which
+    # `simdex upgrade` turns back into the writer's 2.1 file (`upgrades_to`).
+    def variant(name, base, desc, upgrades_to, **kw):
+        src = simdex_ref.open_index(os.path.join(GOOD, base + ".sdx"))
         sidecar = json.load(open(os.path.join(GOOD, base + ".expected.json")))
+        pairs = read_input(os.path.join(GOOD, sidecar["input"]))
+        data = spec_build(src, pairs, **kw)
+        path = os.path.join(GOOD, name + ".sdx")
+        with open(path, "wb") as f:
+            f.write(data)
+        idx = simdex_ref.open_index(path)
+        assert simdex_ref.verify_index(idx) == [], name
+        assert simdex_ref.rebuild(idx) == data, name
+        if upgrades_to:
+            assert simdex_ref.upgrade_bytes(data) == open(os.path.join(GOOD, upgrades_to), "rb").read(), name
         sidecar.update({
-            "description": desc + " (header checksum resealed). Not made by the writer.",
+            "description": desc + ". Not made by the writer.",
             "writer_output": False,
-            "upgrades_to": base + ".sdx" if major == 1 else None,
+            "upgrades_to": upgrades_to,
             "info": info_figures(idx, pairs),
         })
         write_sidecar(name, sidecar)
         print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
+        return data
+
+    data = variant("minor_version_7", "paper4", "paper4.sdx with version_minor = 7 (header checksum resealed): "
+                   "readers MUST accept any minor version of a major version they read (§3, §12)", None,
+                   version_minor=7)
+    patched = bytearray(open(os.path.join(GOOD, "paper4.sdx"), "rb").read())
+    struct.pack_into("<H", patched, 10, 7)
+    R = simdex_ref.open_index(os.path.join(GOOD, "paper4.sdx")).R
+    struct.pack_into("<Q", patched, 120, simdex_ref.xxh3_64(bytes(patched[:120] + patched[128:R])))
+    assert data == bytes(patched)
+    variant("v2_0_paper4", "paper4", "paper4's pairs as format 2.0: no BLOCK_DIRECTORY (§12); readers read it by "
+            "searching BLOCK_KEYS, and `simdex upgrade` turns it into paper4.sdx", "paper4.sdx",
+            version_minor=0, directory=False)
+    for name, base, minor, desc in (
+            ("v1_paper4", "paper4", 0, "paper4's pairs as format 1.0 (version_major = 1, no tagged section): a 2.x "
+             "reader MUST read 1.x files as before (§12)"),
+            ("v1_dup_ids", "dup_ids", 0, "dup_ids's pairs (id_layout 0) as format 1.0 (§12)"),
+            ("v1_minor_3", "empty", 3, "empty.sdx (n = 0) as format 1.3: any minor version of major 1 (§12)")):
+        variant(name, base, desc, base + ".sdx", version_major=1, version_minor=minor, directory=False)
+
     base = "paper4"
     pairs = read_input(os.path.join(GOOD, base + ".input.tsv"))
 
@@ -269,13 +309,28 @@ def main(argv):
          "english stopwords) as `simdex build --text --stopwords english` writes it", tabs, 3, 1024,
          [(simdex_ref.FINGERPRINT_SETTINGS, 0, SETTINGS_ENGLISH)]),
         ("tagged_unknown_optional", "paper4 with FINGERPRINT_SETTINGS (shingle 5, binary, stopwords `ß`, `the`, "
-         "`über`, as normalized: `ss`, `the`, `über`), an unknown tag 7 without CRITICAL (readers MUST skip it) and an empty private tag 0x80000001 "
-         "(§5.1)", tabs, 3, 256,
+         "`über`, as normalized: `ss`, `the`, `über`), the BLOCK_DIRECTORY, an unknown tag 7 without CRITICAL "
+         "(readers MUST skip it) and an empty private tag 0x80000001 (§5.1)", tabs, 3, 256,
          [(simdex_ref.FINGERPRINT_SETTINGS, 0, SETTINGS_OTHER), (7, 0, bytes(range(24))), (0x80000001, 0, b"")]),
     ]
-    for name, desc, tables, k, B, *tagged in accept:
+    # BLOCK_DIRECTORY with d_t other than the writer's (§5.3 allows any 0 <= d_t <= 32): a reader
+    # MUST answer right whatever d_t the file has. B = 64 so that the tables have many blocks.
+    fine_tables = [(source_bit, p) for (source_bit, _), p in zip(tabs, (16, 16, 8, 8))]
+    fine_blocks = [t.block_count for t in simdex_ref.open_bytes(
+        simdex_ref.build_bytes(pairs, fine_tables, 64, 3, "x")).tables]
+    fine_bits = [simdex_ref.writer_directory_bits(fine_blocks[0]) + 2, 12, 8, 11]
+    assert fine_bits[0] < 8 and all(b > simdex_ref.writer_directory_bits(c) for b, c in zip(fine_bits, fine_blocks))
+    accept.append(
+        ("directory_fine", "paper4's pairs, B = 64, paper4's permutations with prefix_bits 16, 16, 8, 8 (disjoint "
+         "prefixes: they still cover k = 3) and BLOCK_DIRECTORY d_t = %s, above the writer's %s: many empty "
+         "slots, and in tables 2 and 3 d_t >= prefix_bits, so every probe's lo is its slot's first value (§5.3, §9)"
+         % (", ".join(map(str, fine_bits)), ", ".join(str(simdex_ref.writer_directory_bits(c)) for c in fine_blocks)),
+         fine_tables, 3, 64, (), fine_bits))
+    for name, desc, tables, k, B, *extra in accept:
+        tagged = extra[0] if extra else ()
+        bits = extra[1] if len(extra) > 1 else None
         data = simdex_ref.build_bytes(pairs, tables, B, k, "spec-" + name.replace("_", "-"),
-                                      tagged=tagged[0] if tagged else ())
+                                      tagged=tagged, directory_bits=bits)
         path = os.path.join(GOOD, name + ".sdx")
         with open(path, "wb") as f:
             f.write(data)
@@ -290,6 +345,46 @@ def main(argv):
             "queries": expected_queries(rng, pairs, k),
         })
         print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
+
+    # directory_partial: paper10_clustered's pairs and tables at B = 64, some tables without a
+    # directory (d_t = 0: searched by BLOCK_KEYS), some with the writer's d_t, the last with d_t = 1
+    # (clustered values: many blocks per slot).
+    base = "paper10_clustered"
+    src = simdex_ref.open_index(os.path.join(GOOD, base + ".sdx"))
+    pairs = read_input(os.path.join(GOOD, base + ".input.tsv"))
+    tables = [(t.source_bit, t.prefix_bits) for t in src.tables]
+    blocks = [t.block_count for t in simdex_ref.open_bytes(
+        simdex_ref.build_bytes(pairs, tables, 64, src.max_distance, "x")).tables]
+    bits = [0 if t % 2 == 0 else simdex_ref.writer_directory_bits(c) for t, c in enumerate(blocks)]
+    bits[-1] = 1
+    assert all(c >= 8 for c in blocks) and 0 in bits and 1 < max(bits)
+    name = "directory_partial"
+    data = simdex_ref.build_bytes(pairs, tables, 64, src.max_distance, "spec-directory-partial", directory_bits=bits)
+    path = os.path.join(GOOD, name + ".sdx")
+    with open(path, "wb") as f:
+        f.write(data)
+    idx = simdex_ref.open_index(path)
+    assert simdex_ref.verify_index(idx) == [] and simdex_ref.rebuild(idx) == data
+    write_sidecar(name, {
+        "description": "paper10_clustered's pairs and tables, B = 64 (%s blocks per table), BLOCK_DIRECTORY with "
+                       "d_t = %s: tables 0, 2, 4, 6, 8 have no directory (d_t = 0, the probe searches BLOCK_KEYS), "
+                       "tables 1, 3, 5, 7 the writer's d_t, table 9 d_t = 1 (two slots for clustered values: many "
+                       "blocks per slot) (§5.3, §9). Made by the spec's writer rules, not by the C++ writer."
+                       % (("%d" % blocks[0]) if min(blocks) == max(blocks) else "%d to %d" % (min(blocks), max(blocks)),
+                          ", ".join(map(str, bits))),
+        "input": base + ".input.tsv",
+        "build_args": None,
+        "writer_output": False,
+        "info": info_figures(idx, pairs),
+        "queries": expected_queries(rng, pairs, src.max_distance),
+    })
+    print("%-20s %7d bytes  %s" % (name, len(data), "accept-only"))
+
+    # A 2.0 file with tagged sections: `simdex upgrade` puts the directory between tag 1 and tag 7.
+    variant("v2_0_tagged", "tagged_unknown_optional", "tagged_unknown_optional's pairs and tagged sections "
+            "(FINGERPRINT_SETTINGS, tag 7, tag 0x80000001) as format 2.0, without BLOCK_DIRECTORY: "
+            "`simdex upgrade` inserts the directory's entry and bytes between tags 1 and 7 (§12) and gives "
+            "tagged_unknown_optional.sdx", "tagged_unknown_optional.sdx", version_minor=0, directory=False)
     return 0
 
 

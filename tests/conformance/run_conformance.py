@@ -12,7 +12,9 @@ Good files (good/NAME.sdx with good/NAME.expected.json):
   - `simdex info --json` figures == the sidecar's == the Python reader's;
   - the C++ writer rebuilds NAME.sdx from NAME.input.tsv with the sidecar's build_args byte for
     byte, and so do the spec's writer rules (simdex_ref.rebuild); the sidecar's answers are checked
-    once more against brute force over NAME.input.tsv.
+    once more against brute force over NAME.input.tsv;
+  - with `upgrades_to` in the sidecar (a 1.x or 2.0 file), `simdex upgrade` gives that 2.1 file
+    byte for byte (§12), and so does the spec's simdex_ref.upgrade_bytes.
 Bad files (bad/MANIFEST.tsv: FILE, RULE, PHASE, DESCRIPTION):
   - open phase: `simdex info` and `simdex query` exit 1 and name RULE on stderr, `simdex verify`
     exits 1 and names RULE; the Python reader's open raises RULE;
@@ -116,7 +118,8 @@ def check_good(binary, name, tally, use_python, tmp):
             tally.check(a == b, "%s: the C++ writer rebuilds it byte for byte" % label,
                         "sizes %d/%d, first difference at byte %s" % (len(a), len(b), first))
 
-    # §12: `simdex upgrade` turns a 1.x file into the writer's 2.0 bytes
+    # §12: `simdex upgrade` turns a 1.x or 2.0 file into the writer's 2.1 bytes (the version, and a
+    # BLOCK_DIRECTORY made from BLOCK_KEYS inserted in tag order)
     if side.get("upgrades_to"):
         out_path = os.path.join(tmp, name + ".upgraded.sdx")
         rc, _, err = run([binary, "upgrade", "-q", path, "-o", out_path])
@@ -132,6 +135,8 @@ def check_good(binary, name, tally, use_python, tmp):
     diff = [f for f in INFO_FIELDS + ["id_layout", "fingerprint_settings"] if pi[f] != side["info"].get(f)]
     if table_figures(pi) != side["info"]["tables"]:
         diff.append("tables")
+    if "directory_bits" in side["info"] and pi["directory_bits"] != side["info"]["directory_bits"]:
+        diff.append("directory_bits")
     tally.check(not diff, "%s: python info == sidecar" % label, repr(diff))
     bad = []
     for q in side["queries"]:
@@ -146,6 +151,13 @@ def check_good(binary, name, tally, use_python, tmp):
             bad.append(q["query"])
     tally.check(not bad, "%s: python brute-force and probe answers == sidecar" % label, repr(bad[:2]))
     tally.check(simdex_ref.rebuild(idx) == idx.data, "%s: the spec's writer rules give the same bytes" % label)
+    if side.get("upgrades_to"):
+        try:
+            up = simdex_ref.upgrade_bytes(idx.data)
+        except simdex_ref.SimdexError as e:
+            up = str(e)
+        tally.check(up == open(os.path.join(GOOD, side["upgrades_to"]), "rb").read(),
+                    "%s: python upgrade_bytes gives %s byte for byte" % (label, side["upgrades_to"]))
 
 
 def read_manifest():
@@ -160,11 +172,12 @@ def read_manifest():
 
 
 def spec_rules():
-    """{rule: phase} from the two tables of §10 of spec/FORMAT.md."""
+    """{(rule, phase)} from the two tables of §10 of spec/FORMAT.md (a rule may be in both:
+    `bad_tagged_section`)."""
     text = open(os.path.join(os.path.dirname(os.path.dirname(HERE)), "spec", "FORMAT.md")).read()
     sec = text[text.index("## 10."):]
     sec = sec[:sec.index("\n## ", 5)]
-    rules = {}
+    rules = set()
     phase = None
     for line in sec.splitlines():
         if line.startswith("Open rules"):
@@ -172,7 +185,7 @@ def spec_rules():
         elif line.startswith("Verify rules"):
             phase = "verify"
         elif phase and line.startswith("| `"):
-            rules.setdefault(line.split("`")[1], phase)
+            rules.add((line.split("`")[1], phase))
     return rules
 
 
@@ -334,12 +347,12 @@ def main(argv):
     tally.check(listed == on_disk, "bad/MANIFEST.tsv lists exactly the bad files",
                 "unlisted %s, missing %s" % (sorted(on_disk - listed)[:3], sorted(listed - on_disk)[:3]))
     rules = spec_rules()
-    OPEN_RULES[:] = [r for r, ph in rules.items() if ph == "open"]
+    OPEN_RULES[:] = sorted({r for r, ph in rules if ph == "open"})
     covered = {(m[1], m[2]) for m in manifest}
-    missing = sorted(r for r, ph in rules.items() if (r, ph) not in covered)
-    unknown = sorted({"%s/%s" % (m[1], m[2]) for m in manifest if rules.get(m[1]) != m[2]})
+    missing = sorted("%s/%s" % rp for rp in rules - covered)
+    unknown = sorted({"%s/%s" % (m[1], m[2]) for m in manifest if (m[1], m[2]) not in rules})
     tally.check(len(rules) >= 17 and not missing and not unknown,
-                "every rule of spec §10 (%d) has a bad file of its phase" % len(rules),
+                "every rule of spec §10 (%d rule/phase pairs) has a bad file of its phase" % len(rules),
                 "missing %s, not in the spec %s" % (missing, unknown))
     for name, rule, phase, _ in manifest:
         if only in "bad/" + name and not any(x in "bad/" + name for x in skip):
