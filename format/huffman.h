@@ -30,15 +30,23 @@ struct CanonicalCode {
 };
 
 // Decoding: peek kMaxCodeLength bits (MSB first, zero-filled past the stream), index the table.
+// Two levels: codes of up to kShortBits bits (nearly every h: a table's h cluster around
+// 64 - log2(n)) resolve in a 512-byte table that stays in the L1 cache beside a query's other
+// tables; longer ones in the full 8 KiB table.
 class DecodeTable {
  public:
   static constexpr unsigned kIndexBits = kMaxCodeLength;
+  static constexpr unsigned kShortBits = 8;
   DecodeTable() = default;
   explicit DecodeTable(const CodeLengths& lengths);
   // Entry: (length << 8) | symbol; length 0 = no code starts with these bits.
-  uint16_t lookup(uint32_t next_bits) const { return table_[next_bits]; }
+  uint16_t lookup(uint32_t next_bits) const {
+    const uint16_t e = short_[next_bits >> (kIndexBits - kShortBits)];
+    return e != 0 ? e : table_[next_bits];
+  }
 
  private:
+  std::array<uint16_t, 1u << kShortBits> short_{};  // 0: the code is longer than kShortBits (or none)
   std::array<uint16_t, 1u << kIndexBits> table_{};
 };
 

@@ -9,8 +9,14 @@
 namespace simdex::reader {
 
 uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from, uint64_t to) const {
-  uint64_t right = std::min(to, block_count()),
-           left = std::min(from, right);  // the answer lies in [left, right]
+  if (directory) {  // the answer lies among x's candidates: only their keys are read
+    const Candidates c = candidates(x);
+    if (from > c.last) return std::min(from, block_count());  // the blocks from c.last on end at or above x
+    from = std::max(from, c.first);
+    to = std::min(to, c.last);
+  }
+  // The answer lies in [left, right].
+  uint64_t right = std::min(to, block_count()), left = std::min(from, right);
   if (left > 0) {
     // Gallop from `from`: ascending searches (a sorted batch) find their block a few keys further,
     // in cache lines just read, instead of jumping around the keys from scratch.

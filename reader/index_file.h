@@ -71,8 +71,9 @@ struct TableView {
   const uint8_t* directory_entry_address(uint64_t x) const {
     return directory + 4 * (x >> (64 - directory_bits));
   }
-  // The first block whose key (last entry) is >= x; block_count() when there is none. Interpolation
-  // search alternating with bisection, so O(log log) on uniform keys and O(log) at worst; always in
+  // The first block whose key (last entry) is >= x; block_count() when there is none. Only the keys
+  // of x's candidates when the table has a directory; searched by interpolation alternating with
+  // bisection, so O(log log) on uniform keys and O(log) at worst; always in
   // bounds, even over keys a corrupt file left unsorted. With `from`, the search starts there (a
   // batch whose searches ascend): the first block at or after `from` whose key is >= x. With `to`
   // (<= block_count()), the answer is known to lie in [from, to]: only those keys are read.

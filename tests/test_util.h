@@ -128,7 +128,8 @@ inline BuildSummary build(const std::string& path, const Pairs& pairs, BuildOpti
 }
 
 // An index of the named scheme (k = 3) and block size.
-inline BuildSummary build(const std::string& path, const Pairs& pairs, const char* scheme, uint32_t block_bytes) {
+inline BuildSummary build(const std::string& path, const Pairs& pairs, const char* scheme,
+                          uint32_t block_bytes) {
   BuildOptions o;
   o.scheme = Scheme::named(scheme, 3, 0);
   o.block_bytes = block_bytes;
