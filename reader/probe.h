@@ -47,17 +47,19 @@ inline void aim(const TableView& t, uint64_t fingerprint, ProbeStart& s) {
   s.q = t.permutation.apply(fingerprint);
   if (t.directory) __builtin_prefetch(t.directory_entry_address(prefix_range(s.q, t.prefix_bits()).lo));
 }
+inline bool many_candidates(const TableView::Candidates& c) {  // choose searches the keys
+  return c.last - c.first > TableView::kMaxCandidates;
+}
 inline void read_candidates(const TableView& t, ProbeStart& s) {
-  s.candidates = t.candidates(prefix_range(s.q, t.prefix_bits()).lo);
-  if (s.candidates.first == s.candidates.last) return prefetch_block(t, s.candidates.first);
-  const uint64_t end = std::min(
-      s.candidates.last, std::min(s.candidates.first + TableView::kMaxCandidates, t.block_count() - 1));
-  for (uint64_t j = s.candidates.first; j <= end; ++j) __builtin_prefetch(t.block(j));
+  const auto& c = s.candidates = t.candidates(prefix_range(s.q, t.prefix_bits()).lo);
+  if (c.first == c.last) return prefetch_block(t, c.first);
+  if (many_candidates(c)) return;
+  for (uint64_t j = c.first; j <= std::min(c.last, t.block_count() - 1); ++j) __builtin_prefetch(t.block(j));
 }
 inline void choose(const TableView& t, ProbeStart& s) {
-  const bool chosen = s.candidates.first == s.candidates.last;
-  s.block = t.choose_candidate(prefix_range(s.q, t.prefix_bits()).lo, s.candidates);
-  if (!chosen) prefetch_block(t, s.block, 64);
+  const auto& c = s.candidates;
+  s.block = t.choose_candidate(prefix_range(s.q, t.prefix_bits()).lo, c);
+  if (c.first != c.last) prefetch_block(t, s.block, many_candidates(c) ? 0 : 64);  // the first line is in
 }
 
 // on_hit(permuted_entry, distance, block, index_in_block) for each entry within k of start.q.
