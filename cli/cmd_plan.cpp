@@ -19,11 +19,11 @@ namespace {
 // (bench/RESULTS.md, "Single-query latency", random fingerprints, n = 1e6, 1e7 and 1e8, block size
 // 256; section "simdex plan: the cost model" there): a probe of one table costs about 0.5 µs
 // (finding and decoding its first block), each further candidate entry sharing the prefix about
-// 6 ns; a table takes the floor log2 C(2^64, n)/n bits per entry plus about 0.9 bytes (block keys,
-// ranks, padding), and each id 8 bytes.
+// 6 ns; a table takes the floor log2 C(2^64, n)/n bits per entry plus about 0.96 bytes (block keys,
+// ranks, padding, and 0.06 for the block directory of format 2.1), and each id 8 bytes.
 constexpr double probe_us = 0.5;
 constexpr double candidate_us = 0.006;
-constexpr double table_overhead_bytes = 0.9;
+constexpr double table_overhead_bytes = 0.96;
 constexpr double id_bytes = 8;
 
 struct PlanArgs {
@@ -128,7 +128,7 @@ void add_plan_command(CLI::App& app) {
       "256 tables): its tables, prefix bits, estimated file size, expected candidates per query (entries\n"
       "sharing a table's prefix with the query: n / 2^prefix summed over the tables, for random\n"
       "fingerprints) and single-query latency; * marks the scheme `simdex build` picks by itself.\n\n"
-      "The model: latency = tables x 0.5 us + candidates x 6 ns; file = n x (tables x (floor + 0.9 B)\n"
+      "The model: latency = tables x 0.5 us + candidates x 6 ns; file = n x (tables x (floor + 0.96 B)\n"
       "+ 8 B of id), floor = log2 C(2^64, n)/n bits. The constants are fit to the single-query p50\n"
       "latencies and sizes measured by scripts/bench (bench/compare_bench: random fingerprints, n = 1e6,\n"
       "1e7, 1e8, block size 256, one 2-core AMD EPYC; bench/RESULTS.md, \"simdex plan: the cost model\").\n"
