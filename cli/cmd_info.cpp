@@ -46,9 +46,10 @@ void run_info(const InfoArgs& a) {
     out.print(R"("ids_bytes":{},"floor_bits_per_entry":{:.4f},"mean_bits_per_entry":{:.4f},"tables":[)",
               i.ids_bytes, i.floor_bits_per_entry, mean);
     for (std::size_t t = 0; t < i.tables.size(); ++t)
-      out.print(R"({}{{"prefix_bits":{},"blocks":{},"bytes":{},"bits_per_entry":{:.4f}}})", t ? "," : "",
-                i.tables[t].prefix_bits, i.tables[t].block_count, i.tables[t].bytes,
-                i.tables[t].bits_per_entry);
+      out.print(
+          R"({}{{"prefix_bits":{},"blocks":{},"bytes":{},"bits_per_entry":{:.4f},"directory_bits":{}}})",
+          t ? "," : "", i.tables[t].prefix_bits, i.tables[t].block_count, i.tables[t].bytes,
+          i.tables[t].bits_per_entry, i.tables[t].directory_bits);
     out.print(R"(],"tagged_sections":[)");
     for (std::size_t t = 0; t < i.tagged_sections.size(); ++t) {
       const auto& ts = i.tagged_sections[t];
@@ -105,10 +106,13 @@ void run_info(const InfoArgs& a) {
                 m.id_count, m.file_bytes, printable(m.name), printable(m.scheme_name), m.table_count);
     return out.close();
   }
-  out.print("\n{:>5}  {:>6}  {:>10}  {:>14}  {:>10}\n", "table", "prefix", "blocks", "bytes", "bits/entry");
+  // `directory`: the bits of the table's BLOCK_DIRECTORY slots, "-" without one (probes search the keys).
+  out.print("\n{:>5}  {:>6}  {:>10}  {:>14}  {:>10}  {:>9}\n", "table", "prefix", "blocks", "bytes",
+            "bits/entry", "directory");
   for (std::size_t t = 0; t < i.tables.size(); ++t)
-    out.print("{:>5}  {:>6}  {:>10}  {:>14}  {:>10.2f}\n", t, i.tables[t].prefix_bits,
-              i.tables[t].block_count, i.tables[t].bytes, i.tables[t].bits_per_entry);
+    out.print("{:>5}  {:>6}  {:>10}  {:>14}  {:>10.2f}  {:>9}\n", t, i.tables[t].prefix_bits,
+              i.tables[t].block_count, i.tables[t].bytes, i.tables[t].bits_per_entry,
+              i.tables[t].directory_bits ? std::to_string(i.tables[t].directory_bits) : "-");
   out.close();
 }
 }  // namespace

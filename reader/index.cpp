@@ -179,6 +179,7 @@ IndexInfo Index::info() const {
     ti.code_length = t.descriptor.code_length;
     ti.prefix_bits = t.prefix_bits();
     ti.block_count = t.block_count();
+    ti.directory_bits = t.directory_bits;
     for (unsigned s = 0; s < 3; ++s) ti.bytes += sections[3 * t.index + s].bytes;
     ti.bits_per_entry = h.fingerprint_count
                             ? static_cast<double>(ti.bytes) * 8 / static_cast<double>(h.fingerprint_count)

@@ -84,6 +84,9 @@ struct TableInfo {
   uint64_t block_count = 0;
   uint64_t bytes = 0;         // blocks + block keys + block ranks
   double bits_per_entry = 0;  // bytes * 8 / fingerprint_count
+  // d_t of the BLOCK_DIRECTORY (format 2.1): 2^d_t slots find a probe's block; 0: none (a 2.0 or
+  // 1.x file, or a table of one block), probes search the block keys.
+  unsigned directory_bits = 0;
   std::array<uint8_t, 64> code_length{};
 };
 

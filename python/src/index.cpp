@@ -264,6 +264,7 @@ class PyIndex {
       d["blocks"] = t.block_count;
       d["bytes"] = t.bytes;
       d["bits_per_entry"] = t.bits_per_entry;
+      d["directory_bits"] = t.directory_bits;
       tables.append(d);
     }
     const double n = static_cast<double>(i.fingerprint_count);

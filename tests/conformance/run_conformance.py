@@ -70,6 +70,10 @@ def check_good(binary, name, tally, use_python, tmp):
             diff.append("tables")
         if ci.get("fingerprint_settings") != want.get("fingerprint_settings"):
             diff.append("fingerprint_settings")
+        # d_t per table (§5.3): the sidecar's list, or null without BLOCK_DIRECTORY (simdex: all 0)
+        if "directory_bits" in want and [t.get("directory_bits") for t in ci["tables"]] != (
+                want["directory_bits"] or [0] * len(ci["tables"])):
+            diff.append("directory_bits")
         tally.check(not diff, "%s: simdex info --json figures == sidecar" % label,
                     "; ".join("%s: %r != %r" % (f, ci.get(CPP_INFO_NAMES.get(f, f)), want.get(f)) for f in diff))
     except (RuntimeError, ValueError) as e:
