@@ -84,9 +84,12 @@ void for_each_slot_block(unsigned bits, uint64_t block_count, const std::functio
   for (; s < slots; ++s) emit(s, block_count);
 }
 
-void encode_block_directory(const BlockDirectoryLayout& layout, std::span<const uint64_t> block_counts,
+void encode_block_directory(std::span<const uint64_t> block_counts,
                             const std::function<uint64_t(uint32_t table, uint64_t block)>& key,
                             const std::function<void(std::span<const uint8_t>)>& write) {
+  std::vector<uint8_t> bits;
+  for (uint64_t count : block_counts) bits.push_back(static_cast<uint8_t>(directory_bits_for(count)));
+  const BlockDirectoryLayout layout(std::move(bits));
   write(layout.encode_head());
   constexpr std::size_t kChunk = 1 << 14;  // entries per write
   std::vector<uint8_t> out;

@@ -41,9 +41,10 @@ struct BlockDirectoryLayout {
 void for_each_slot_block(unsigned bits, uint64_t block_count, const std::function<uint64_t()>& next_key,
                          const std::function<void(uint64_t slot, uint64_t block)>& emit);
 
-// The whole section, written in pieces to `write` (O(1) memory): the head, then each table's
-// entries from its keys, key(t, j) called for j = 0, 1, ... within each table in table order.
-void encode_block_directory(const BlockDirectoryLayout& layout, std::span<const uint64_t> block_counts,
+// The whole section as simdex writes it (d_t = directory_bits_for(block count)), in pieces to `write`
+// (O(1) memory): the head, then each table's entries from its keys, key(t, j) called for
+// j = 0, 1, ... within each table in table order.
+void encode_block_directory(std::span<const uint64_t> block_counts,
                             const std::function<uint64_t(uint32_t table, uint64_t block)>& key,
                             const std::function<void(std::span<const uint8_t>)>& write);
 

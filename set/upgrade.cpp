@@ -18,15 +18,10 @@ namespace {
 // BLOCK_DIRECTORY of `file`, as a 2.1 writer writes it, in pieces to `write`.
 void encode_directory(const reader::IndexFile& file,
                       const std::function<void(std::span<const uint8_t>)>& write) {
-  std::vector<uint8_t> bits;
   std::vector<uint64_t> block_counts;
-  for (const reader::TableView& t : file.tables()) {
-    bits.push_back(static_cast<uint8_t>(format::directory_bits_for(t.block_count())));
-    block_counts.push_back(t.block_count());
-  }
+  for (const reader::TableView& t : file.tables()) block_counts.push_back(t.block_count());
   format::encode_block_directory(
-      format::BlockDirectoryLayout(std::move(bits)), block_counts,
-      [&](uint32_t t, uint64_t j) { return file.tables()[t].key(j); }, write);
+      block_counts, [&](uint32_t t, uint64_t j) { return file.tables()[t].key(j); }, write);
 }
 
 }  // namespace

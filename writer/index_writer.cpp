@@ -171,18 +171,14 @@ class FileWriter {
   // BLOCK_DIRECTORY (spec §5.3) from every table's BLOCK_KEYS, read back from the file in chunks:
   // streamed both ways, so its size (up to half the keys') never sits in memory.
   void write_block_directory() {
-    std::vector<uint8_t> bits;
     std::vector<uint64_t> block_counts;
-    for (const format::TableDescriptor& d : region_.tables) {
-      bits.push_back(static_cast<uint8_t>(format::directory_bits_for(d.block_count)));
-      block_counts.push_back(d.block_count);
-    }
+    for (const format::TableDescriptor& d : region_.tables) block_counts.push_back(d.block_count);
     constexpr uint64_t kChunk = uint64_t{1} << 16;  // keys per read back: few flushes of the output
     std::vector<uint8_t> keys(8 * kChunk);
     uint32_t chunk_table = UINT32_MAX;
     uint64_t chunk_first = 0, chunk_count = 0;
     format::encode_block_directory(
-        format::BlockDirectoryLayout(std::move(bits)), block_counts,
+        block_counts,
         [&](uint32_t t, uint64_t j) {
           if (t != chunk_table || j < chunk_first || j >= chunk_first + chunk_count) {
             const SectionEntry& section = region_.sections[3 * t + 1];  // BLOCK_KEYS of table t
