@@ -131,9 +131,9 @@ class Joiner {
     groups_.push_back({chunk.end, 0});
     constexpr std::size_t kAhead = 8;
     for (std::size_t gi = 0; gi < std::min(kAhead, groups_.size() - 1); ++gi)
-      reader::prefetch_block(file_, t, groups_[gi].block);
+      reader::prefetch_block(t, groups_[gi].block);
     for (std::size_t gi = 0; gi + 1 < groups_.size(); ++gi) {
-      if (gi + kAhead + 1 < groups_.size()) reader::prefetch_block(file_, t, groups_[gi + kAhead].block);
+      if (gi + kAhead + 1 < groups_.size()) reader::prefetch_block(t, groups_[gi + kAhead].block);
       const std::size_t g = groups_[gi].first, ge = groups_[gi + 1].first;
       const auto range = reader::prefix_range(qs[g].q, p);
       for (uint64_t j = groups_[gi].block; j < t.block_count(); ++j) {

@@ -15,6 +15,10 @@ uint64_t TableView::first_block_not_below(uint64_t x, uint64_t from, uint64_t to
     from = std::max(from, c.first);
     to = std::min(to, c.last);
   }
+  return search_keys(x, from, to);
+}
+
+uint64_t TableView::search_keys(uint64_t x, uint64_t from, uint64_t to) const {
   // The answer lies in [left, right].
   uint64_t right = std::min(to, block_count()), left = std::min(from, right);
   if (left > 0) {
@@ -72,7 +76,7 @@ TableView::Candidates TableView::candidates(uint64_t x) const {
 
 uint64_t TableView::choose_candidate(uint64_t x, Candidates c) const {
   if (c.first == c.last) return c.first;
-  if (c.last - c.first > kMaxCandidates) return first_block_not_below(x, c.first, c.last);
+  if (c.last - c.first > kMaxCandidates) return search_keys(x, c.first, c.last);
   // The last candidate starting at or below x: every block after it starts above x.
   uint64_t j = c.first;
   const uint64_t end = std::min(c.last, block_count() - 1);

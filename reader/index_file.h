@@ -81,6 +81,10 @@ struct TableView {
     return first_block_not_below(x, from, block_count());
   }
   uint64_t first_block_not_below(uint64_t x, uint64_t from, uint64_t to) const;
+
+ private:
+  // first_block_not_below's search of the keys in [from, to], the directory left out.
+  uint64_t search_keys(uint64_t x, uint64_t from, uint64_t to) const;
 };
 
 class IndexFile {

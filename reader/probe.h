@@ -27,7 +27,6 @@ inline void prefetch_block(const TableView& t, uint64_t j, uint32_t from = 0) {
   const uint8_t* b = t.block(j);
   for (uint32_t off = from; off < t.block_bytes; off += 64) __builtin_prefetch(b + off);
 }
-inline void prefetch_block(const IndexFile&, const TableView& t, uint64_t j) { prefetch_block(t, j); }
 
 // Where a probe of one table starts (TableView::scan_start of the query's prefix range), found in
 // three steps that a query takes for all its tables before the next step, so that the tables'
