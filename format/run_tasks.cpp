@@ -34,6 +34,14 @@ void run_tasks(unsigned threads, std::size_t count,
     if (--running == 0) finished.notify_all();
   };
   std::vector<std::thread> pool;
+  // One worker and nobody to report to: the calling thread works (a thread's start costs tens of
+  // microseconds, what a small batch spends on a table).
+  if (threads == 1 && !progress.report) {
+    running = 1;
+    work(0);
+    if (error) std::rethrow_exception(error);
+    return;
+  }
   try {
     while (pool.size() < threads) pool.emplace_back(work, static_cast<unsigned>(pool.size()));
   } catch (const std::system_error& e) {

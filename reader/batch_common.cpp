@@ -21,12 +21,4 @@ std::vector<uint64_t> prefix_masks(const IndexFile& file) {
   return masks;
 }
 
-uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint) {
-  const uint64_t r = file.rank_of(fingerprint);
-  if (r == UINT64_MAX)
-    throw Error(errc::table_mismatch,
-                "fingerprint " + std::to_string(fingerprint) + " is in a table but not in table 0");
-  return r;
-}
-
 }  // namespace simdex::reader

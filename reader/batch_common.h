@@ -88,9 +88,6 @@ void close_to(uint64_t x, const uint64_t* v, std::size_t n, unsigned k, Found&& 
   close_to_body(x, v, n, k, found);
 }
 
-// The rank in table 0 of a fingerprint found in another table; Error(table_mismatch) when absent.
-uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint);
-
 // The one task runner (format/run_tasks.h), under the names the batch jobs use.
 using format::run_tasks;
 using format::TaskProgress;

@@ -71,9 +71,12 @@ Work join_work(const IndexFile& file, uint64_t queries) {
   Work work;
   if (n == 0) return work;
   const auto q = static_cast<double>(queries);
+  // A small batch's estimate costs no more than its work: about a sample per query (at least 256,
+  // enough to tell a degenerate prefix).
+  const uint64_t samples = std::min(samples_per_table(file), std::max<uint64_t>(256, queries));
   for (const TableView& t : file.tables()) {
     const double per_block = static_cast<double>(n) / static_cast<double>(t.block_count());
-    const double group = mean_group_size(t, n, samples_per_table(file));
+    const double group = mean_group_size(t, n, samples);
     work.comparisons += q * group + std::min(q * per_block / 2, static_cast<double>(n));
     work.largest_group = std::max(work.largest_group, group);
   }

@@ -123,11 +123,16 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
     return a.distance != b.distance ? a.distance < b.distance : a.fingerprint < b.fingerprint;
   });
+  // The ranks found outside table 0, looked up together (their misses overlap).
+  thread_local std::vector<uint64_t> unranked, ranks;
+  unranked.clear();
+  for (const auto& c : found)
+    if (c.rank == UINT64_MAX) unranked.push_back(c.fingerprint);
+  ranks.resize(unranked.size());
+  reader::ranks_in_table0(file, unranked, ranks);
+  std::size_t next = 0;
   for (auto& c : found) {
-    if (c.rank == UINT64_MAX) c.rank = file.rank_of(c.fingerprint);
-    if (c.rank == UINT64_MAX)
-      throw Error(errc::table_mismatch,
-                  "fingerprint " + std::to_string(c.fingerprint) + " is in a table but not in table 0");
+    if (c.rank == UINT64_MAX) c.rank = ranks[next++];
     out.push_back(Hit{c.fingerprint, c.distance, file.ids_at_rank(c.rank)});
   }
 }

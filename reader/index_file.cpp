@@ -1,10 +1,12 @@
 #include "reader/index_file.h"
 
 #include <algorithm>
+#include <array>
 
 #include "format/block_directory.h"
 #include "format/fingerprint_settings.h"
 #include "format/header_region.h"
+#include "reader/probe.h"
 
 namespace simdex::reader {
 
@@ -198,16 +200,51 @@ IdList IndexFile::ids_at_rank(uint64_t rank) const {
 }
 
 uint64_t IndexFile::rank_of(uint64_t fingerprint) const {
-  const TableView& t = tables_[0];
-  const uint64_t x = t.permutation.apply(fingerprint);
-  const uint64_t j = t.scan_start(x);
-  if (j >= t.block_count()) return UINT64_MAX;
-  uint64_t rank = UINT64_MAX;
-  decode(t, j, [&](uint64_t e, uint32_t i) {
-    if (e == x) rank = rank_at(t, j, i);
-    return e < x;
-  });
+  uint64_t rank;
+  ranks_of({&fingerprint, 1}, {&rank, 1});
   return rank;
+}
+
+void IndexFile::ranks_of(std::span<const uint64_t> fingerprints, std::span<uint64_t> ranks) const {
+  const TableView& t = tables_[0];
+  // A window of lookups takes each step of a probe's start (reader/probe.h) before the next, so
+  // that their directory and block misses overlap.
+  constexpr std::size_t kWindow = 16;
+  std::array<ProbeStart, kWindow> starts;
+  for (std::size_t base = 0; base < fingerprints.size(); base += kWindow) {
+    const std::size_t n = std::min(kWindow, fingerprints.size() - base);
+    for (std::size_t i = 0; i < n; ++i) {
+      const uint64_t x = t.permutation.apply(fingerprints[base + i]);
+      aim_at(t, x, x, starts[i]);
+    }
+    for (std::size_t i = 0; i < n; ++i) read_candidates(t, starts[i]);
+    for (std::size_t i = 0; i < n; ++i) choose(t, starts[i]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const uint64_t x = starts[i].q, j = starts[i].block;
+      uint64_t& rank = ranks[base + i] = UINT64_MAX;
+      if (j >= t.block_count()) continue;
+      // A stored x lies in block j: the scan start of a stored value is its own block.
+      decode(t, j, [&](uint64_t e, uint32_t e_index) {
+        if (e == x) rank = rank_at(t, j, e_index);
+        return e < x;
+      });
+    }
+  }
+}
+
+uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint) {
+  uint64_t rank;
+  ranks_in_table0(file, {&fingerprint, 1}, {&rank, 1});
+  return rank;
+}
+
+void ranks_in_table0(const IndexFile& file, std::span<const uint64_t> fingerprints,
+                     std::span<uint64_t> ranks) {
+  file.ranks_of(fingerprints, ranks);
+  for (std::size_t i = 0; i < ranks.size(); ++i)
+    if (ranks[i] == UINT64_MAX)
+      throw Error(errc::table_mismatch,
+                  "fingerprint " + std::to_string(fingerprints[i]) + " is in a table but not in table 0");
 }
 
 }  // namespace simdex::reader

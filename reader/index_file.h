@@ -131,6 +131,8 @@ class IndexFile {
   IdList ids_at_rank(uint64_t rank) const;
   // The rank of `fingerprint` in table 0, or UINT64_MAX when it is not stored.
   uint64_t rank_of(uint64_t fingerprint) const;
+  // rank_of of each fingerprint into ranks (as many), the lookups' cache misses overlapping.
+  void ranks_of(std::span<const uint64_t> fingerprints, std::span<uint64_t> ranks) const;
   // The rank of entry i of block j of table t as BLOCK_RANKS gives it, checked (overflow-safe) to be
   // below n before it indexes anything: Error(block_ranks) otherwise. BLOCK_RANKS is a verify rule,
   // so an opened file may hold any value there.
@@ -161,5 +163,11 @@ class IndexFile {
   };
   std::unique_ptr<DecodeTables> decode_tables_;
 };
+
+// The rank in table 0 of a fingerprint found in another table; Error(table_mismatch) when absent.
+uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint);
+// The same for many (ranks: as many), their lookups' cache misses overlapping (IndexFile::ranks_of).
+void ranks_in_table0(const IndexFile& file, std::span<const uint64_t> fingerprints,
+                     std::span<uint64_t> ranks);
 
 }  // namespace simdex::reader

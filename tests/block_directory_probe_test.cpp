@@ -35,6 +35,18 @@ std::vector<Case> cases() {
   return out;
 }
 
+// body(case, index) for each case, its pairs built into a paper-10 index and opened.
+template <typename Body>
+void for_each_case(Body&& body) {
+  for (const Case& c : cases()) {
+    CAPTURE(c.name);
+    CAPTURE(c.block_bytes);
+    TempDir dir;
+    build(dir.file("d.sdx"), c.pairs, "paper-10", c.block_bytes);
+    body(c, Index::open(dir.file("d.sdx")));
+  }
+}
+
 // The invariant of TableView::scan_start(x): every block before it ends below x, and it is either
 // the first block whose key is >= x or the block just before it (which then also ends below x).
 void check_scan_start(const reader::TableView& t, uint64_t x) {
@@ -46,12 +58,7 @@ void check_scan_start(const reader::TableView& t, uint64_t x) {
 }  // namespace
 
 TEST_CASE("a probe through the directory starts where the keys say and answers as brute force") {
-  for (const Case& c : cases()) {
-    CAPTURE(c.name);
-    CAPTURE(c.block_bytes);
-    TempDir dir;
-    build(dir.file("d.sdx"), c.pairs, "paper-10", c.block_bytes);
-    const Index index = Index::open(dir.file("d.sdx"));
+  for_each_case([](const Case& c, const Index& index) {
     const reader::IndexFile& file = index_impl(index).file;
     std::mt19937_64 rng(3);
     bool directory = false;
@@ -71,7 +78,7 @@ TEST_CASE("a probe through the directory starts where the keys say and answers a
       CAPTURE(q);
       REQUIRE(answer(index, q, 3) == oracle.query(q, 3));
     }
-  }
+  });
 }
 
 TEST_CASE("hostile directory entries: no crash, and verify names BLOCK_DIRECTORY") {
@@ -109,4 +116,36 @@ TEST_CASE("hostile directory entries: no crash, and verify names BLOCK_DIRECTORY
     for (const Problem& p : report.problems) named |= p.code == errc::bad_tagged_section;
     CHECK((named || f == good));
   }
+}
+
+TEST_CASE("ranks_of: each stored fingerprint's rank in table 0, UINT64_MAX for the others") {
+  for_each_case([](const Case&, const Index& index) {
+    const reader::IndexFile& file = index_impl(index).file;
+    const reader::TableView& t = file.tables()[0];
+    // The truth: table 0 decoded whole, each entry with its rank.
+    std::vector<std::pair<uint64_t, uint64_t>> truth;  // (fingerprint, rank)
+    for (uint64_t j = 0; j < t.block_count(); ++j)
+      file.decode(t, j, [&](uint64_t e, uint32_t i) {
+        truth.emplace_back(t.permutation.invert(e), file.rank_at(t, j, i));
+        return true;
+      });
+    std::mt19937_64 rng(5);
+    std::vector<uint64_t> asked;
+    std::vector<uint64_t> expected;
+    for (const auto& [f, rank] : truth) {
+      asked.push_back(f);
+      expected.push_back(rank);
+      const uint64_t near = f ^ (uint64_t{1} << (rng() % 64));  // absent unless stored too
+      const bool stored =
+          std::any_of(truth.begin(), truth.end(), [&](const auto& x) { return x.first == near; });
+      if (!stored) {
+        asked.push_back(near);
+        expected.push_back(UINT64_MAX);
+      }
+    }
+    std::vector<uint64_t> ranks(asked.size());
+    file.ranks_of(asked, ranks);  // many windows at once
+    CHECK(ranks == expected);
+    for (std::size_t i = 0; i < asked.size(); i += 97) CHECK(file.rank_of(asked[i]) == expected[i]);
+  });
 }

@@ -1,0 +1,59 @@
+// run_tasks: every task once, on the workers asked for (the calling thread when one worker has no
+// progress to report), and the first error rethrown after the others stopped.
+#include "format/run_tasks.h"
+
+#include <doctest/doctest.h>
+
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+using simdex::format::run_tasks;
+using simdex::format::TaskProgress;
+
+TEST_CASE("run_tasks runs each task once, on the threads asked for") {
+  for (unsigned threads : {1u, 2u, 5u}) {
+    for (bool report : {false, true}) {
+      CAPTURE(threads);
+      CAPTURE(report);
+      std::vector<std::atomic<int>> runs(1000);
+      std::mutex lock;
+      std::set<std::thread::id> ran_on;
+      std::set<unsigned> workers;
+      TaskProgress progress;
+      uint64_t last_done = 0;
+      if (report) progress.report = [&](uint64_t done, uint64_t) { last_done = done; };
+      progress.total = runs.size();
+      run_tasks(
+          threads, runs.size(),
+          [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
+            ++runs[i];
+            ++done;
+            std::lock_guard g(lock);
+            ran_on.insert(std::this_thread::get_id());
+            workers.insert(worker);
+          },
+          progress);
+      for (auto& r : runs) CHECK(r == 1);
+      CHECK(*workers.rbegin() < threads);
+      // One worker with nobody to report to: no thread is started for it.
+      CHECK((threads == 1 && !report) == (ran_on.count(std::this_thread::get_id()) == 1));
+      if (report) CHECK(last_done == runs.size());
+    }
+  }
+}
+
+TEST_CASE("run_tasks rethrows a task's error, on one thread or several") {
+  for (unsigned threads : {1u, 3u}) {
+    CAPTURE(threads);
+    std::atomic<int> started{0};
+    auto fail_at_7 = [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
+      ++started;
+      if (i == 7) throw std::runtime_error("task 7");
+    };
+    CHECK_THROWS_WITH(run_tasks(threads, 100000, fail_at_7), "task 7");
+    CHECK(started < 100000);  // no new task starts once one failed
+  }
+}
