@@ -263,6 +263,34 @@ TEST_CASE("join with more queries than prefixes: chunks share blocks, hits the s
   }
 }
 
+TEST_CASE("join with fewer queries than blocks (the sparse path) and more (the dense path)") {
+  // The join finds its groups' blocks through a pipeline when the queries are fewer than a table's
+  // blocks, else by searching from the last group's block: both against brute force, ids included.
+  std::mt19937_64 rng(31);
+  const Pairs sets[] = {with_extremes(random_pairs(rng, 8000)),
+                        with_extremes(with_duplicates(clustered_pairs(rng, 8000, 3), rng)),
+                        with_extremes(dense_prefix_pairs(rng, 8000, 40))};
+  for (const Pairs& pairs : sets) {
+    TempDir dir;
+    BuildOptions options;
+    options.scheme = Scheme::named("paper-10", 3, 0);
+    options.block_bytes = 32;  // about 2,000 blocks a table
+    build(dir.file("s.sdx"), pairs, options);
+    const Index index = Index::open(dir.file("s.sdx"));
+    const Oracle oracle(pairs);
+    for (std::size_t count : {1u, 7u, 300u, 5000u}) {
+      CAPTURE(count);
+      std::vector<Query> queries;
+      for (uint64_t q : queries_for(rng, pairs, 3, count)) queries.push_back({q, queries.size()});
+      const Hits expected = brute_join(queries, 3, oracle);
+      for (unsigned threads : {1u, 2u}) {
+        CAPTURE(threads);
+        CHECK(library_join(index, queries, 3, threads, oracle) == expected);
+      }
+    }
+  }
+}
+
 TEST_CASE("duplicate groups, cluster sizes in ids, k above the index's k") {
   TempDir dir;
   // 0xff (ids 1, 2, 3), 0xfe (id 4): distance 1; 0xf000... (id 5) alone with ids; 0 (ids 6, 7) alone.
