@@ -124,7 +124,6 @@ class Joiner {
       while (++g < chunk.end && qs[g].q <= hi) {
       }
     }
-    const std::size_t count = groups_.size();
     groups_.push_back({chunk.end, {}});
     cur_ = floor_ = UINT64_MAX;
     if (qs.size() < t.block_count())

@@ -72,7 +72,8 @@ TEST_CASE("automatic schemes grow with n") {
 }
 
 TEST_CASE("every scheme of the catalogue (what build --help prints) is a name Scheme::named accepts") {
-  for (const auto& [name, what] : simdex::scheme_catalogue()) {
+  for (const auto& entry : simdex::scheme_catalogue()) {
+    const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
     CAPTURE(name);
     const std::string concrete = name == "blocks-M" ? "blocks-6" : name;
     CHECK_NOTHROW(Scheme::named(concrete, 3, 1000));
