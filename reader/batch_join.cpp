@@ -119,12 +119,12 @@ class Joiner {
     const unsigned p = t.prefix_bits();
     groups_.clear();
     for (std::size_t g = chunk.first; g < chunk.end;) {
-      groups_.push_back({g, {}});
+      groups_.push_back({g, 0});
       const uint64_t hi = reader::prefix_range(qs[g].q, p).hi;
       while (++g < chunk.end && qs[g].q <= hi) {
       }
     }
-    groups_.push_back({chunk.end, {}});
+    groups_.push_back({chunk.end, 0});
     cur_ = floor_ = UINT64_MAX;
     if (qs.size() < t.block_count())
       run_sparse(t, qs, chunk, decoded);
@@ -143,20 +143,20 @@ class Joiner {
   // 25 -> 14 ms with scan_alone.)
   void run_sparse(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
                   Decoded& decoded) {
-    constexpr std::size_t kLag = 4;
     const std::size_t count = groups_.size() - 1;
     for (std::size_t i = 0; i < count + 3 * kLag; ++i) {
-      if (i < count) reader::aim_permuted(t, qs[groups_[i].first].q, groups_[i].start);
-      if (i >= kLag && i - kLag < count) reader::read_candidates(t, groups_[i - kLag].start);
+      if (i < count) reader::aim_permuted(t, qs[groups_[i].first].q, in_flight(i));
+      if (i >= kLag && i - kLag < count) reader::read_candidates(t, in_flight(i - kLag));
       if (i >= 2 * kLag && i - 2 * kLag < count) {
         const std::size_t g = i - 2 * kLag;
-        reader::choose(t, groups_[g].start);
-        uint64_t& block = groups_[g].start.block;
+        reader::ProbeStart& start = in_flight(g);
+        reader::choose(t, start);
+        uint64_t& block = groups_[g].block = start.block;
         // Ascending, so that the blocks decoded ascend (a scan may start at any block before its range).
-        if (g > 0) block = std::max(block, groups_[g - 1].start.block);
+        if (g > 0) block = std::max(block, groups_[g - 1].block);
         // The chunk's first block exactly (the choice may be the block before it, wholly below the
         // range): neighbouring chunks then share at most the block where they meet (distinct_blocks).
-        if (g == 0 && block < t.block_count() && t.key(block) < groups_[g].start.x) ++block;
+        if (g == 0 && block < t.block_count() && t.key(block) < start.x) ++block;
         loaded_ += reader::load_block(t, block);
       }
       if (i >= 3 * kLag) scan(t, qs, chunk, i - 3 * kLag, decoded);
@@ -170,14 +170,13 @@ class Joiner {
   void run_dense(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk, Decoded& decoded) {
     const std::size_t count = groups_.size() - 1;
     for (std::size_t g = 0; g < count; ++g)
-      groups_[g].start.block =
+      groups_[g].block =
           t.first_block_not_below(reader::prefix_range(qs[groups_[g].first].q, t.prefix_bits()).lo,
-                                  g == 0 ? 0 : groups_[g - 1].start.block);
+                                  g == 0 ? 0 : groups_[g - 1].block);
     constexpr std::size_t kAhead = 8;
-    for (std::size_t g = 0; g < std::min(kAhead, count); ++g)
-      reader::prefetch_block(t, groups_[g].start.block);
+    for (std::size_t g = 0; g < std::min(kAhead, count); ++g) reader::prefetch_block(t, groups_[g].block);
     for (std::size_t g = 0; g < count; ++g) {
-      if (g + kAhead < count) reader::prefetch_block(t, groups_[g + kAhead].start.block);
+      if (g + kAhead < count) reader::prefetch_block(t, groups_[g + kAhead].block);
       scan(t, qs, chunk, g, decoded);
     }
   }
@@ -190,15 +189,14 @@ class Joiner {
     const auto range = reader::prefix_range(qs[g].q, p);
     // Every block before the last one decoded ends below this range (the earlier groups' scans went
     // past them): the start may be one of them when the directory's choice is the block before.
-    const uint64_t start =
-        floor_ == UINT64_MAX ? groups_[gi].start.block : std::max(groups_[gi].start.block, floor_);
+    const uint64_t start = floor_ == UINT64_MAX ? groups_[gi].block : std::max(groups_[gi].block, floor_);
     for (uint64_t j = start; j < t.block_count(); ++j) {
       if (j != cur_) {
         if (decoded.count++ == 0) decoded.first = j;
         decoded.last = floor_ = j;
         // Later groups read block j only when the next one starts at or before it (the starts
         // ascend). When none does, the group's queries meet the entries as they are decoded.
-        if (gi + 2 == groups_.size() || groups_[gi + 1].start.block > j) {
+        if (gi + 2 == groups_.size() || groups_[gi + 1].block > j) {
           cur_ = UINT64_MAX;
           if (scan_alone(t, qs, g, ge, range, j)) break;
           continue;
@@ -312,10 +310,14 @@ class Joiner {
   uint64_t floor_ = UINT64_MAX;  // the last block decoded, held in buf_ or not
   uint64_t loaded_ = 0;          // what load_block returned: kept, so that its loads stay
   struct Group {
-    std::size_t first;         // its first query in the sorted queries
-    reader::ProbeStart start;  // start.block: where its scan starts
+    std::size_t first;  // its first query in the sorted queries
+    uint64_t block;     // where its scan starts
   };
   std::vector<Group> groups_;  // of the chunk being run, reused
+  // run_sparse's groups between their aim and their choice (2 kLag + 1 at once at most).
+  static constexpr std::size_t kLag = 4;
+  std::array<reader::ProbeStart, 4 * kLag> in_flight_;
+  reader::ProbeStart& in_flight(std::size_t g) { return in_flight_[g % in_flight_.size()]; }
 };
 
 }  // namespace
