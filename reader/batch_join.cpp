@@ -222,12 +222,8 @@ class Joiner {
       const auto first = std::lower_bound(buf_.begin(), buf_.end(), range.lo);
       const auto last = std::upper_bound(first, buf_.end(), range.hi);
       const bool past = last != buf_.end();
-      const uint64_t* entries = buf_.data() + (first - buf_.begin());
-      const std::size_t n = static_cast<std::size_t>(last - first);
-      const auto in_block = static_cast<uint64_t>(first - buf_.begin());
-      for (std::size_t i = g; i < ge; ++i)
-        reader::close_to(qs[i].q, entries, n, k_,
-                         [&](std::size_t x) { report(t, qs[i], entries[x], j, in_block + x); });
+      const auto in_block = static_cast<std::size_t>(first - buf_.begin());
+      meet(t, qs, g, ge, buf_.data() + in_block, static_cast<std::size_t>(last - first), j, in_block);
       // last_ is the block's key, or the entry above the limit that stopped the decode: >= hi means
       // the range ends in this block. (A decode stopped below hi was one for earlier groups that this
       // group's range lies wholly above: it needs the next block.)
@@ -254,10 +250,16 @@ class Joiner {
       }
       return true;
     });
-    for (std::size_t x = g; x < ge; ++x)
-      reader::close_to(qs[x].q, buf_.data(), buf_.size(), k_,
-                       [&](std::size_t y) { report(t, qs[x], buf_[y], j, first + y); });
+    meet(t, qs, g, ge, buf_.data(), buf_.size(), j, first);
     return past || r.last >= range.hi;
+  }
+
+  // The queries [g, ge) against the n entries from `entries` on, entries i0, i0 + 1, ... of block j.
+  void meet(const reader::TableView& t, const std::vector<Permuted>& qs, std::size_t g, std::size_t ge,
+            const uint64_t* entries, std::size_t n, uint64_t j, uint64_t i0) {
+    for (std::size_t x = g; x < ge; ++x)
+      reader::close_to(qs[x].q, entries, n, k_,
+                       [&](std::size_t y) { report(t, qs[x], entries[y], j, i0 + y); });
   }
 
   // e is entry i of block j of table t.
