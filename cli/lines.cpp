@@ -1,5 +1,6 @@
 #include "cli/lines.h"
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -10,20 +11,28 @@
 namespace simdex::cli {
 
 namespace {
-std::optional<uint64_t> parse_in_base(std::string_view s, int base) {
-  if (s.empty()) return std::nullopt;
+// Each byte's value as a hex digit; 0xff for a byte that is none.
+constexpr auto kHexDigit = [] {
+  std::array<uint8_t, 256> t{};
+  t.fill(0xff);
+  for (int c = 0; c < 10; ++c) t['0' + c] = static_cast<uint8_t>(c);
+  for (int c = 0; c < 6; ++c) t['a' + c] = t['A' + c] = static_cast<uint8_t>(10 + c);
+  return t;
+}();
+
+// 1 to 16 hex digits, nothing else: without a branch a digit (a build parses every line's).
+std::optional<uint64_t> parse_hex(std::string_view s) {
+  if (s.empty() || s.size() > 16) return std::nullopt;
   uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  uint8_t seen = 0;
+  for (const char c : s) {
+    const uint8_t d = kHexDigit[static_cast<uint8_t>(c)];
+    seen |= d;
+    v = v << 4 | (d & 0xf);
+  }
+  if (seen & 0xf0) return std::nullopt;
   return v;
 }
-bool all_of(std::string_view s, bool (*pred)(char)) {
-  for (char c : s)
-    if (!pred(c)) return false;
-  return true;
-}
-bool is_dec(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_dec(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // Where the TAB before the id is in a chomped line (npos: a lone FINGERPRINT); nothing for a blank line.
 std::optional<std::size_t> id_tab(std::string_view chomped) {
@@ -35,15 +44,17 @@ std::optional<std::size_t> id_tab(std::string_view chomped) {
 std::optional<uint64_t> parse_fingerprint(std::string_view s) {
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     s.remove_prefix(2);
-    if (s.size() > 16 || !all_of(s, is_hex)) return std::nullopt;
-    return parse_in_base(s, 16);
+    return parse_hex(s);
   }
   return parse_id(s);
 }
 
 std::optional<uint64_t> parse_id(std::string_view s) {
-  if (!all_of(s, is_dec)) return std::nullopt;  // no sign, no spaces
-  return parse_in_base(s, 10);
+  // from_chars takes digits only (no sign, no spaces) and fails past 2^64 - 1.
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 
 void PairReader::fail(const std::string& what) const {

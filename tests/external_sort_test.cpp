@@ -30,21 +30,61 @@ std::string dir_of(const TempDir& t) { return fs::path(t.file("x")).parent_path(
 
 }  // namespace
 
-TEST_CASE("radix_sort sorts like std::sort") {
+// Keys of many shapes: random, short (high digits all zero), few values with repeats, top digits all
+// ones, one dense cluster (a long shared prefix, differing in the low bits only), and keys that
+// differ in one bit each (a digit per level of one bucket).
+std::vector<uint64_t> keys_of_kind(std::mt19937_64& rng, std::size_t n, int kind) {
+  std::vector<uint64_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    uint64_t x = rng();
+    if (kind == 1) x &= 0xffff;
+    if (kind == 2) x = (x & 0xff) | (uint64_t{7} << 60);
+    if (kind == 3) x = ~uint64_t{0} - (x & 3);
+    if (kind == 4) x = 0x5a5a5a5a5a000000 | (x & 0xffff);
+    if (kind == 5) x = uint64_t{1} << (x % 64);
+    v[i] = x;
+  }
+  return v;
+}
+constexpr int kKinds = 6;
+
+TEST_CASE("radix_sort sorts like std::sort, at any thread count") {
   std::mt19937_64 rng(1);
-  for (std::size_t n : {0, 1, 2, 255, 256, 257, 1000, 100000}) {
-    for (int kind = 0; kind < 4; ++kind) {
-      std::vector<uint64_t> v(n);
-      for (auto& x : v) {
-        x = rng();
-        if (kind == 1) x &= 0xffff;                           // high digits all zero: skipped passes
-        if (kind == 2) x = (x & 0xff) | (uint64_t{7} << 60);  // few distinct values, repeats
-        if (kind == 3) x = ~uint64_t{0} - (x & 3);            // top digits all ones
-      }
-      std::vector<uint64_t> expected = v, scratch(n);
+  for (std::size_t n : {0, 1, 2, 31, 32, 33, 255, 256, 1000, 70000, 300001}) {
+    for (int kind = 0; kind < kKinds; ++kind) {
+      const std::vector<uint64_t> input = keys_of_kind(rng, n, kind);
+      std::vector<uint64_t> expected = input;
       std::sort(expected.begin(), expected.end());
-      writer::radix_sort(v, scratch);
-      CHECK(v == expected);
+      for (unsigned threads : {1u, 2u, 3u}) {
+        CAPTURE(n);
+        CAPTURE(kind);
+        CAPTURE(threads);
+        std::vector<uint64_t> v = input, scratch(n);
+        writer::radix_sort(v, scratch, threads);
+        CHECK(v == expected);
+      }
+    }
+  }
+}
+
+TEST_CASE("radix_sort of pairs: by key, then id, as std::sort, at any thread count") {
+  std::mt19937_64 rng(7);
+  for (std::size_t n : {0, 1, 40, 1000, 70000, 300001}) {
+    for (int kind = 0; kind < kKinds; ++kind) {
+      const std::vector<uint64_t> keys = keys_of_kind(rng, n, kind);
+      std::vector<writer::Pair> input(n);
+      for (std::size_t i = 0; i < n; ++i) input[i] = {keys[i], rng() % 5 == 0 ? ~uint64_t{0} : rng() % 1000};
+      auto expected = input;
+      std::sort(expected.begin(), expected.end());
+      for (unsigned threads : {1u, 2u, 7u}) {
+        CAPTURE(n);
+        CAPTURE(kind);
+        CAPTURE(threads);
+        auto got = input;
+        std::vector<writer::Pair> scratch(n);
+        writer::radix_sort(std::span<writer::Pair>(got), std::span<writer::Pair>(scratch), threads);
+        CHECK(got == expected);
+      }
     }
   }
 }
@@ -265,23 +305,7 @@ TEST_CASE("progress is reported") {
   CHECK(std::find(stages.begin(), stages.end(), "merge") != stages.end());
 }
 
-TEST_CASE("parallel_sort: std::sort's order at every thread count, repeats and extremes included") {
-  std::mt19937_64 rng(7);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1000}, std::size_t{70000}, std::size_t{300001}}) {
-    std::vector<writer::Pair> v(n);
-    for (auto& p : v) p = {rng() % 4 == 0 ? (rng() % 2 ? 0 : ~uint64_t{0}) : rng() % 50000, rng() % 3};
-    auto expected = v;
-    std::sort(expected.begin(), expected.end());
-    for (unsigned threads : {1u, 2u, 3u, 7u}) {
-      CAPTURE(n);
-      CAPTURE(threads);
-      auto got = v;
-      std::vector<writer::Pair> scratch(n);
-      writer::parallel_sort(std::span<writer::Pair>(got), std::span<writer::Pair>(scratch), threads);
-      CHECK(got == expected);
-    }
-  }
-  // An external sort of pairs on several threads gives what one thread gives.
+TEST_CASE("external sort of pairs: the same records at every thread count, in memory and in runs") {
   TempDir dir;
   writer::ScratchSpace space(dir_of(dir));
   for (uint64_t memory : {uint64_t{64} << 10, uint64_t{64} << 20}) {

@@ -11,35 +11,27 @@
 #include <span>
 #include <vector>
 
-#include "writer/parallel_sort.h"
+#include "format/huge_pages.h"
+#include "writer/pair.h"
 #include "writer/radix_sort.h"
 #include "writer/run_file.h"
 
 namespace simdex::writer {
 
-// A (key, id) pair of the builder: key is a fingerprint (or its table-0 permutation).
-struct Pair {
-  uint64_t key, id;
-  friend bool operator==(const Pair&, const Pair&) = default;
-  friend bool operator<(const Pair& a, const Pair& b) { return a.key != b.key ? a.key < b.key : a.id < b.id; }
-};
-
-// How a buffer is sorted: distinct table entries by radix sort; pairs by std::sort (on `threads`
-// threads, merging through the scratch), repeats dropped. The scratch, when needed, is as large as
-// the buffer: the other half of the sorter's bound (SortPlan).
+// How a buffer is sorted: by radix sort (on `threads` threads) through a scratch as large as the
+// buffer, the other half of the sorter's bound (SortPlan); distinct table entries as they are,
+// pairs with their repeats dropped.
 struct SortU64 {
   using Record = uint64_t;
-  static bool needs_scratch(unsigned) { return true; }
-  static std::size_t sort(std::span<uint64_t> v, std::span<uint64_t> scratch, unsigned) {
-    radix_sort(v, scratch);
+  static std::size_t sort(std::span<uint64_t> v, std::span<uint64_t> scratch, unsigned threads) {
+    radix_sort(v, scratch, threads);
     return v.size();
   }
 };
 struct SortPairs {
   using Record = Pair;
-  static bool needs_scratch(unsigned threads) { return threads > 1; }
   static std::size_t sort(std::span<Pair> v, std::span<Pair> scratch, unsigned threads) {
-    parallel_sort(v, scratch, threads);
+    radix_sort(v, scratch, threads);
     return static_cast<std::size_t>(std::unique(v.begin(), v.end()) - v.begin());
   }
 };
@@ -107,7 +99,7 @@ class ExternalSorter {
   void for_each(F&& f) const;
   // Frees the buffer and the runs.
   void clear() {
-    std::vector<T>().swap(buffer_);
+    decltype(buffer_)().swap(buffer_);
     runs_.clear();
   }
 
@@ -122,9 +114,8 @@ class ExternalSorter {
   }
   std::size_t sort_buffer() {
     // Not zeroed: the sort overwrites it (zeroing cost a pass over memory, on one thread).
-    const std::size_t n = Sort::needs_scratch(threads_) ? buffer_.size() : 0;
-    const std::unique_ptr<T[]> scratch(n > 0 ? new T[n] : nullptr);
-    return Sort::sort(std::span<T>(buffer_), std::span<T>(scratch.get(), n), threads_);
+    format::HugeBuffer<T> scratch(buffer_.size());
+    return Sort::sort(buffer_.span(), scratch.span(), threads_);
   }
   void spill() {
     const std::size_t kept = sort_buffer();
@@ -146,7 +137,7 @@ class ExternalSorter {
   ScratchSpace& scratch_;
   SortPlan plan_;
   unsigned threads_;
-  std::vector<T> buffer_;
+  format::HugeBuffer<T> buffer_;
   std::size_t in_memory_ = 0;  // sorted records of buffer_ after finish() without runs
   std::vector<std::unique_ptr<TempFile>> runs_;
   uint64_t added_ = 0, runs_written_ = 0;
@@ -159,7 +150,7 @@ void ExternalSorter<Sort>::finish() {
     return;
   }
   if (!buffer_.empty()) spill();
-  std::vector<T>().swap(buffer_);
+  decltype(buffer_)().swap(buffer_);
   // Merge the oldest fan_in runs into one until at most fan_in remain.
   while (runs_.size() > plan_.fan_in) {
     auto readers = readers_of(0, plan_.fan_in);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <future>
+#include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -10,11 +12,13 @@
 #include "format/endian.h"
 #include "format/fingerprint_settings.h"
 #include "format/header_region.h"
+#include "format/huge_pages.h"
 #include "format/permutation.h"
 #include "format/thread_count.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 #include "writer/external_sorter.h"
+#include "writer/radix_sort.h"
 #include "writer/table_encoder.h"
 
 namespace simdex::writer {
@@ -58,11 +62,40 @@ class SectionWriter {
   SectionEntry entry_;
 };
 
-// The code lengths, keys and ranks of one table; its blocks went to the sink.
+// The arrays of a table encoded in memory, used again from table to table: fresh memory costs the
+// kernel a fault and a cleared page for every page, a quarter of a build's time when each table
+// had arrays of its own.
+struct TableArrays {
+  format::HugeBuffer<uint64_t> entries, scratch;  // the permuted fingerprints and the sort's scratch
+  format::HugeBuffer<uint8_t> blocks;
+};
+
+// Arrays given back when a table is written, taken by the next table's encoder.
+class TableArrayPool {
+ public:
+  std::unique_ptr<TableArrays> take() {
+    const std::lock_guard lock(mutex_);
+    if (free_.empty()) return std::make_unique<TableArrays>();
+    auto a = std::move(free_.back());
+    free_.pop_back();
+    return a;
+  }
+  void give_back(std::unique_ptr<TableArrays> a) {
+    const std::lock_guard lock(mutex_);
+    free_.push_back(std::move(a));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<TableArrays>> free_;
+};
+
+// The code lengths, keys and ranks of one table; its blocks went to the sink, or are in `arrays`
+// when the table was encoded in memory.
 struct TableResult {
   format::CodeLengths code_length{};
   std::vector<uint64_t> keys, ranks;
-  std::vector<uint8_t> blocks;  // filled only when tables are encoded in parallel
+  std::unique_ptr<TableArrays> arrays;
 };
 
 // The two passes over one table's sorted entries (spec/FORMAT.md §7: the code is built from the h
@@ -82,20 +115,22 @@ TableResult encode_sorted(ForEachSorted&& for_each_sorted, uint32_t block_bytes,
   return r;
 }
 
+// Calls f(entry) for the fingerprints in their own order: table 0's when it does not permute.
+auto each_fingerprint(const U64Store& fingerprints) {
+  return [&fingerprints](auto&& f) {
+    fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+      for (std::size_t i = 0; i < count; ++i) f(p[i]);
+    });
+  };
+}
+
 // Permutes the fingerprints, sorts them within `memory_bytes` (in memory, or in runs merged twice),
-// encodes. The identity permutation keeps the fingerprints' own order: no sort.
+// encodes, the blocks going to the sink. The identity permutation keeps the fingerprints' own
+// order: no sort.
 TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
                         ScratchSpace& scratch, uint64_t memory_bytes, TableEncoder::BlockSink sink) {
   const format::Permutation perm(layout.source_bit);
-  if (perm.is_identity()) {
-    return encode_sorted(
-        [&](auto&& f) {
-          fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
-            for (std::size_t i = 0; i < count; ++i) f(p[i]);
-          });
-        },
-        block_bytes, std::move(sink));
-  }
+  if (perm.is_identity()) return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
   ExternalSorter<SortU64> sorter(scratch, memory_bytes);
   sorter.reserve(fingerprints.size());
   fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
@@ -103,6 +138,38 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
   });
   sorter.finish();
   return encode_sorted([&](auto&& f) { sorter.for_each(f); }, block_bytes, std::move(sink));
+}
+
+// build_table for a table that fits in memory, in the arrays given: its blocks are left in
+// arrays->blocks, for the caller to write.
+TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayout& layout,
+                                  uint32_t block_bytes, std::unique_ptr<TableArrays> arrays) {
+  const format::Permutation perm(layout.source_bit);
+  const std::size_t n = static_cast<std::size_t>(fingerprints.size());
+  auto& blocks = arrays->blocks;
+  blocks.clear();
+  blocks.reserve(10 * n + block_bytes);  // < 10 bytes an entry: never copied as it grows
+  const TableEncoder::BlockSink sink = [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); };
+  TableResult r;
+  if (perm.is_identity()) {
+    r = encode_sorted(each_fingerprint(fingerprints), block_bytes, sink);
+  } else {
+    arrays->entries.resize(n);
+    arrays->scratch.resize(n);
+    uint64_t* entries = arrays->entries.data();
+    std::size_t i = 0;
+    fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+      for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
+    });
+    radix_sort(arrays->entries.span(), arrays->scratch.span());
+    r = encode_sorted(
+        [&](auto&& f) {
+          for (std::size_t j = 0; j < n; ++j) f(entries[j]);
+        },
+        block_bytes, sink);
+  }
+  r.arrays = std::move(arrays);
+  return r;
 }
 
 // Memory one table needs to be sorted in memory and its blocks held until written: the entries and
@@ -134,7 +201,7 @@ class FileWriter {
   void write_tables(ScratchSpace& scratch, uint64_t memory_bytes) {
     const uint64_t fit = memory_bytes / in_memory_table_bytes(contents_.fingerprints.size());
     if (fit >= 1)
-      write_tables_in_memory(scratch, memory_bytes, fit);
+      write_tables_in_memory(fit);
     else
       write_tables_one_at_a_time(scratch, memory_bytes);
   }
@@ -226,21 +293,17 @@ class FileWriter {
 
   // Tables are encoded in memory on up to `threads` workers (at most `fit` at once) and written
   // strictly in table order, so the file does not depend on the thread count.
-  void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
+  void write_tables_in_memory(uint64_t fit) {
     const auto workers = static_cast<uint32_t>(
         std::min<uint64_t>({format::thread_count(options_.threads), table_count(), fit}));
-    const uint64_t per_worker = memory_bytes / workers;
+    TableArrayPool pool;  // at most `workers` sets: one a table in flight
     std::vector<std::future<TableResult>> pending(table_count());
     uint32_t launched = 0;
     auto launch_until = [&](uint32_t limit) {
       for (; launched < std::min(limit, table_count()); ++launched) {
         auto encode = [&, t = launched] {
-          std::vector<uint8_t> blocks;
-          TableResult r = build_table(
-              contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, per_worker,
-              [&](const uint8_t* b, std::size_t size) { blocks.insert(blocks.end(), b, b + size); });
-          r.blocks = std::move(blocks);
-          return r;
+          return build_table_in_memory(contents_.fingerprints, scheme_.tables[t], options_.block_bytes,
+                                       pool.take());
         };
         try {
           pending[launched] = std::async(std::launch::async, encode);
@@ -252,11 +315,12 @@ class FileWriter {
     };
     for (uint32_t t = 0; t < table_count(); ++t) {
       launch_until(t + workers);
-      const TableResult table = pending[t].get();
+      TableResult table = pending[t].get();
       sections_.begin(SectionKind::blocks, t);
-      sections_.write(table.blocks.data(), table.blocks.size());
+      sections_.write(table.arrays->blocks.data(), table.arrays->blocks.size());
       end_section();
       write_keys_and_ranks(t, table);
+      pool.give_back(std::move(table.arrays));
     }
   }
 

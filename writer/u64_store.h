@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "format/huge_pages.h"
 #include "writer/run_file.h"
 
 namespace simdex::writer {
@@ -74,7 +75,7 @@ class U64Store {
   };
 
  private:
-  std::vector<uint64_t> memory_;
+  format::HugeBuffer<uint64_t> memory_;
   std::unique_ptr<TempFile> file_;
   std::unique_ptr<RunWriter<uint64_t>> writer_;
   uint64_t size_ = 0;
