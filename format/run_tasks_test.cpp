@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -49,9 +50,13 @@ TEST_CASE("run_tasks rethrows a task's error, on one thread or several") {
   for (unsigned threads : {1u, 3u}) {
     CAPTURE(threads);
     std::atomic<int> started{0};
+    // The other tasks take a millisecond each: for all 100,000 to start before the failure is
+    // seen, the failing thread would have to wait 50 s for a core (with tasks of no time, a
+    // thread descheduled for a few milliseconds on a loaded machine let them all start).
     auto fail_at_7 = [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
       ++started;
       if (i == 7) throw std::runtime_error("task 7");
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     };
     CHECK_THROWS_WITH(run_tasks(threads, 100000, fail_at_7), "task 7");
     CHECK(started < 100000);  // no new task starts once one failed
