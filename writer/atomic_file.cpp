@@ -74,6 +74,7 @@ void AtomicFile::write(const void* data, std::size_t size) {
   if (size >= kBufferBytes) {
     pwrite_all(flushed_, p, size);
     flushed_ += size;
+    start_writeback();
   } else {
     buffer_.insert(buffer_.end(), p, p + size);
   }
@@ -85,6 +86,20 @@ void AtomicFile::flush() {
   pwrite_all(flushed_, buffer_.data(), buffer_.size());
   flushed_ += buffer_.size();
   buffer_.clear();
+  start_writeback();
+}
+
+void AtomicFile::start_writeback() {
+#ifdef SYNC_FILE_RANGE_WRITE
+  // Every 32 MiB written, the kernel is asked to start writing them to disk, without waiting: the
+  // disk works while the build encodes the next tables, and publish's fsync finds little left (it
+  // took 0.5 s of a 10M build after the last byte). Only a hint: fsync still makes them durable.
+  constexpr uint64_t kWritebackBytes = uint64_t{32} << 20;
+  if (flushed_ - writeback_from_ < kWritebackBytes) return;
+  ::sync_file_range(temp_.fd(), static_cast<off_t>(writeback_from_),
+                    static_cast<off_t>(flushed_ - writeback_from_), SYNC_FILE_RANGE_WRITE);
+  writeback_from_ = flushed_;
+#endif
 }
 
 void AtomicFile::write_at(uint64_t offset, const void* data, std::size_t size) {

@@ -33,12 +33,14 @@ class AtomicFile {
 
  private:
   void flush();
+  void start_writeback();  // of the bytes written since the last call, when they are many
   void pwrite_all(uint64_t offset, const void* data, std::size_t size);
   std::string target_;
   OwnedTemp temp_;  // locked by this process until it is renamed and closed
   std::vector<uint8_t> buffer_;
   uint64_t position_ = 0;  // == flushed_ + buffer_.size()
   uint64_t flushed_ = 0;
+  uint64_t writeback_from_ = 0;  // bytes before it were handed to start_writeback
 };
 
 // The prefix of temporary files for `target`: ".NAME.tmp-" in the target's directory.
