@@ -20,7 +20,7 @@ constexpr auto kHexDigit = [] {
   return t;
 }();
 
-// 1 to 16 hex digits, nothing else: without a branch a digit (a build parses every line's).
+// 1 to 16 hex digits, nothing else, with no branch per digit (a build parses every line's).
 std::optional<uint64_t> parse_hex(std::string_view s) {
   if (s.empty() || s.size() > 16) return std::nullopt;
   uint64_t v = 0;

@@ -55,6 +55,16 @@ printf '18446744073709551616\n' > "$dir/big.txt"
 check overflow 1 "$simdex" build -o "$dir/bad.sdx" "$dir/big.txt"
 printf '0x1ffffffffffffffff\n' > "$dir/bighex.txt"
 check overflow-hex 1 "$simdex" build -o "$dir/bad.sdx" "$dir/bighex.txt"
+# Hex as the parser takes it: 1 to 16 digits of either case after 0x or 0X, nothing else.
+printf '0xFFFFFFFFFFFFFFFF\n0XabCDef0123456789\n0x0000000000000001\n0x7\n' > "$dir/hex.txt"
+check hex-forms 0 "$simdex" build -q -o "$dir/hex.sdx" "$dir/hex.txt"
+check hex-forms-query 0 "$simdex" query "$dir/hex.sdx" -k 0 18446744073709551615 12379813738877118345 1 7
+for n in 0 1 2 3; do expect_grep "hex-forms-$n" "$(printf '\t%d$' "$n")" "$dir/out"; done
+for bad in '0x' '0x12g4' '0x 12' '0x-1' '0x+1' '0x1.5' "$(printf '0x\xc3\xa9')"; do
+  printf '%s\n' "$bad" > "$dir/badhex.txt"
+  check "bad-hex-$bad" 1 "$simdex" build -o "$dir/bad.sdx" "$dir/badhex.txt"
+  expect_grep "bad-hex-msg-$bad" "is not a 64-bit fingerprint" "$dir/err"
+done
 ls -a "$dir" | grep -q '\.tmp-' && { fail=$((fail+1)); echo "FAIL: temp file left"; } || pass=$((pass+1))
 check missing-input 1 "$simdex" build -o "$dir/m.sdx" "$dir/nope.tsv"
 expect_grep missing-input-msg "cannot open input" "$dir/err"

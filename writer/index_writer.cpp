@@ -148,7 +148,7 @@ TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayou
   const std::size_t n = static_cast<std::size_t>(fingerprints.size());
   auto& blocks = arrays->blocks;
   blocks.clear();
-  blocks.reserve(10 * n + block_bytes);  // < 10 bytes an entry: never copied as it grows
+  blocks.reserve(10 * n + block_bytes);  // about its bound (< 10 bytes an entry): rarely grown
   const TableEncoder::BlockSink sink = [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); };
   TableResult r;
   if (perm.is_identity()) {

@@ -73,7 +73,7 @@ void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data) {
     const T x = data[i];
     other[end[(key_of(x) >> shift) & mask]++] = x;
   }
-  // Where `other` holds the sorted range in the end (the leaves below sort in place).
+  // A short bucket, now in `other`: sorted there, and copied back when the result belongs in `data`.
   auto leaf = [&](std::size_t begin, std::size_t count) {
     insertion_sort(other + begin, count);
     if (in_data) std::copy(other + begin, other + begin + count, data + begin);
