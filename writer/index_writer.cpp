@@ -140,34 +140,37 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
   return encode_sorted([&](auto&& f) { sorter.for_each(f); }, block_bytes, std::move(sink));
 }
 
-// build_table for a table that fits in memory, in the arrays given: its blocks are left in
-// arrays->blocks, for the caller to write.
+// build_table for a table whose entries and the sort's scratch fit in memory: sorted in
+// arrays.entries and arrays.scratch, kept for the next table.
+TableResult sort_in_memory(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
+                           TableArrays& arrays, TableEncoder::BlockSink sink) {
+  const format::Permutation perm(layout.source_bit);
+  if (perm.is_identity()) return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
+  const std::size_t n = static_cast<std::size_t>(fingerprints.size());
+  arrays.entries.resize(n);
+  arrays.scratch.resize(n);
+  uint64_t* entries = arrays.entries.data();
+  std::size_t i = 0;
+  fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+    for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
+  });
+  radix_sort(arrays.entries.span(), arrays.scratch.span());
+  return encode_sorted(
+      [&](auto&& f) {
+        for (std::size_t j = 0; j < n; ++j) f(entries[j]);
+      },
+      block_bytes, std::move(sink));
+}
+
+// sort_in_memory with the blocks held in arrays->blocks too, for the caller to write.
 TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayout& layout,
                                   uint32_t block_bytes, std::unique_ptr<TableArrays> arrays) {
-  const format::Permutation perm(layout.source_bit);
-  const std::size_t n = static_cast<std::size_t>(fingerprints.size());
   auto& blocks = arrays->blocks;
   blocks.clear();
-  blocks.reserve(10 * n + block_bytes);  // about its bound (< 10 bytes an entry): rarely grown
-  const TableEncoder::BlockSink sink = [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); };
-  TableResult r;
-  if (perm.is_identity()) {
-    r = encode_sorted(each_fingerprint(fingerprints), block_bytes, sink);
-  } else {
-    arrays->entries.resize(n);
-    arrays->scratch.resize(n);
-    uint64_t* entries = arrays->entries.data();
-    std::size_t i = 0;
-    fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
-      for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
-    });
-    radix_sort(arrays->entries.span(), arrays->scratch.span());
-    r = encode_sorted(
-        [&](auto&& f) {
-          for (std::size_t j = 0; j < n; ++j) f(entries[j]);
-        },
-        block_bytes, sink);
-  }
+  // About its bound (< 10 bytes an entry): rarely grown.
+  blocks.reserve(10 * fingerprints.size() + block_bytes);
+  TableResult r = sort_in_memory(fingerprints, layout, block_bytes, *arrays,
+                                 [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); });
   r.arrays = std::move(arrays);
   return r;
 }
@@ -325,12 +328,19 @@ class FileWriter {
   }
 
   // One table at a time, with the whole bound for its sort; blocks go straight to the file.
+  // When the entries and the sort's scratch fit in the bound (16 bytes an entry), they are sorted
+  // in memory, in arrays kept from table to table; else in runs.
   void write_tables_one_at_a_time(ScratchSpace& scratch, uint64_t memory_bytes) {
+    const bool in_memory = 16 * contents_.fingerprints.size() <= memory_bytes;
+    TableArrays arrays;
     for (uint32_t t = 0; t < table_count(); ++t) {
       sections_.begin(SectionKind::blocks, t);
+      const auto sink = [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); };
+      const TableLayout& layout = scheme_.tables[t];
       const TableResult table =
-          build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, memory_bytes,
-                      [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
+          in_memory ? sort_in_memory(contents_.fingerprints, layout, options_.block_bytes, arrays, sink)
+                    : build_table(contents_.fingerprints, layout, options_.block_bytes, scratch, memory_bytes,
+                                  sink);
       end_section();
       write_keys_and_ranks(t, table);
     }
