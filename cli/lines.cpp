@@ -50,10 +50,10 @@ std::optional<uint64_t> parse_fingerprint(std::string_view s) {
 }
 
 std::optional<uint64_t> parse_id(std::string_view s) {
-  // from_chars takes digits only (no sign, no spaces) and fails past 2^64 - 1.
+  // from_chars takes digits only (no sign, no spaces; none at all fails) and fails past 2^64 - 1.
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, 10);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
 }
 

@@ -105,6 +105,7 @@ class HugeBuffer {
     data_[size_++] = x;
   }
   void append(const T* values, std::size_t count) {
+    if (count == 0) return;  // data_ may be null: memcpy must not see it
     if (count > capacity_ - size_) reallocate(std::max(size_ + count, 2 * capacity_));
     std::memcpy(data_ + size_, values, count * sizeof(T));
     size_ += count;

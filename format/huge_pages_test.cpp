@@ -20,7 +20,7 @@ TEST_CASE("HugeBuffer keeps its values as it grows past the mapping threshold an
   bool same = true;
   for (std::size_t i = 0; i < n; ++i) same = same && b[i] == i * 0x9e3779b97f4a7c15;
   CHECK(same);
-  // A mapping's start is a huge page's (what lets the kernel back it with huge pages).
+  // A mapping of its own (a remap may move it off a huge page's start, never off a page's).
   CHECK(reinterpret_cast<std::uintptr_t>(b.data()) % 4096 == 0);
 
   HugeBuffer<uint64_t> moved(std::move(b));
@@ -46,6 +46,9 @@ TEST_CASE("HugeBuffer: append, resize, reserve") {
   CHECK(std::equal(bytes.begin(), bytes.end(), expected.begin()));
   bytes.append(chunk.data(), 0);
   CHECK(bytes.size() == expected.size());
+  HugeBuffer<uint8_t> none;
+  none.append(chunk.data(), 0);  // nothing to copy into no memory
+  CHECK(none.empty());
 
   HugeBuffer<uint64_t> a(1000);  // uninitialized values, as many as asked
   CHECK(a.size() == 1000);

@@ -124,29 +124,25 @@ auto each_fingerprint(const U64Store& fingerprints) {
   };
 }
 
-// Permutes the fingerprints, sorts them within `memory_bytes` (in memory, or in runs merged twice),
-// encodes, the blocks going to the sink. The identity permutation keeps the fingerprints' own
-// order: no sort.
+// Permutes the fingerprints, sorts them within `memory_bytes`, encodes, the blocks going to the
+// sink. The identity permutation keeps the fingerprints' own order: no sort. When the entries and
+// the sort's scratch fit in the bound (16 bytes an entry), they are sorted in `arrays`, kept for
+// the next table (fresh memory costs a fault and a cleared page a page); else in runs.
 TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
-                        ScratchSpace& scratch, uint64_t memory_bytes, TableEncoder::BlockSink sink) {
-  const format::Permutation perm(layout.source_bit);
-  if (perm.is_identity()) return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
-  ExternalSorter<SortU64> sorter(scratch, memory_bytes);
-  sorter.reserve(fingerprints.size());
-  fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
-    for (std::size_t i = 0; i < count; ++i) sorter.add(perm.apply(p[i]));
-  });
-  sorter.finish();
-  return encode_sorted([&](auto&& f) { sorter.for_each(f); }, block_bytes, std::move(sink));
-}
-
-// build_table for a table whose entries and the sort's scratch fit in memory: sorted in
-// arrays.entries and arrays.scratch, kept for the next table.
-TableResult sort_in_memory(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
-                           TableArrays& arrays, TableEncoder::BlockSink sink) {
+                        ScratchSpace& scratch, uint64_t memory_bytes, TableArrays& arrays,
+                        TableEncoder::BlockSink sink) {
   const format::Permutation perm(layout.source_bit);
   if (perm.is_identity()) return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
   const std::size_t n = static_cast<std::size_t>(fingerprints.size());
+  if (16 * fingerprints.size() > memory_bytes) {
+    ExternalSorter<SortU64> sorter(scratch, memory_bytes);
+    sorter.reserve(n);
+    fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+      for (std::size_t i = 0; i < count; ++i) sorter.add(perm.apply(p[i]));
+    });
+    sorter.finish();
+    return encode_sorted([&](auto&& f) { sorter.for_each(f); }, block_bytes, std::move(sink));
+  }
   arrays.entries.resize(n);
   arrays.scratch.resize(n);
   uint64_t* entries = arrays.entries.data();
@@ -162,15 +158,16 @@ TableResult sort_in_memory(const U64Store& fingerprints, const TableLayout& layo
       block_bytes, std::move(sink));
 }
 
-// sort_in_memory with the blocks held in arrays->blocks too, for the caller to write.
+// build_table with the blocks held in arrays->blocks too, for the caller to write.
 TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayout& layout,
-                                  uint32_t block_bytes, std::unique_ptr<TableArrays> arrays) {
+                                  uint32_t block_bytes, ScratchSpace& scratch, uint64_t memory_bytes,
+                                  std::unique_ptr<TableArrays> arrays) {
   auto& blocks = arrays->blocks;
   blocks.clear();
   // About its bound (< 10 bytes an entry): rarely grown.
   blocks.reserve(10 * fingerprints.size() + block_bytes);
-  TableResult r = sort_in_memory(fingerprints, layout, block_bytes, *arrays,
-                                 [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); });
+  TableResult r = build_table(fingerprints, layout, block_bytes, scratch, memory_bytes, *arrays,
+                              [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); });
   r.arrays = std::move(arrays);
   return r;
 }
@@ -204,7 +201,7 @@ class FileWriter {
   void write_tables(ScratchSpace& scratch, uint64_t memory_bytes) {
     const uint64_t fit = memory_bytes / in_memory_table_bytes(contents_.fingerprints.size());
     if (fit >= 1)
-      write_tables_in_memory(fit);
+      write_tables_in_memory(scratch, memory_bytes, fit);
     else
       write_tables_one_at_a_time(scratch, memory_bytes);
   }
@@ -296,17 +293,18 @@ class FileWriter {
 
   // Tables are encoded in memory on up to `threads` workers (at most `fit` at once) and written
   // strictly in table order, so the file does not depend on the thread count.
-  void write_tables_in_memory(uint64_t fit) {
+  void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
     const auto workers = static_cast<uint32_t>(
         std::min<uint64_t>({format::thread_count(options_.threads), table_count(), fit}));
-    TableArrayPool pool;  // at most `workers` sets: one a table in flight
+    const uint64_t per_worker = memory_bytes / workers;  // >= in_memory_table_bytes: sorts in memory
+    TableArrayPool pool;                                 // at most `workers` sets: one a table in flight
     std::vector<std::future<TableResult>> pending(table_count());
     uint32_t launched = 0;
     auto launch_until = [&](uint32_t limit) {
       for (; launched < std::min(limit, table_count()); ++launched) {
         auto encode = [&, t = launched] {
           return build_table_in_memory(contents_.fingerprints, scheme_.tables[t], options_.block_bytes,
-                                       pool.take());
+                                       scratch, per_worker, pool.take());
         };
         try {
           pending[launched] = std::async(std::launch::async, encode);
@@ -328,19 +326,13 @@ class FileWriter {
   }
 
   // One table at a time, with the whole bound for its sort; blocks go straight to the file.
-  // When the entries and the sort's scratch fit in the bound (16 bytes an entry), they are sorted
-  // in memory, in arrays kept from table to table; else in runs.
   void write_tables_one_at_a_time(ScratchSpace& scratch, uint64_t memory_bytes) {
-    const bool in_memory = 16 * contents_.fingerprints.size() <= memory_bytes;
     TableArrays arrays;
     for (uint32_t t = 0; t < table_count(); ++t) {
       sections_.begin(SectionKind::blocks, t);
-      const auto sink = [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); };
-      const TableLayout& layout = scheme_.tables[t];
       const TableResult table =
-          in_memory ? sort_in_memory(contents_.fingerprints, layout, options_.block_bytes, arrays, sink)
-                    : build_table(contents_.fingerprints, layout, options_.block_bytes, scratch, memory_bytes,
-                                  sink);
+          build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, memory_bytes,
+                      arrays, [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
       end_section();
       write_keys_and_ranks(t, table);
     }
