@@ -199,7 +199,7 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
       t.push_back(seconds_since(t0));
       c.push_back(cpu_seconds() - c0);
     }
-    std::printf("  %u thread(s): %.3f s wall, %.3f s cpu (medians of %u), %llu hits\n", threads, median(t),
+    std::printf("  %u thread(s): %.4f s wall, %.4f s cpu (medians of %u), %llu hits\n", threads, median(t),
                 median(c), runs, static_cast<unsigned long long>(last.results));
   }
   // Cross-check the hit count with the single-query path.

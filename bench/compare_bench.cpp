@@ -317,18 +317,34 @@ void BM_Sort(benchmark::State& state, bool radix) {
       benchmark::Counter(static_cast<double>(state.iterations() * v.size()), benchmark::Counter::kIsRate);
 }
 
-void BM_Decode(benchmark::State& state) {
+// Blocks decoded one at a time (two = false) or two at a time, stepped in turn
+// (format::decode_two_blocks: their chains of loads overlap).
+void BM_Decode(benchmark::State& state, bool two) {
   const Built& b = simdex_index("paper-4");
   const auto& file = simdex::index_impl(*b.index).file;
   const auto& table = file.tables()[1];
+  const simdex::format::DecodeTable& codes = table.decode_table();
+  auto cursor = [&](uint64_t j) {
+    const uint8_t* p = file.block(table, j);
+    return simdex::format::BlockCursor(p, table.block_bytes,
+                                       static_cast<std::size_t>(file.data() + file.size() - p), codes);
+  };
   uint64_t entries = 0, j = 0, sink = 0;
+  auto visit = [&](uint64_t e, uint32_t) {
+    sink += e;
+    return true;
+  };
+  const uint64_t blocks = table.block_count() & ~uint64_t{1};
   for (auto _ : state) {
-    const auto r = file.decode(table, j, [&](uint64_t e, uint32_t) {
-      sink += e;
-      return true;
-    });
-    entries += r.decoded;
-    j = (j + 1) % table.block_count();
+    if (two) {
+      const auto [ra, rb] = simdex::format::decode_two_blocks(cursor(j), visit, cursor(j + 1), visit);
+      entries += ra.decoded + rb.decoded;
+      j = (j + 2) % blocks;
+    } else {
+      const auto r = file.decode(table, j, visit);
+      entries += r.decoded;
+      j = (j + 1) % blocks;
+    }
   }
   benchmark::DoNotOptimize(sink);
   state.counters["entries_per_s"] =
@@ -415,7 +431,8 @@ int main(int argc, char** argv) {
                                  std::string("paper-10"), b);
   benchmark::RegisterBenchmark("Open/large", BM_Open, true);
   benchmark::RegisterBenchmark("Open/small", BM_Open, false);
-  benchmark::RegisterBenchmark("Decode/paper-4", BM_Decode);
+  benchmark::RegisterBenchmark("Decode/paper-4", BM_Decode, false);
+  benchmark::RegisterBenchmark("Decode/paper-4/two-blocks", BM_Decode, true);
   for (const char* s : {"paper-20", "paper-10", "paper-4"})
     for (bool all : {true, false})
       benchmark::RegisterBenchmark((std::string("Cold/") + (all ? "" : "blocks/") + s).c_str(), BM_Cold,

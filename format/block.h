@@ -11,6 +11,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "format/endian.h"
@@ -68,58 +69,144 @@ struct BlockResult {
   uint64_t end_bit;  // bit position after the last entry, within the bit stream
 };
 
-// Decodes the block at `block`. `readable` is how many bytes from `block` may be read (>= block_bytes;
-// more lets the bit reader load 8 bytes at a time near the end). visit(entry, index) returns false to
-// stop. No allocation, no reads outside [block, block + readable).
+// Reads a block's entries one at a time (decode_block and decode_two_blocks step it). No
+// allocation, no reads outside [block, block + readable), where readable >= block_bytes (more lets
+// the bit reader load 8 bytes at a time near the end).
+class BlockCursor {
+ public:
+  BlockCursor(const uint8_t* block, uint32_t block_bytes, std::size_t readable, const DecodeTable& table)
+      : stream_(block + kBlockHeaderBytes),
+        stream_readable_(readable - kBlockHeaderBytes),
+        capacity_(block_capacity_bits(block_bytes)),
+        table_(&table),
+        count_(load_le32(block + 4)),
+        entry_(load_le64(block + 8)) {
+    if (count_ == 0 || count_ - 1 > capacity_) status_ = BlockStatus::bad_count;
+  }
+
+  // ok while entries remain to be read; bad_count from the start when entry_count is illegal.
+  BlockStatus status() const { return status_; }
+  uint64_t entry() const { return entry_; }  // entry index() of the block, once status() is ok
+  uint32_t index() const { return index_; }
+
+  // Moves to the next entry. False at the end of the block (status stays ok) or on a bad entry
+  // (status says which; entry() stays the last good one).
+  [[gnu::always_inline]] bool next() {
+    if (index_ + 1 >= count_) return false;
+    // One 64-bit load serves code and rest when they span at most 57 bits (nearly always: h is about
+    // 64 - log2(n) and codes are short); the rest needs a second load only beyond that.
+    const uint64_t w = peek(pos_);
+    const uint16_t symbol = table_->lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
+    const unsigned len = symbol >> 8;
+    if (len == 0) return fail(BlockStatus::bad_code);
+    const unsigned h = symbol & 63;
+    uint64_t rest;
+    if (len + h <= 57) [[likely]] {
+      rest = ((w << len) >> 1) >> (63 - h);  // 0 when h is 0
+    } else if (h <= 57) {
+      rest = peek(pos_ + len) >> (64 - h);
+    } else {
+      rest = ((peek(pos_ + len) >> 32) << (h - 32)) | (peek(pos_ + len + 32) >> (96 - h));
+    }
+    pos_ += len + h;
+    const uint64_t below = (uint64_t{2} << h) - 1;  // bits h and below (all of them when h is 63)
+    if ((pos_ > capacity_) | ((entry_ >> h) & 1)) [[unlikely]]
+      return fail(pos_ > capacity_ ? BlockStatus::overrun : BlockStatus::bad_order);
+    entry_ = (entry_ & ~below) | (uint64_t{1} << h) | rest;
+    ++index_;
+    return true;
+  }
+
+  // The visitor declined entry(): the block's decode ends there.
+  void stop() { status_ = BlockStatus::stopped; }
+
+  BlockResult result() const {
+    switch (status_) {
+      case BlockStatus::ok:
+        return {status_, count_, entry_, pos_};
+      case BlockStatus::bad_count:
+        return {status_, 0, entry_, 0};
+      default:  // stopped at entry index_, or a bad entry after it: index_ + 1 were visited
+        return {status_, index_ + 1, entry_, pos_};
+    }
+  }
+
+ private:
+  // 64 bits from bit `pos`, MSB-aligned; at least 57 of them are real stream bits.
+  uint64_t peek(uint64_t pos) const {
+    const std::size_t byte = pos >> 3;
+    uint64_t w;
+    if (byte + 8 <= stream_readable_) {
+      w = load_be64(stream_ + byte);
+    } else {
+      w = 0;
+      for (std::size_t i = 0; i < 8; ++i)
+        w = (w << 8) | (byte + i < stream_readable_ ? stream_[byte + i] : 0);
+    }
+    return w << (pos & 7);
+  }
+  bool fail(BlockStatus s) {  // pos_ stays where the bad entry's code began, or past its bits
+    status_ = s;
+    return false;
+  }
+
+  const uint8_t* stream_;
+  std::size_t stream_readable_;
+  uint64_t capacity_;
+  const DecodeTable* table_;
+  uint32_t count_;
+  uint64_t entry_;
+  uint32_t index_ = 0;
+  uint64_t pos_ = 0;
+  BlockStatus status_ = BlockStatus::ok;
+};
+
+// The cursor's first entry, then each next one, offered to visit(entry, index), which returns
+// false to stop: true while the block has more to offer.
+// (Forced inline: a call per entry costs more than the entry's decode.)
+template <typename Visit>
+[[gnu::always_inline]] inline bool visit_first(BlockCursor& c, Visit& visit) {
+  if (c.status() != BlockStatus::ok) return false;
+  if (visit(c.entry(), c.index())) return true;
+  c.stop();
+  return false;
+}
+template <typename Visit>
+[[gnu::always_inline]] inline bool visit_next(BlockCursor& c, Visit& visit) {
+  if (!c.next()) return false;
+  if (visit(c.entry(), c.index())) return true;
+  c.stop();
+  return false;
+}
+
+// Decodes the cursor's block: visit(entry, index) for each entry, in order, until it returns false.
+template <typename Visit>
+BlockResult decode_block(BlockCursor c, Visit&& visit) {
+  for (bool more = visit_first(c, visit); more; more = visit_next(c, visit)) {
+  }
+  return c.result();
+}
 template <typename Visit>
 BlockResult decode_block(const uint8_t* block, uint32_t block_bytes, std::size_t readable,
                          const DecodeTable& table, Visit&& visit) {
-  const uint64_t capacity = block_capacity_bits(block_bytes);
-  const uint32_t count = load_le32(block + 4);
-  uint64_t entry = load_le64(block + 8);
-  if (count == 0 || count - 1 > capacity) return {BlockStatus::bad_count, 0, entry, 0};
-  const uint8_t* stream = block + kBlockHeaderBytes;
-  const std::size_t stream_readable = readable - kBlockHeaderBytes;
-  // 64 bits from bit `pos`, MSB-aligned; at least 57 of them are real stream bits.
-  auto peek = [&](uint64_t pos) -> uint64_t {
-    const std::size_t byte = pos >> 3;
-    uint64_t w;
-    if (byte + 8 <= stream_readable) {
-      w = load_be64(stream + byte);
-    } else {
-      w = 0;
-      for (std::size_t i = 0; i < 8; ++i) w = (w << 8) | (byte + i < stream_readable ? stream[byte + i] : 0);
-    }
-    return w << (pos & 7);
-  };
-  if (!visit(entry, 0u)) return {BlockStatus::stopped, 1, entry, 0};
-  uint64_t pos = 0;
-  for (uint32_t i = 1; i < count; ++i) {
-    // One 64-bit load serves code and rest when they span at most 57 bits (nearly always: h is about
-    // 64 - log2(n) and codes are short); the rest needs a second load only beyond that.
-    const uint64_t w = peek(pos);
-    const uint16_t symbol = table.lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
-    const unsigned len = symbol >> 8;
-    if (len == 0) return {BlockStatus::bad_code, i, entry, pos};
-    const unsigned h = symbol & 63;
-    uint64_t rest = 0;
-    if (h > 0) {
-      if (len + h <= 57) {
-        rest = (w << len) >> (64 - h);
-      } else if (h <= 57) {
-        rest = peek(pos + len) >> (64 - h);
-      } else {
-        rest = ((peek(pos + len) >> 32) << (h - 32)) | (peek(pos + len + 32) >> (96 - h));
-      }
-    }
-    pos += len + h;
-    if (pos > capacity) return {BlockStatus::overrun, i, entry, pos};
-    if ((entry >> h) & 1) return {BlockStatus::bad_order, i, entry, pos};
-    const uint64_t high = h == 63 ? 0 : (entry >> (h + 1)) << (h + 1);
-    entry = high | (uint64_t{1} << h) | rest;
-    if (!visit(entry, i)) return {BlockStatus::stopped, i + 1, entry, pos};
+  return decode_block(BlockCursor(block, block_bytes, readable, table), visit);
+}
+
+// Two blocks decoded in turn, an entry of each: each entry's place in its block depends on the
+// previous entry's code, so one block decodes at the speed of that chain of loads; stepping two
+// blocks overlaps their chains. Each visitor sees its block's entries in order, as decode_block
+// gives them.
+template <typename VisitA, typename VisitB>
+std::pair<BlockResult, BlockResult> decode_two_blocks(BlockCursor a, VisitA&& visit_a, BlockCursor b,
+                                                      VisitB&& visit_b) {
+  bool more_a = visit_first(a, visit_a), more_b = visit_first(b, visit_b);
+  while (more_a && more_b) {
+    more_a = visit_next(a, visit_a);
+    more_b = visit_next(b, visit_b);
   }
-  return {BlockStatus::ok, count, entry, pos};
+  while (more_a) more_a = visit_next(a, visit_a);
+  while (more_b) more_b = visit_next(b, visit_b);
+  return {a.result(), b.result()};
 }
 
 // True when the bit stream is zero from bit `end_bit` to the end of the block.

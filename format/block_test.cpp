@@ -105,3 +105,47 @@ TEST_CASE("corrupt blocks never read out of bounds and are reported") {
   }
   CHECK(bad > 0);
 }
+
+TEST_CASE("two blocks decoded in turn give what each gives alone, stopped early or corrupt") {
+  std::mt19937_64 rng(7);
+  struct Seen {
+    std::vector<std::pair<uint64_t, uint32_t>> visited;
+    uint32_t stop_at;  // the visitor declines the entry of this index
+    bool operator()(uint64_t e, uint32_t i) {
+      visited.emplace_back(e, i);
+      return i != stop_at;
+    }
+  };
+  auto same = [](const BlockResult& x, const BlockResult& y) {
+    return x.status == y.status && x.decoded == y.decoded && x.last == y.last && x.end_bit == y.end_bit;
+  };
+  for (uint32_t block_bytes : {32u, 256u, 1024u}) {
+    for (const auto& values : {random_sorted(rng, 2000), random_sorted(rng, 2000, 0xfff),
+                               random_sorted(rng, 2000, 0xffff000000000000)}) {
+      const auto e = encode(values, block_bytes);
+      const DecodeTable table(e.lengths);
+      std::set<BlockStatus> statuses;
+      for (int round = 0; round < 400; ++round) {
+        auto a = e.blocks[rng() % e.blocks.size()], b = e.blocks[rng() % e.blocks.size()];
+        for (auto* block : {&a, &b})
+          if (rng() % 3 == 0) (*block)[rng() % block_bytes] ^= static_cast<uint8_t>(1u << (rng() % 8));
+        // Stop nowhere, at the first entry, or somewhere in the block.
+        auto stop = [&] {
+          return std::array<uint32_t, 3>{UINT32_MAX, 0, static_cast<uint32_t>(rng() % 64)}[rng() % 3];
+        };
+        Seen alone_a{{}, stop()}, alone_b{{}, stop()};
+        Seen two_a{{}, alone_a.stop_at}, two_b{{}, alone_b.stop_at};
+        const auto ra = decode_block(a.data(), block_bytes, a.size(), table, alone_a);
+        const auto rb = decode_block(b.data(), block_bytes, b.size(), table, alone_b);
+        const auto [ta, tb] = decode_two_blocks(BlockCursor(a.data(), block_bytes, a.size(), table), two_a,
+                                                BlockCursor(b.data(), block_bytes, b.size(), table), two_b);
+        CHECK(same(ra, ta));
+        CHECK(same(rb, tb));
+        CHECK(alone_a.visited == two_a.visited);
+        CHECK(alone_b.visited == two_b.visited);
+        statuses.insert(ra.status);
+      }
+      CHECK(statuses.count(BlockStatus::ok) + statuses.count(BlockStatus::stopped) == 2);
+    }
+  }
+}

@@ -139,11 +139,13 @@ class Joiner {
   // Each group finds its first block as a query finds its tables' (reader/probe.h: aim, read,
   // choose), the steps kLag groups apart, and is scanned kLag groups after its choice, its block
   // loaded meanwhile (load_block): the directory and block misses overlap instead of stalling each
-  // group in turn before its decode, a serial chain of loads. (4,096 queries against 1M, paper-10:
-  // 25 -> 14 ms with scan_alone.)
+  // group in turn before its decode, a serial chain of loads. Groups are scanned two at a time
+  // where both read their block alone (scan_two). (4,096 queries against 1M, paper-10: 25 -> 14 ms
+  // with scan_alone; 11.8 -> 9.9 ms with scan_two, bench/RESULTS.md.)
   void run_sparse(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
                   Decoded& decoded) {
     const std::size_t count = groups_.size() - 1;
+    std::size_t next = 0;  // the next group to scan
     for (std::size_t i = 0; i < count + 3 * kLag; ++i) {
       if (i < count) reader::aim_permuted(t, qs[groups_[i].first].q, in_flight(i));
       if (i >= kLag && i - kLag < count) reader::read_candidates(t, in_flight(i - kLag));
@@ -159,7 +161,7 @@ class Joiner {
         if (g == 0 && block < t.block_count() && t.key(block) < start.x) ++block;
         loaded_ += reader::load_block(t, block);
       }
-      if (i >= 3 * kLag) scan(t, qs, chunk, i - 3 * kLag, decoded);
+      if (i >= 3 * kLag && i - 3 * kLag >= next) next += scan_two(t, qs, chunk, next, decoded);
     }
   }
 
@@ -181,19 +183,60 @@ class Joiner {
     }
   }
 
+  // Groups gi and gi + 1 when each reads its first block alone, as most groups of a sparse batch
+  // do: the two blocks are decoded in turn (IndexFile::decode_two), so that their serial chains of
+  // loads overlap. Returns the groups scanned: 1 when the pair does not qualify (gi is scanned alone).
+  std::size_t scan_two(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
+                       std::size_t gi, Decoded& decoded) {
+    const std::size_t count = groups_.size() - 1;
+    const uint64_t a = start_block(gi);
+    const uint64_t b = gi + 1 < count ? groups_[gi + 1].block : 0;
+    if (gi + 1 >= count || a == cur_ || a >= b || b >= t.block_count() ||
+        (gi + 2 < count && groups_[gi + 2].block <= b)) {
+      scan(t, qs, chunk, gi, decoded);
+      return 1;
+    }
+    const unsigned p = t.prefix_bits();
+    const std::size_t ga = groups_[gi].first, gb = groups_[gi + 1].first, ge = groups_[gi + 2].first;
+    InRange in_a{reader::prefix_range(qs[ga].q, p), buf_}, in_b{reader::prefix_range(qs[gb].q, p), buf2_};
+    const auto [ra, rb] = file_.decode_two(t, a, in_a, b, in_b);
+    mark_decoded(decoded, a);
+    cur_ = UINT64_MAX;
+    meet(t, qs, ga, gb, buf_.data(), buf_.size(), a, in_a.first);
+    if (!in_a.ends_in(ra)) {  // gi reads on past block a (so b's start may change): b's decode is dropped
+      scan_from(t, qs, chunk, gi, a + 1, decoded);
+      scan(t, qs, chunk, gi + 1, decoded);
+      return 2;
+    }
+    mark_decoded(decoded, b);
+    meet(t, qs, gb, ge, buf2_.data(), buf2_.size(), b, in_b.first);
+    if (!in_b.ends_in(rb)) scan_from(t, qs, chunk, gi + 1, b + 1, decoded);
+    return 2;
+  }
+
+  // Every block before the last one decoded ends below group gi's range (the earlier groups' scans
+  // went past them): its scan starts there when the directory's choice is the block before.
+  uint64_t start_block(std::size_t gi) const {
+    return floor_ == UINT64_MAX ? groups_[gi].block : std::max(groups_[gi].block, floor_);
+  }
+  void mark_decoded(Decoded& decoded, uint64_t j) {
+    if (decoded.count++ == 0) decoded.first = j;
+    decoded.last = floor_ = j;
+  }
+
   // Group gi's queries against the entries of their prefix range, from the group's first block on.
   void scan(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk, std::size_t gi,
             Decoded& decoded) {
+    scan_from(t, qs, chunk, gi, start_block(gi), decoded);
+  }
+  void scan_from(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk, std::size_t gi,
+                 uint64_t start, Decoded& decoded) {
     const unsigned p = t.prefix_bits();
     const std::size_t g = groups_[gi].first, ge = groups_[gi + 1].first;
     const auto range = reader::prefix_range(qs[g].q, p);
-    // Every block before the last one decoded ends below this range (the earlier groups' scans went
-    // past them): the start may be one of them when the directory's choice is the block before.
-    const uint64_t start = floor_ == UINT64_MAX ? groups_[gi].block : std::max(groups_[gi].block, floor_);
     for (uint64_t j = start; j < t.block_count(); ++j) {
       if (j != cur_) {
-        if (decoded.count++ == 0) decoded.first = j;
-        decoded.last = floor_ = j;
+        mark_decoded(decoded, j);
         // Later groups read block j only when the next one starts at or before it (the starts
         // ascend). When none does, the group's queries meet the entries as they are decoded.
         if (gi + 2 == groups_.size() || groups_[gi + 1].block > j) {
@@ -231,27 +274,38 @@ class Joiner {
     }
   }
 
-  // Block j, read by the queries [g, ge) alone: decoded up to their range's end, keeping only the
-  // entries in the range (a sparse batch's are few), which the queries then meet through
-  // close_to (POPCNT where the CPU has it). True when the range ends in the block.
-  bool scan_alone(const reader::TableView& t, const std::vector<Permuted>& qs, std::size_t g, std::size_t ge,
-                  reader::PrefixRange range, uint64_t j) {
-    bool past = false;
-    uint32_t first = 0;  // the block index of buf_[0]
-    buf_.clear();
-    const format::BlockResult r = file_.decode(t, j, [&](uint64_t e, uint32_t i) {
+  // A visitor that keeps the entries of `range` in a block (a sparse batch's are few), up to the
+  // range's end.
+  struct InRange {
+    reader::PrefixRange range;
+    std::vector<uint64_t>& entries;
+    uint32_t first = 0;  // the block index of entries[0]
+    bool past = false;   // an entry above the range was seen
+    InRange(reader::PrefixRange r, std::vector<uint64_t>& e) : range(r), entries(e) { entries.clear(); }
+    bool operator()(uint64_t e, uint32_t i) {
       if (e > range.hi) {
         past = true;
         return false;
       }
       if (e >= range.lo) {
-        if (buf_.empty()) first = i;
-        buf_.push_back(e);  // the range's entries follow one another in the block
+        if (entries.empty()) first = i;
+        entries.push_back(e);  // the range's entries follow one another in the block
       }
       return true;
-    });
-    meet(t, qs, g, ge, buf_.data(), buf_.size(), j, first);
-    return past || r.last >= range.hi;
+    }
+    // True when the range ends in the block the visitor saw.
+    bool ends_in(const format::BlockResult& r) const { return past || r.last >= range.hi; }
+  };
+
+  // Block j, read by the queries [g, ge) alone: decoded up to their range's end, keeping only the
+  // entries in the range, which the queries then meet through close_to (POPCNT where the CPU has
+  // it). True when the range ends in the block.
+  bool scan_alone(const reader::TableView& t, const std::vector<Permuted>& qs, std::size_t g, std::size_t ge,
+                  reader::PrefixRange range, uint64_t j) {
+    InRange in{range, buf_};
+    const format::BlockResult r = file_.decode(t, j, in);
+    meet(t, qs, g, ge, buf_.data(), buf_.size(), j, in.first);
+    return in.ends_in(r);
   }
 
   // The queries [g, ge) against the n entries from `entries` on, entries i0, i0 + 1, ... of block j.
@@ -307,7 +361,8 @@ class Joiner {
   static constexpr std::size_t kPending = 256;
   std::vector<JoinHit> pending_;
   std::vector<uint64_t> fingerprints_, ranks_;
-  std::vector<uint64_t> buf_;  // one decoded block, reused: block cur_, decoded up to an entry last_
+  std::vector<uint64_t> buf_;   // one decoded block, reused: block cur_, decoded up to an entry last_
+  std::vector<uint64_t> buf2_;  // the second block of scan_two
   uint64_t cur_ = UINT64_MAX, last_ = 0;
   uint64_t floor_ = UINT64_MAX;  // the last block decoded, held in buf_ or not
   uint64_t loaded_ = 0;          // what load_block returned: kept, so that its loads stay

@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "format/block.h"
@@ -109,12 +110,24 @@ class IndexFile {
   std::size_t size() const { return size_; }
 
   const uint8_t* block(const TableView& t, uint64_t j) const { return t.block(j); }
+  format::BlockCursor cursor(const TableView& t, uint64_t j) const {
+    const uint8_t* b = block(t, j);
+    return {b, header_.block_bytes, static_cast<std::size_t>(data_ + size_ - b), t.decode_table()};
+  }
   // Decodes block j of table t (see format::decode_block); throws Error(bad_block) on a bad block.
   template <typename Visit>
   format::BlockResult decode(const TableView& t, uint64_t j, Visit&& visit) const {
-    const uint8_t* b = block(t, j);
-    const auto r = format::decode_block(b, header_.block_bytes, static_cast<std::size_t>(data_ + size_ - b),
-                                        t.decode_table(), visit);
+    return checked(t, j, format::decode_block(cursor(t, j), visit));
+  }
+  // Blocks ja and jb of table t decoded in turn (format::decode_two_blocks), checked as decode does.
+  template <typename VisitA, typename VisitB>
+  std::pair<format::BlockResult, format::BlockResult> decode_two(const TableView& t, uint64_t ja,
+                                                                 VisitA&& visit_a, uint64_t jb,
+                                                                 VisitB&& visit_b) const {
+    const auto [ra, rb] = format::decode_two_blocks(cursor(t, ja), visit_a, cursor(t, jb), visit_b);
+    return {checked(t, ja, ra), checked(t, jb, rb)};
+  }
+  format::BlockResult checked(const TableView& t, uint64_t j, const format::BlockResult& r) const {
     if (r.status != format::BlockStatus::ok && r.status != format::BlockStatus::stopped)
       throw_block_error(t, j, r);
     return r;

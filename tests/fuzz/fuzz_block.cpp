@@ -1,5 +1,7 @@
 // libFuzzer target for the block decoder alone: the input's first 64 bytes are a table's code
-// lengths (a legal default code is used when they are not legal), the rest is one block.
+// lengths (a legal default code is used when they are not legal), the rest is one block. The block
+// is also decoded in turn with its second half (decode_two_blocks), which must give what
+// decode_block gives for each.
 #include <cstddef>
 #include <cstdint>
 
@@ -28,5 +30,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   });
   if (!ascending) __builtin_trap();
   if (r.status == BlockStatus::ok) (void)block_padding_is_zero(block, block_bytes, r.end_bit);
+
+  const uint8_t* second = block + block_bytes / 2;
+  const uint32_t second_bytes = (block_bytes / 2) & ~uint32_t{7};
+  if (second_bytes < kMinBlockBytes) return static_cast<int>(sum & 0);
+  uint64_t sum_a = 0, sum_b = 0, alone_b = 0;
+  auto add_to = [](uint64_t& s) {
+    return [&s](uint64_t e, uint32_t i) {
+      s = s * 31 + e + i;
+      return true;
+    };
+  };
+  const auto rb = decode_block(second, second_bytes, second_bytes, table, add_to(alone_b));
+  const auto [ta, tb] =
+      decode_two_blocks(BlockCursor(block, block_bytes, block_bytes, table), add_to(sum_a),
+                        BlockCursor(second, second_bytes, second_bytes, table), add_to(sum_b));
+  auto same = [](const BlockResult& x, const BlockResult& y) {
+    return x.status == y.status && x.decoded == y.decoded && x.last == y.last && x.end_bit == y.end_bit;
+  };
+  uint64_t alone_a = 0;
+  (void)decode_block(block, block_bytes, block_bytes, table, add_to(alone_a));
+  if (!same(r, ta) || !same(rb, tb) || sum_a != alone_a || sum_b != alone_b) __builtin_trap();
   return static_cast<int>(sum & 0);
 }
