@@ -4,6 +4,7 @@
 //   build-batch/bench/batch_bench [--n 1000000] [--join-n 10000000] [--queries 1000000] [--runs 3]
 //                                 [--schemes paper-4,paper-10] [--join-scheme paper-4] [--no-join]
 //                                 [--no-pairs] [--no-single] [--threads 1,2] (join's thread counts)
+//                                 [--ids] (join fills the hits' ids, as latency_bench's batches do)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -165,7 +166,7 @@ void bench_pairs(const char* label, const std::vector<uint64_t>& fps, const std:
 }
 
 void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, unsigned runs,
-                const std::vector<unsigned>& thread_counts, bool check_single) {
+                const std::vector<unsigned>& thread_counts, bool check_single, bool with_ids) {
   const auto stored = random_set(n, 101);
   // Half the queries are stored fingerprints with 0..3 bits flipped, half random.
   std::mt19937_64 rng(102);
@@ -191,6 +192,7 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
       const double c0 = cpu_seconds();
       BatchOptions o;
       o.threads = threads;
+      o.with_ids = with_ids;
       uint64_t sum = 0;
       const auto t0 = Clock::now();
       last = join(index, queries, o, [&](std::span<const JoinHit> b) {
@@ -239,7 +241,7 @@ int main(int argc, char** argv) {
   uint64_t n = 1000000, join_n = 10000000, query_count = 1000000;
   unsigned runs = 3;
   std::string schemes = "paper-4,paper-10,paper-16,paper-20", join_scheme = "paper-4";
-  bool do_join = true, do_pairs = true, single = true;
+  bool do_join = true, do_pairs = true, single = true, with_ids = false;
   std::vector<unsigned> thread_counts = {1, 2};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -262,13 +264,15 @@ int main(int argc, char** argv) {
       do_pairs = false;
     else if (a == "--no-single")
       single = false;
+    else if (a == "--ids")
+      with_ids = true;
     else if (a == "--threads") {
       thread_counts.clear();
       for (const auto& t : split(next())) thread_counts.push_back(static_cast<unsigned>(std::stoul(t)));
     } else {
       std::fprintf(stderr,
                    "usage: %s [--n N] [--join-n N] [--queries N] [--runs R] [--schemes a,b] [--join-scheme "
-                   "s] [--no-join] [--no-pairs] [--no-single] [--threads 1,2,4]\n",
+                   "s] [--no-join] [--no-pairs] [--no-single] [--threads 1,2,4] [--ids]\n",
                    argv[0]);
       return 2;
     }
@@ -277,6 +281,6 @@ int main(int argc, char** argv) {
     bench_pairs("random", random_set(n, 1), split(schemes), runs);
     bench_pairs("clustered", clustered_set(n, 2), split(schemes), runs);
   }
-  if (do_join) bench_join(join_n, query_count, join_scheme, runs, thread_counts, single);
+  if (do_join) bench_join(join_n, query_count, join_scheme, runs, thread_counts, single, with_ids);
   return 0;
 }
