@@ -84,7 +84,8 @@ class BlockCursor {
     if (count_ == 0 || count_ - 1 > capacity_) status_ = BlockStatus::bad_count;
   }
 
-  // ok while entries remain to be read; bad_count from the start when entry_count is illegal.
+  // ok, also at the block's end; bad_count from the start when entry_count is illegal; stopped
+  // after stop(); else the bad entry that next() met.
   BlockStatus status() const { return status_; }
   uint64_t entry() const { return entry_; }  // entry index() of the block, once status() is ok
   uint32_t index() const { return index_; }

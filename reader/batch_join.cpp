@@ -199,7 +199,7 @@ class Joiner {
     const unsigned p = t.prefix_bits();
     const std::size_t ga = groups_[gi].first, gb = groups_[gi + 1].first, ge = groups_[gi + 2].first;
     InRange in_a{reader::prefix_range(qs[ga].q, p), buf_}, in_b{reader::prefix_range(qs[gb].q, p), buf2_};
-    const auto [ra, rb] = file_.decode_two(t, a, in_a, b, in_b);
+    const auto [ra, rb] = file_.decode_two(t, a, in_a, t, b, in_b);
     mark_decoded(decoded, a);
     cur_ = UINT64_MAX;
     meet(t, qs, ga, gb, buf_.data(), buf_.size(), a, in_a.first);

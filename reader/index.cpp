@@ -107,10 +107,20 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   for (const auto& t : tables) reader::aim(t, fingerprint, starts[t.index]);
   for (const auto& t : tables) reader::read_candidates(t, starts[t.index]);
   for (const auto& t : tables) reader::choose(t, starts[t.index]);
-  for (const auto& t : tables) {
-    reader::probe_from(file, t, starts[t.index], k, [&](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
+  auto in = [&](const reader::TableView& t) {
+    return [&file, &t](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
       found.push_back({t.permutation.invert(e), d, t.index == 0 ? file.rank_at(t, block, i) : UINT64_MAX});
-    });
+    };
+  };
+  // Two tables at a time: their blocks' decodes overlap (reader::probe_two).
+  for (std::size_t i = 0; i < tables.size(); i += 2) {
+    const auto& t = tables[i];
+    if (i + 1 == tables.size()) {
+      reader::probe_from(file, t, starts[i], k, in(t));
+    } else {
+      const auto& u = tables[i + 1];
+      reader::probe_two(file, k, t, starts[i], in(t), u, starts[i + 1], in(u));
+    }
   }
   // One candidate per fingerprint (it may be found through several tables), keeping a known rank.
   std::sort(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {

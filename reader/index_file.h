@@ -119,13 +119,14 @@ class IndexFile {
   format::BlockResult decode(const TableView& t, uint64_t j, Visit&& visit) const {
     return checked(t, j, format::decode_block(cursor(t, j), visit));
   }
-  // Blocks ja and jb of table t decoded in turn (format::decode_two_blocks), checked as decode does.
+  // Block ja of table ta and block jb of table tb decoded in turn (format::decode_two_blocks),
+  // checked as decode does.
   template <typename VisitA, typename VisitB>
-  std::pair<format::BlockResult, format::BlockResult> decode_two(const TableView& t, uint64_t ja,
-                                                                 VisitA&& visit_a, uint64_t jb,
-                                                                 VisitB&& visit_b) const {
-    const auto [ra, rb] = format::decode_two_blocks(cursor(t, ja), visit_a, cursor(t, jb), visit_b);
-    return {checked(t, ja, ra), checked(t, jb, rb)};
+  std::pair<format::BlockResult, format::BlockResult> decode_two(const TableView& ta, uint64_t ja,
+                                                                 VisitA&& visit_a, const TableView& tb,
+                                                                 uint64_t jb, VisitB&& visit_b) const {
+    const auto [ra, rb] = format::decode_two_blocks(cursor(ta, ja), visit_a, cursor(tb, jb), visit_b);
+    return {checked(ta, ja, ra), checked(tb, jb, rb)};
   }
   format::BlockResult checked(const TableView& t, uint64_t j, const format::BlockResult& r) const {
     if (r.status != format::BlockStatus::ok && r.status != format::BlockStatus::stopped)

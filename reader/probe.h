@@ -82,25 +82,65 @@ inline void choose(const TableView& t, ProbeStart& s) {
   if (c.first != c.last) prefetch_block(t, s.block, many_candidates(c) ? 0 : 64);  // the first line is in
 }
 
+// A probe's visitor of block j: on_hit(permuted_entry, distance, j, index_in_block) for each entry
+// of the range within k of q, up to the range's end.
+template <typename OnHit>
+struct ProbeBlock {
+  uint64_t q;
+  PrefixRange range;
+  unsigned k;
+  uint64_t j;
+  OnHit& on_hit;
+  bool past = false;  // an entry above the range was seen
+  bool operator()(uint64_t e, uint32_t i) {
+    if (e > range.hi) {
+      past = true;
+      return false;
+    }
+    if (e >= range.lo) {
+      const auto d = static_cast<unsigned>(std::popcount(e ^ q));
+      if (d <= k) on_hit(e, d, j, i);
+    }
+    return true;
+  }
+  // True when the range ends in block j (r.last: the block's last entry, its key).
+  bool ends_in(const format::BlockResult& r) const { return past || r.last >= range.hi; }
+};
+template <typename OnHit>
+ProbeBlock<OnHit> probe_block(const TableView& t, const ProbeStart& start, unsigned k, uint64_t j,
+                              OnHit& on_hit) {
+  return {start.q, prefix_range(start.q, t.prefix_bits()), k, j, on_hit};
+}
+
 // on_hit(permuted_entry, distance, block, index_in_block) for each entry within k of start.q.
 template <typename OnHit>
 void probe_from(const IndexFile& file, const TableView& t, ProbeStart start, unsigned k, OnHit&& on_hit) {
-  const uint64_t q = start.q;
-  const PrefixRange range = prefix_range(q, t.prefix_bits());
   for (uint64_t j = start.block; j < t.block_count(); ++j) {
-    bool past = false;
-    const format::BlockResult r = file.decode(t, j, [&](uint64_t e, uint32_t i) {
-      if (e > range.hi) {
-        past = true;
-        return false;
-      }
-      if (e >= range.lo) {
-        const auto d = static_cast<unsigned>(std::popcount(e ^ q));
-        if (d <= k) on_hit(e, d, j, i);
-      }
-      return true;
-    });
-    if (past || r.last >= range.hi) return;  // r.last: the block's last entry, its key
+    auto visit = probe_block(t, start, k, j, on_hit);
+    if (visit.ends_in(file.decode(t, j, visit))) return;
+  }
+}
+
+// The probes of two tables, their first blocks decoded in turn (IndexFile::decode_two: the two
+// chains of loads overlap); a probe whose range goes on past its first block goes on alone.
+template <typename OnHitA, typename OnHitB>
+void probe_two(const IndexFile& file, unsigned k, const TableView& ta, ProbeStart sa, OnHitA&& on_hit_a,
+               const TableView& tb, ProbeStart sb, OnHitB&& on_hit_b) {
+  if (sa.block >= ta.block_count() || sb.block >= tb.block_count()) {
+    probe_from(file, ta, sa, k, on_hit_a);
+    probe_from(file, tb, sb, k, on_hit_b);
+    return;
+  }
+  auto visit_a = probe_block(ta, sa, k, sa.block, on_hit_a);
+  auto visit_b = probe_block(tb, sb, k, sb.block, on_hit_b);
+  const auto [ra, rb] = file.decode_two(ta, sa.block, visit_a, tb, sb.block, visit_b);
+  if (!visit_a.ends_in(ra)) {
+    ++sa.block;
+    probe_from(file, ta, sa, k, on_hit_a);
+  }
+  if (!visit_b.ends_in(rb)) {
+    ++sb.block;
+    probe_from(file, tb, sb, k, on_hit_b);
   }
 }
 
