@@ -108,6 +108,17 @@ uint64_t distinct_blocks(const std::vector<Decoded>& chunks) {
   return sum;
 }
 
+// What a block scanned by one group alone keeps (reader::in_range's on_entry): its entries in the
+// group's range (a sparse batch's are few, and follow one another in the block), the block index of
+// the first in `first`.
+auto keep(std::vector<uint64_t>& entries, uint32_t& first) {
+  entries.clear();
+  return [&entries, &first](uint64_t e, uint32_t i) {
+    if (entries.empty()) first = i;
+    entries.push_back(e);
+  };
+}
+
 class Joiner {
  public:
   Joiner(const reader::IndexFile& file, std::span<const Query> queries, unsigned k, bool with_ids,
@@ -198,18 +209,20 @@ class Joiner {
     }
     const unsigned p = t.prefix_bits();
     const std::size_t ga = groups_[gi].first, gb = groups_[gi + 1].first, ge = groups_[gi + 2].first;
-    InRange in_a{reader::prefix_range(qs[ga].q, p), buf_}, in_b{reader::prefix_range(qs[gb].q, p), buf2_};
+    uint32_t first_a = 0, first_b = 0;
+    auto in_a = reader::in_range(reader::prefix_range(qs[ga].q, p), keep(buf_, first_a));
+    auto in_b = reader::in_range(reader::prefix_range(qs[gb].q, p), keep(buf2_, first_b));
     const auto [ra, rb] = file_.decode_two(t, a, in_a, t, b, in_b);
     mark_decoded(decoded, a);
     cur_ = UINT64_MAX;
-    meet(t, qs, ga, gb, buf_.data(), buf_.size(), a, in_a.first);
+    meet(t, qs, ga, gb, buf_.data(), buf_.size(), a, first_a);
     if (!in_a.ends_in(ra)) {  // gi reads on past block a (so b's start may change): b's decode is dropped
       scan_from(t, qs, chunk, gi, a + 1, decoded);
       scan(t, qs, chunk, gi + 1, decoded);
       return 2;
     }
     mark_decoded(decoded, b);
-    meet(t, qs, gb, ge, buf2_.data(), buf2_.size(), b, in_b.first);
+    meet(t, qs, gb, ge, buf2_.data(), buf2_.size(), b, first_b);
     if (!in_b.ends_in(rb)) scan_from(t, qs, chunk, gi + 1, b + 1, decoded);
     return 2;
   }
@@ -274,37 +287,15 @@ class Joiner {
     }
   }
 
-  // A visitor that keeps the entries of `range` in a block (a sparse batch's are few), up to the
-  // range's end.
-  struct InRange {
-    reader::PrefixRange range;
-    std::vector<uint64_t>& entries;
-    uint32_t first = 0;  // the block index of entries[0]
-    bool past = false;   // an entry above the range was seen
-    InRange(reader::PrefixRange r, std::vector<uint64_t>& e) : range(r), entries(e) { entries.clear(); }
-    bool operator()(uint64_t e, uint32_t i) {
-      if (e > range.hi) {
-        past = true;
-        return false;
-      }
-      if (e >= range.lo) {
-        if (entries.empty()) first = i;
-        entries.push_back(e);  // the range's entries follow one another in the block
-      }
-      return true;
-    }
-    // True when the range ends in the block the visitor saw.
-    bool ends_in(const format::BlockResult& r) const { return past || r.last >= range.hi; }
-  };
-
   // Block j, read by the queries [g, ge) alone: decoded up to their range's end, keeping only the
   // entries in the range, which the queries then meet through close_to (POPCNT where the CPU has
   // it). True when the range ends in the block.
   bool scan_alone(const reader::TableView& t, const std::vector<Permuted>& qs, std::size_t g, std::size_t ge,
                   reader::PrefixRange range, uint64_t j) {
-    InRange in{range, buf_};
+    uint32_t first = 0;
+    auto in = reader::in_range(range, keep(buf_, first));
     const format::BlockResult r = file_.decode(t, j, in);
-    meet(t, qs, g, ge, buf_.data(), buf_.size(), j, in.first);
+    meet(t, qs, g, ge, buf_.data(), buf_.size(), j, first);
     return in.ends_in(r);
   }
 

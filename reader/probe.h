@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <utility>
 
 #include "reader/index_file.h"
 
@@ -82,34 +83,38 @@ inline void choose(const TableView& t, ProbeStart& s) {
   if (c.first != c.last) prefetch_block(t, s.block, many_candidates(c) ? 0 : 64);  // the first line is in
 }
 
-// A probe's visitor of block j: on_hit(permuted_entry, distance, j, index_in_block) for each entry
-// of the range within k of q, up to the range's end.
-template <typename OnHit>
-struct ProbeBlock {
-  uint64_t q;
+// A visitor of one block for the entries of `range`: on_entry(entry, index_in_block) for each of
+// them, the decode stopped at the first entry above the range.
+template <typename OnEntry>
+struct RangeVisitor {
   PrefixRange range;
-  unsigned k;
-  uint64_t j;
-  OnHit& on_hit;
+  OnEntry on_entry;
   bool past = false;  // an entry above the range was seen
   bool operator()(uint64_t e, uint32_t i) {
     if (e > range.hi) {
       past = true;
       return false;
     }
-    if (e >= range.lo) {
-      const auto d = static_cast<unsigned>(std::popcount(e ^ q));
-      if (d <= k) on_hit(e, d, j, i);
-    }
+    if (e >= range.lo) on_entry(e, i);
     return true;
   }
-  // True when the range ends in block j (r.last: the block's last entry, its key).
+  // True when the range ends in the block (r.last: the block's last entry, its key).
   bool ends_in(const format::BlockResult& r) const { return past || r.last >= range.hi; }
 };
+template <typename OnEntry>
+RangeVisitor<OnEntry> in_range(PrefixRange range, OnEntry on_entry) {
+  return {range, std::move(on_entry)};
+}
+
+// A probe's visitor of block j: on_hit(permuted_entry, distance, j, index_in_block) for each entry
+// of the range within k of the query.
 template <typename OnHit>
-ProbeBlock<OnHit> probe_block(const TableView& t, const ProbeStart& start, unsigned k, uint64_t j,
-                              OnHit& on_hit) {
-  return {start.q, prefix_range(start.q, t.prefix_bits()), k, j, on_hit};
+auto probe_block(const TableView& t, const ProbeStart& start, unsigned k, uint64_t j, OnHit& on_hit) {
+  return in_range(prefix_range(start.q, t.prefix_bits()),
+                  [q = start.q, k, j, &on_hit](uint64_t e, uint32_t i) {
+                    const auto d = static_cast<unsigned>(std::popcount(e ^ q));
+                    if (d <= k) on_hit(e, d, j, i);
+                  });
 }
 
 // on_hit(permuted_entry, distance, block, index_in_block) for each entry within k of start.q.
