@@ -323,12 +323,6 @@ void BM_Decode(benchmark::State& state, bool two) {
   const Built& b = simdex_index("paper-4");
   const auto& file = simdex::index_impl(*b.index).file;
   const auto& table = file.tables()[1];
-  const simdex::format::DecodeTable& codes = table.decode_table();
-  auto cursor = [&](uint64_t j) {
-    const uint8_t* p = file.block(table, j);
-    return simdex::format::BlockCursor(p, table.block_bytes,
-                                       static_cast<std::size_t>(file.data() + file.size() - p), codes);
-  };
   uint64_t entries = 0, j = 0, sink = 0;
   auto visit = [&](uint64_t e, uint32_t) {
     sink += e;
@@ -337,7 +331,7 @@ void BM_Decode(benchmark::State& state, bool two) {
   const uint64_t blocks = table.block_count() & ~uint64_t{1};
   for (auto _ : state) {
     if (two) {
-      const auto [ra, rb] = simdex::format::decode_two_blocks(cursor(j), visit, cursor(j + 1), visit);
+      const auto [ra, rb] = file.decode_two(table, j, visit, table, j + 1, visit);
       entries += ra.decoded + rb.decoded;
       j = (j + 2) % blocks;
     } else {

@@ -67,6 +67,7 @@ struct BlockResult {
   uint32_t decoded;  // entries passed to the visitor
   uint64_t last;     // the last entry decoded
   uint64_t end_bit;  // bit position after the last entry, within the bit stream
+  bool operator==(const BlockResult&) const = default;
 };
 
 // Reads a block's entries one at a time (decode_block and decode_two_blocks step it). No
