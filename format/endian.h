@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -38,6 +39,10 @@ inline void store_le(uint8_t* p, T v) {
 inline void store_le16(uint8_t* p, uint16_t v) { store_le(p, v); }
 inline void store_le32(uint8_t* p, uint32_t v) { store_le(p, v); }
 inline void store_le64(uint8_t* p, uint64_t v) { store_le(p, v); }
+// `count` values as consecutive u64 from `p` on (an array section: keys, ranks, ids).
+inline void store_le64s(uint8_t* p, const uint64_t* values, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) store_le64(p + 8 * i, values[i]);
+}
 
 inline uint64_t load_be64(const uint8_t* p) {
   uint64_t v;

@@ -176,7 +176,7 @@ std::vector<uint8_t> Tombstone::encode() const {
   store_le16(out.data() + 10, kSetVersionMinor);
   store_le64(out.data() + 16, generation);
   store_le64(out.data() + 24, ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) store_le64(out.data() + kTombstoneHeaderBytes + 8 * i, ids[i]);
+  store_le64s(out.data() + kTombstoneHeaderBytes, ids.data(), ids.size());
   return out;
 }
 

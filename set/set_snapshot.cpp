@@ -125,7 +125,7 @@ bool SetSnapshot::live(uint64_t id, const OpenMember& member) const {
 namespace {
 IdList owned_ids(const std::vector<uint64_t>& ids) {
   auto buffer = std::make_shared<std::vector<uint8_t>>(8 * ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) format::store_le64(buffer->data() + 8 * i, ids[i]);
+  format::store_le64s(buffer->data(), ids.data(), ids.size());
   const uint8_t* data = buffer->data();
   return IdList(data, ids.size(), std::move(buffer));
 }

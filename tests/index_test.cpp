@@ -2,6 +2,9 @@
 #include <doctest/doctest.h>
 #include <sys/resource.h>
 
+#include <csignal>
+#include <filesystem>
+
 #include "format/permutation.h"
 #include "reader/index_impl.h"
 #include "test_util.h"
@@ -192,6 +195,42 @@ TEST_CASE("identical bytes for the same set of pairs: any order, repeats, any th
   o.threads = 3;
   build(dir.file("b.sdx"), pairs, o);
   CHECK(read_bytes(dir.file("a.sdx")) == read_bytes(dir.file("b.sdx")));
+}
+
+TEST_CASE("a write that fails mid-build, tables written by several workers: an error, nothing left") {
+  std::mt19937_64 rng(19);
+  const Pairs pairs = random_pairs(rng, 20000);
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-10", 3, 0);
+  const uint64_t size = build(dir.file("whole.sdx"), pairs, o).file_bytes;
+  // The file may grow to `limit` bytes (RLIMIT_FSIZE, SIGXFSZ ignored: a write past it fails with
+  // EFBIG): in the first table, in a later one, in the ids, in the last section.
+  for (const uint64_t limit : {uint64_t{4096}, size / 2, size - 4096, size - 1}) {
+    for (const unsigned threads : {1u, 2u, 4u}) {
+      CAPTURE(limit);
+      CAPTURE(threads);
+      o.threads = threads;
+      rlimit old{};
+      REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+      rlimit bound = old;
+      bound.rlim_cur = static_cast<rlim_t>(limit);
+      const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+      REQUIRE(::setrlimit(RLIMIT_FSIZE, &bound) == 0);
+      std::string error;
+      try {
+        build(dir.file("cut.sdx"), pairs, o);
+      } catch (const Error& e) {
+        error = e.what();
+      }
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      std::signal(SIGXFSZ, old_handler);
+      CHECK(error.find("cannot write") != std::string::npos);
+      CHECK(!std::filesystem::exists(dir.file("cut.sdx")));
+      for (const auto& e : std::filesystem::directory_iterator(dir.file("")))
+        CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("k above the index's k is refused; a new build replaces the file atomically") {

@@ -107,6 +107,18 @@ void AtomicFile::write_at(uint64_t offset, const void* data, std::size_t size) {
   pwrite_all(offset, data, size);
 }
 
+void AtomicFile::write_parallel(uint64_t offset, const void* data, std::size_t size) {
+  pwrite_all(offset, data, size);
+#ifdef SYNC_FILE_RANGE_WRITE
+  ::sync_file_range(temp_.fd(), static_cast<off_t>(offset), static_cast<off_t>(size), SYNC_FILE_RANGE_WRITE);
+#endif
+}
+
+void AtomicFile::skip_to(uint64_t offset) {
+  flush();
+  position_ = flushed_ = writeback_from_ = offset;
+}
+
 void AtomicFile::read_at(uint64_t offset, void* data, std::size_t size) {
   flush();  // the bytes asked for may still be in the buffer
   auto* p = static_cast<uint8_t*>(data);

@@ -22,6 +22,12 @@ class AtomicFile {
 
   void write(const void* data, std::size_t size);                      // sequential, buffered
   void write_at(uint64_t offset, const void* data, std::size_t size);  // for the header, at the end
+  // Bytes written at `offset` from any thread, unbuffered: sections written by the workers that
+  // made them. The caller keeps them clear of the buffered sequential bytes (skip_to first, then
+  // skip_to again past them).
+  void write_parallel(uint64_t offset, const void* data, std::size_t size);
+  // The buffered bytes written out; the sequential writes go on at `offset` (>= position()).
+  void skip_to(uint64_t offset);
   // Reads back bytes written before (a section derived from earlier ones, e.g. from the block keys).
   void read_at(uint64_t offset, void* data, std::size_t size);
   uint64_t position() const { return position_; }

@@ -1,11 +1,14 @@
 #include "writer/index_writer.h"
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <tuple>
 
 #include "format/block_directory.h"
 #include "format/checksum.h"
@@ -44,7 +47,7 @@ class SectionWriter {
     uint8_t chunk[8 * 512];
     while (count > 0) {
       const std::size_t n = std::min<std::size_t>(count, 512);
-      for (std::size_t i = 0; i < n; ++i) format::store_le64(chunk + 8 * i, values[i]);
+      format::store_le64s(chunk, values, n);
       write(chunk, 8 * n);
       values += n;
       count -= n;
@@ -176,6 +179,38 @@ TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayou
 // the radix sort's scratch (16 bytes per entry) plus the blocks (at most 75 bits per entry, < 10 bytes).
 uint64_t in_memory_table_bytes(uint64_t n) { return 26 * n + (1 << 20); }
 
+// A table encoded in memory and written by its worker: what the header region records of it.
+struct WrittenTable {
+  TableResult table;
+  std::array<SectionEntry, 3> sections;  // BLOCKS, BLOCK_KEYS, BLOCK_RANKS
+};
+
+// The bytes of a table's three sections (spec §5): its blocks, a key and a rank a block.
+uint64_t table_sections_bytes(const TableResult& table) {
+  return table.arrays->blocks.size() + 16 * uint64_t{table.keys.size()};
+}
+
+// Table t's BLOCKS, BLOCK_KEYS and BLOCK_RANKS (in memory in `table`) written from `at` on, each
+// with its checksum: one thread's work, beside the other tables' workers.
+std::array<SectionEntry, 3> write_table_sections(AtomicFile& file, uint32_t t, uint64_t at,
+                                                 const TableResult& table) {
+  std::array<SectionEntry, 3> sections;
+  auto put = [&](std::size_t i, SectionKind kind, const uint8_t* data, std::size_t bytes) {
+    file.write_parallel(at, data, bytes);
+    sections[i] = SectionEntry{kind, t, at, bytes, format::checksum64(data, bytes)};
+    at += bytes;
+  };
+  put(0, SectionKind::blocks, table.arrays->blocks.data(), table.arrays->blocks.size());
+  std::vector<uint8_t> bytes;
+  for (const auto& [i, kind, values] : {std::tuple{1, SectionKind::block_keys, &table.keys},
+                                        std::tuple{2, SectionKind::block_ranks, &table.ranks}}) {
+    bytes.resize(8 * values->size());
+    format::store_le64s(bytes.data(), values->data(), values->size());
+    put(static_cast<std::size_t>(i), kind, bytes.data(), bytes.size());
+  }
+  return sections;
+}
+
 // One index file being written, step by step (write_index lists the steps): the sections in the
 // order of spec §5, then the header region that describes them, filled in as the sections go.
 class FileWriter {
@@ -291,38 +326,77 @@ class FileWriter {
   bool one_id_each() const { return contents_.ids.size() == contents_.fingerprints.size(); }
   void end_section() { region_.sections.push_back(sections_.end()); }
 
-  // Tables are encoded in memory on up to `threads` workers (at most `fit` at once) and written
-  // strictly in table order, so the file does not depend on the thread count.
+  // Tables are encoded in memory on up to `threads` workers (at most `fit` at once), each worker
+  // then writing its table's sections itself (write_table_sections) once the tables before it are
+  // encoded, which places it: the copying into the file, a serial tenth of a 1-thread build when
+  // one thread wrote every table, runs on the workers. The bytes do not depend on the thread count.
   void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
     const auto workers = static_cast<uint32_t>(
         std::min<uint64_t>({format::thread_count(options_.threads), table_count(), fit}));
     const uint64_t per_worker = memory_bytes / workers;  // >= in_memory_table_bytes: sorts in memory
     TableArrayPool pool;                                 // at most `workers` sets: one a table in flight
-    std::vector<std::future<TableResult>> pending(table_count());
+    // starts[t]: where table t's sections begin, set by table t - 1 when it is encoded.
+    std::vector<std::promise<uint64_t>> starts(table_count() + 1);
+    std::vector<std::shared_future<uint64_t>> start_of;
+    for (auto& s : starts) start_of.push_back(s.get_future().share());
+    file_.skip_to(file_.position());  // the reserved header region out: the workers write after it
+    starts[0].set_value(file_.position());
+    std::vector<std::future<WrittenTable>> pending(table_count());
     uint32_t launched = 0;
     auto launch_until = [&](uint32_t limit) {
       for (; launched < std::min(limit, table_count()); ++launched) {
-        auto encode = [&, t = launched] {
-          return build_table_in_memory(contents_.fingerprints, scheme_.tables[t], options_.block_bytes,
-                                       scratch, per_worker, pool.take());
+        auto encode_and_write = [&, t = launched] {
+          WrittenTable w;
+          try {
+            w.table = build_table_in_memory(contents_.fingerprints, scheme_.tables[t], options_.block_bytes,
+                                            scratch, per_worker, pool.take());
+            const uint64_t at = start_of[t].get();
+            starts[t + 1].set_value(at + table_sections_bytes(w.table));
+            w.sections = write_table_sections(file_, t, at, w.table);
+          } catch (...) {
+            // The tables after this one would wait for their place forever: they fail too (the
+            // caller reports this table's error, the first in table order).
+            try {
+              starts[t + 1].set_exception(std::current_exception());
+            } catch (const std::future_error&) {  // already set: the failure came while writing
+            }
+            throw;
+          }
+          return w;
         };
         try {
-          pending[launched] = std::async(std::launch::async, encode);
+          pending[launched] = std::async(std::launch::async, encode_and_write);
         } catch (const std::system_error&) {
-          // No thread to be had (a process limit): the table is encoded by the caller when written.
-          pending[launched] = std::async(std::launch::deferred, encode);
+          // No thread to be had (a process limit): the caller encodes and writes the table in turn.
+          pending[launched] = std::async(std::launch::deferred, encode_and_write);
         }
       }
     };
-    for (uint32_t t = 0; t < table_count(); ++t) {
-      launch_until(t + workers);
-      TableResult table = pending[t].get();
-      sections_.begin(SectionKind::blocks, t);
-      sections_.write(table.arrays->blocks.data(), table.arrays->blocks.size());
-      end_section();
-      write_keys_and_ranks(t, table);
-      pool.give_back(std::move(table.arrays));
+    try {
+      for (uint32_t t = 0; t < table_count(); ++t) {
+        launch_until(t + workers);
+        WrittenTable w = pending[t].get();
+        for (const SectionEntry& e : w.sections) region_.sections.push_back(e);
+        describe_table(t, w.table);
+        pool.give_back(std::move(w.table.arrays));
+      }
+    } catch (...) {
+      // No worker may outlive the arrays and the file it writes. A table never started (deferred)
+      // fails the tables after it, which wait for its place.
+      for (uint32_t t = 0; t < launched; ++t) {
+        if (!pending[t].valid()) continue;
+        if (pending[t].wait_for(std::chrono::seconds(0)) != std::future_status::deferred) {
+          pending[t].wait();
+          continue;
+        }
+        try {
+          starts[t + 1].set_exception(std::current_exception());
+        } catch (const std::future_error&) {
+        }
+      }
+      throw;
     }
+    file_.skip_to(start_of[table_count()].get());
   }
 
   // One table at a time, with the whole bound for its sort; blocks go straight to the file.
@@ -340,17 +414,21 @@ class FileWriter {
 
   // Table t's descriptor, BLOCK_KEYS and BLOCK_RANKS, after its BLOCKS.
   void write_keys_and_ranks(uint32_t t, const TableResult& table) {
-    format::TableDescriptor& d = region_.tables[t];
-    d.source_bit = scheme_.tables[t].source_bit;
-    d.code_length = table.code_length;
-    d.block_count = table.keys.size();
-    d.prefix_bits = static_cast<uint8_t>(scheme_.tables[t].prefix_bits);
     sections_.begin(SectionKind::block_keys, t);
     sections_.write_u64s(table.keys.data(), table.keys.size());
     end_section();
     sections_.begin(SectionKind::block_ranks, t);
     sections_.write_u64s(table.ranks.data(), table.ranks.size());
     end_section();
+    describe_table(t, table);
+  }
+
+  void describe_table(uint32_t t, const TableResult& table) {
+    format::TableDescriptor& d = region_.tables[t];
+    d.source_bit = scheme_.tables[t].source_bit;
+    d.code_length = table.code_length;
+    d.block_count = table.keys.size();
+    d.prefix_bits = static_cast<uint8_t>(scheme_.tables[t].prefix_bits);
     if (options_.progress) options_.progress("tables", t + 1, table_count());
   }
 
