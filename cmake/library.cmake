@@ -22,7 +22,7 @@ set_target_properties(${SIMDEX_PARTS} PROPERTIES
 # What a program linking the static library also needs (the shared one records it itself).
 set(SIMDEX_LINK_DEPENDENCIES ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::XXHASH Threads::Threads)
 if(SIMDEX_TEXT)
-  list(APPEND SIMDEX_LINK_DEPENDENCIES ICU::uc ICU::data)
+  list(APPEND SIMDEX_LINK_DEPENDENCIES ICU::uc ICU::data simdjson::simdjson)
 endif()
 
 # simdex_public_library(TARGET TYPE): a library of TYPE from the parts' objects, with the public

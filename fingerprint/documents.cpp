@@ -1,5 +1,7 @@
 #include "fingerprint/documents.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -19,16 +21,27 @@ namespace fs = std::filesystem;
 
 namespace text {
 
+namespace {
+// Lines up to this size are read by simdjson. Its parser's memory grows with the longest line it
+// has read (up to about ten times it, for a line of small numbers): longer lines go to nlohmann.
+constexpr std::size_t kFastJsonBytes = std::size_t{1} << 20;
+}  // namespace
+
+struct DocumentReader::FastJson {
+  simdjson::dom::parser parser{kFastJsonBytes};
+};
+
 DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
                                std::string id_field, std::string text_field, std::size_t max_line_bytes,
-                               std::uint64_t (*key_hash)(std::string_view))
+                               std::uint64_t (*key_hash)(std::string_view), bool fast_json)
     : in_(in),
       name_(std::move(name)),
       format_(format),
       id_field_(std::move(id_field)),
       text_field_(std::move(text_field)),
       max_line_bytes_(max_line_bytes),
-      key_hash_(key_hash ? key_hash : key_id) {}
+      key_hash_(key_hash ? key_hash : key_id),
+      fast_(fast_json ? std::make_unique<FastJson>() : nullptr) {}
 
 bool DocumentReader::next(Document& doc) {
   for (;;) {
@@ -51,55 +64,101 @@ bool DocumentReader::next(Document& doc) {
       return true;
     }
     if (line_.find_first_not_of(" \t") == std::string::npos) continue;
-
-    auto fail = [&](const std::string& what) {
-      return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what);
-    };
+    // simdjson checks the line's UTF-8 as it reads it (faster than is_valid_utf8 alone): a line it
+    // reads needs no repair.
+    if (read_fast(doc)) return true;
     // JSON must be UTF-8, but real dumps carry stray bytes: repair them as spec step 1 would, so a
     // text's fingerprint is the same as that of its raw bytes.
     if (!is_valid_utf8(line_)) {
       repair_utf8(line_, repaired_);
       line_.swap(repaired_);
+      if (read_fast(doc)) return true;
     }
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(line_);
-    } catch (const nlohmann::json::parse_error& e) {
-      // e.what() is "[json.exception...] parse error at line 1, column N: WHY"; keep WHY.
-      std::string why = e.what();
-      const auto colon = why.find(": ", why.find("column"));
-      if (colon != std::string::npos) why.erase(0, colon + 2);
-      throw fail("not valid JSON at byte " + std::to_string(e.byte) + ": " + why);
-    } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range: a number beyond a double
-      std::string why = e.what();
-      if (const auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
-      throw fail("not valid JSON: " + why);
-    }
-    if (!j.is_object()) throw fail("expected a JSON object, one document per line");
-    const auto text = j.find(text_field_);
-    if (text == j.end()) throw fail("no field \"" + text_field_ + "\" (the document text)");
-    if (!text->is_string()) throw fail("field \"" + text_field_ + "\" must be a JSON string");
-    // The id (spec/KEYS.md): an integer as it is, a string key hashed, none the line number.
-    const auto id = j.find(id_field_);
-    if (id == j.end() || id->is_null()) {
-      doc.id = line_no_ - 1;
-      doc.id_kind = IdKind::line;
-    } else if (id->is_number_unsigned()) {
-      doc.id = id->get<std::uint64_t>();
-      doc.id_kind = IdKind::integer;
-    } else if (id->is_string()) {
-      key_ = std::move(id->get_ref<std::string&>());
-      doc.key = key_;
-      doc.id = key_hash_(key_);
-      doc.id_kind = IdKind::key;
-    } else {
-      throw fail("field \"" + id_field_ + "\" must be a string (a key) or an integer in 0..2^64-1, not " +
-                 id->dump());
-    }
-    text_ = std::move(text->get_ref<std::string&>());
-    doc.text = text_;
+    read_json(doc);
     return true;
   }
+}
+
+DocumentReader::~DocumentReader() = default;
+
+// simdjson (several times nlohmann's speed, which bounded `simdex fingerprint` on JSON Lines) reads
+// only lines whose document nlohmann would read the same way: a JSON object whose text field is a
+// string and whose id field is absent, null, a string or an integer above 0 (simdjson reads "-0",
+// a signed integer to nlohmann, as 0). A field named twice counts by its last value, as in
+// nlohmann. Everything else, every error included, is read by nlohmann, whose errors are reported.
+bool DocumentReader::read_fast(Document& doc) {
+  if (!fast_ || line_.size() > kFastJsonBytes) return false;
+  line_.reserve(line_.size() + simdjson::SIMDJSON_PADDING);  // simdjson reads past the end
+  simdjson::dom::object object;
+  if (fast_->parser.parse(line_.data(), line_.size(), false).get(object)) return false;
+  std::optional<simdjson::dom::element> text, id;
+  for (const simdjson::dom::key_value_pair field : object) {
+    if (field.key == text_field_) text = field.value;
+    if (field.key == id_field_) id = field.value;
+  }
+  std::string_view text_value;
+  if (!text || text->get(text_value)) return false;
+  if (!id || id->is_null()) {
+    doc.id = line_no_ - 1;
+    doc.id_kind = IdKind::line;
+  } else if (std::string_view key; !id->get(key)) {
+    doc.key = key;
+    doc.id = key_hash_(key);
+    doc.id_kind = IdKind::key;
+  } else if (id->type() == simdjson::dom::element_type::UINT64) {
+    doc.id = id->get_uint64().value_unsafe();
+    doc.id_kind = IdKind::integer;
+  } else if (id->type() == simdjson::dom::element_type::INT64 && id->get_int64().value_unsafe() > 0) {
+    doc.id = static_cast<std::uint64_t>(id->get_int64().value_unsafe());
+    doc.id_kind = IdKind::integer;
+  } else {
+    return false;
+  }
+  doc.text = text_value;  // both views into the parser's buffers, valid until the next line
+  return true;
+}
+
+void DocumentReader::read_json(Document& doc) {
+  auto fail = [&](const std::string& what) {
+    return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what);
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line_);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.what() is "[json.exception...] parse error at line 1, column N: WHY"; keep WHY.
+    std::string why = e.what();
+    const auto colon = why.find(": ", why.find("column"));
+    if (colon != std::string::npos) why.erase(0, colon + 2);
+    throw fail("not valid JSON at byte " + std::to_string(e.byte) + ": " + why);
+  } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range: a number beyond a double
+    std::string why = e.what();
+    if (const auto bracket = why.find("] "); bracket != std::string::npos) why.erase(0, bracket + 2);
+    throw fail("not valid JSON: " + why);
+  }
+  if (!j.is_object()) throw fail("expected a JSON object, one document per line");
+  const auto text = j.find(text_field_);
+  if (text == j.end()) throw fail("no field \"" + text_field_ + "\" (the document text)");
+  if (!text->is_string()) throw fail("field \"" + text_field_ + "\" must be a JSON string");
+  // The id (spec/KEYS.md): an integer as it is, a string key hashed, none the line number.
+  const auto id = j.find(id_field_);
+  if (id == j.end() || id->is_null()) {
+    doc.id = line_no_ - 1;
+    doc.id_kind = IdKind::line;
+  } else if (id->is_number_unsigned()) {
+    doc.id = id->get<std::uint64_t>();
+    doc.id_kind = IdKind::integer;
+  } else if (id->is_string()) {
+    key_ = id->get_ref<const std::string&>();  // copied: the id field may be the text field too
+    doc.key = key_;
+    doc.id = key_hash_(key_);
+    doc.id_kind = IdKind::key;
+  } else {
+    throw fail("field \"" + id_field_ + "\" must be a string (a key) or an integer in 0..2^64-1, not " +
+               id->dump());
+  }
+  text_ = std::move(text->get_ref<std::string&>());
+  doc.text = text_;
 }
 
 }  // namespace text

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <string>
 
 #include "simdex/documents.h"
@@ -16,9 +17,14 @@ class DocumentReader {
  public:
   // `name` names the input in error messages ("<stdin>", a path). `format` is jsonl or lines.
   // A line longer than max_line_bytes is an error (errc::input naming the line), not a document.
+  // fast_json: JSON Lines read by simdjson where it gives what nlohmann gives (false: by nlohmann
+  // alone, the reference the tests compare with).
   DocumentReader(std::istream& in, std::string name, DocumentFormat format, std::string id_field = "id",
                  std::string text_field = "text", std::size_t max_line_bytes = std::size_t{64} << 20,
-                 std::uint64_t (*key_hash)(std::string_view) = nullptr);
+                 std::uint64_t (*key_hash)(std::string_view) = nullptr, bool fast_json = true);
+  ~DocumentReader();
+  DocumentReader(const DocumentReader&) = delete;
+  DocumentReader& operator=(const DocumentReader&) = delete;
 
   // Reads the next document; false at the end of the input. Throws simdex::Error: errc::input for
   // a malformed line (naming the input and line number), errc::io for a read error.
@@ -28,6 +34,10 @@ class DocumentReader {
   bool next(Document& doc);
 
  private:
+  struct FastJson;
+  bool read_fast(Document& doc);  // line_'s document through simdjson, when nlohmann would read it so
+  void read_json(Document& doc);  // line_'s document through nlohmann: the reference, and its errors
+
   std::istream& in_;
   std::string name_;
   DocumentFormat format_;
@@ -36,6 +46,7 @@ class DocumentReader {
   std::uint64_t line_no_ = 0;
   std::size_t max_line_bytes_;
   std::uint64_t (*key_hash_)(std::string_view);
+  std::unique_ptr<FastJson> fast_;  // null: nlohmann alone
 };
 
 }  // namespace simdex::text

@@ -2,7 +2,8 @@
 // or gzip / zstd, recognised by their magic bytes as io::InputStream does), read as `build` reads it
 // (FINGERPRINT[<TAB>ID] lines through PairReader) and as `build --text` does (JSON Lines, then plain
 // text lines: documents fingerprinted). A target passes when every input is read or rejected with
-// simdex::Error.
+// simdex::Error, and when the JSON Lines reader's two ways (simdjson where it reads a line as
+// nlohmann would, nlohmann alone) give the same documents and the same errors.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -10,11 +11,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
 #include "cli/lines.h"
 #include "cli/text_options.h"
+#include "fingerprint/documents.h"
 #include "io/input_stream.h"
 #include "simdex/error.h"
 
@@ -37,6 +40,35 @@ class MemoryFile {
  private:
   int fd_;
 };
+
+// Every line of `bytes` read as JSON Lines both ways; traps on the first difference.
+void compare_json_readers(std::string_view bytes) {
+  std::istringstream fast_in{std::string(bytes)}, slow_in{std::string(bytes)};
+  simdex::text::DocumentReader fast(fast_in, "in", simdex::DocumentFormat::jsonl, "id", "text",
+                                    std::size_t{64} << 20, nullptr, true);
+  simdex::text::DocumentReader slow(slow_in, "in", simdex::DocumentFormat::jsonl, "id", "text",
+                                    std::size_t{64} << 20, nullptr, false);
+  for (;;) {
+    simdex::Document a, b;
+    std::string error_a, error_b;
+    bool more_a = false, more_b = false;
+    try {
+      more_a = fast.next(a);
+    } catch (const simdex::Error& e) {
+      error_a = e.what();
+    }
+    try {
+      more_b = slow.next(b);
+    } catch (const simdex::Error& e) {
+      error_b = e.what();
+    }
+    if (error_a != error_b || more_a != more_b) __builtin_trap();
+    if (!error_a.empty()) continue;
+    if (!more_a) return;
+    if (a.id != b.id || a.id_kind != b.id_kind || a.line != b.line || a.key != b.key || a.text != b.text)
+      __builtin_trap();
+  }
+}
 
 }  // namespace
 
@@ -62,6 +94,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     } catch (const simdex::Error&) {
     }
   }
+  compare_json_readers(std::string_view(reinterpret_cast<const char*>(data), size));
   (void)seen;
   return 0;
 }
