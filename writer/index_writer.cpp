@@ -328,8 +328,9 @@ class FileWriter {
 
   // Tables are encoded in memory on up to `threads` workers (at most `fit` at once), each worker
   // then writing its table's sections itself (write_table_sections) once the tables before it are
-  // encoded, which places it: the copying into the file, a serial tenth of a 1-thread build when
-  // one thread wrote every table, runs on the workers. The bytes do not depend on the thread count.
+  // encoded, which places it: the copying into the file (a quarter of a 2-thread build's CPU time,
+  // all on one thread, when the caller wrote every table) runs on the workers. The bytes do not
+  // depend on the thread count.
   void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
     const auto workers = static_cast<uint32_t>(
         std::min<uint64_t>({format::thread_count(options_.threads), table_count(), fit}));
@@ -423,6 +424,7 @@ class FileWriter {
     describe_table(t, table);
   }
 
+  // Table t's descriptor in the header region, once its sections are written; the progress.
   void describe_table(uint32_t t, const TableResult& table) {
     format::TableDescriptor& d = region_.tables[t];
     d.source_bit = scheme_.tables[t].source_bit;
