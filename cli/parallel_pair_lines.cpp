@@ -61,9 +61,10 @@ void parse_range(Range& r, const std::string& name, std::optional<bool> with_ids
 void for_each_pair_line_parallel(io::InputStream& in, unsigned threads, uint64_t memory, Progress& progress,
                                  std::string_view stage, const std::function<void(uint64_t, uint64_t)>& fn) {
   // A block needs room for one line of the longest kind; its pairs take at most 8 times its bytes
-  // (16-byte pairs of 2-byte lines).
-  const std::size_t block_bytes =
-      static_cast<std::size_t>(std::clamp<uint64_t>(memory / 128, uint64_t{64} << 10, uint64_t{8} << 20));
+  // (16-byte pairs of 2-byte lines). Up to 4 MiB a thread: each block starts the threads anew.
+  const std::size_t block_bytes = static_cast<std::size_t>(
+      std::clamp<uint64_t>(memory / 128, uint64_t{64} << 10,
+                           std::max<uint64_t>(uint64_t{8} << 20, (uint64_t{4} << 20) * threads)));
   std::vector<char> block(block_bytes);
   std::vector<Range> ranges(threads);
   std::size_t held = 0;          // bytes of a cut line carried from the last block

@@ -1,12 +1,16 @@
 // HugeBuffer: values survive every way it grows (malloc's realloc, the move into a mapping of its
-// own, mremap of a mapping), and appends and moves keep them.
+// own, mremap of a mapping), and appends and moves keep them. populate: pages faulted in, values kept.
 #include "format/huge_pages.h"
 
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
+
+#include "format/populate.h"
 
 using simdex::format::HugeBuffer;
 namespace huge_pages = simdex::format::huge_pages;
@@ -61,4 +65,41 @@ TEST_CASE("HugeBuffer: append, resize, reserve") {
   HugeBuffer<uint64_t> empty(0);
   CHECK(empty.data() == nullptr);
   CHECK(empty.span().empty());
+}
+
+namespace {
+// Pages of [p, p + bytes) resident in memory (mincore), p page-aligned.
+std::size_t resident_pages(const void* p, std::size_t bytes) {
+  const std::size_t pages = (bytes + 4095) / 4096;
+  std::vector<unsigned char> in(pages);
+  REQUIRE(::mincore(const_cast<void*>(p), bytes, in.data()) == 0);
+  return static_cast<std::size_t>(std::count_if(in.begin(), in.end(), [](unsigned char c) { return c & 1; }));
+}
+}  // namespace
+
+TEST_CASE("populate faults a range in on several threads and keeps what it holds") {
+  const std::size_t values = (std::size_t{64} << 20) / sizeof(uint64_t);  // 64 MiB
+  HugeBuffer<uint64_t> b;
+  b.reserve(values);
+  const std::size_t written = 1000;  // the range starts inside a page that holds values
+  for (std::size_t i = 0; i < written; ++i) b.push_back(i * 7 + 1);
+  uint64_t* rest = b.data() + written;
+  const std::size_t rest_bytes = (values - written) * sizeof(uint64_t);
+  auto* first_full_page =
+      reinterpret_cast<uint64_t*>((reinterpret_cast<std::uintptr_t>(rest) + 4095) / 4096 * 4096);
+  const auto end = reinterpret_cast<std::uintptr_t>(b.data() + values) / 4096 * 4096;
+  const std::size_t full_bytes = end - reinterpret_cast<std::uintptr_t>(first_full_page);
+
+  simdex::format::populate(rest, rest_bytes, 1);  // one thread: left to fault in as written
+  CHECK(resident_pages(first_full_page, full_bytes) < full_bytes / 4096 / 2);
+
+  simdex::format::populate(rest, rest_bytes, 4);
+  CHECK(resident_pages(first_full_page, full_bytes) == full_bytes / 4096);
+  bool kept = true;
+  for (std::size_t i = 0; i < written; ++i) kept = kept && b[i] == i * 7 + 1;
+  CHECK(kept);
+  b.resize(values);  // the populated values are writable
+  for (std::size_t i = written; i < values; ++i) b[i] = i;
+  CHECK(b[values - 1] == values - 1);
+  simdex::format::populate(nullptr, 0, 4);  // nothing to do
 }

@@ -280,3 +280,25 @@ TEST_CASE("the writer refuses what the reader would reject: block size, table co
   CHECK(refused(o));
   CHECK(!std::filesystem::exists(dir.file("r.sdx")));
 }
+
+TEST_CASE("identical bytes when the tables' sorts share threads: more threads than tables, any bound") {
+  // Past 65,536 entries a table's radix sort runs on the threads beyond one a table (paper-4 on 8
+  // threads: 2 each); under a small bound one table at a time, on every thread, or in sorted runs.
+  std::mt19937_64 rng(23);
+  const Pairs pairs = clustered_pairs(rng, 150000, 3);
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-4", 3, 0);
+  o.threads = 1;
+  build(dir.file("one.sdx"), pairs, o);
+  const auto expected = read_bytes(dir.file("one.sdx"));
+  for (const unsigned threads : {3u, 8u, 13u})
+    for (const uint64_t memory : {uint64_t{0}, uint64_t{8} << 20, uint64_t{2} << 20}) {
+      CAPTURE(threads);
+      CAPTURE(memory);
+      o.threads = threads;
+      o.memory_bytes = memory;
+      build(dir.file("many.sdx"), pairs, o);
+      CHECK(read_bytes(dir.file("many.sdx")) == expected);
+    }
+}

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "format/huge_pages.h"
+#include "format/populate.h"
 #include "writer/pair.h"
 #include "writer/radix_sort.h"
 #include "writer/run_file.h"
@@ -85,7 +86,7 @@ class ExternalSorter {
     buffer_.reserve(static_cast<std::size_t>(std::min(expected, plan_.buffer_records)));
   }
   void add(const T& record) {
-    if (buffer_.size() == buffer_.capacity()) grow();
+    if (buffer_.size() == room_) make_room();
     buffer_.push_back(record);
   }
   uint64_t added() const { return added_ + buffer_.size(); }
@@ -100,10 +101,20 @@ class ExternalSorter {
   // Frees the buffer and the runs.
   void clear() {
     decltype(buffer_)().swap(buffer_);
+    room_ = 0;
     runs_.clear();
   }
 
  private:
+  // Room for the records to come: the buffer grown (or spilled) when full, and its next stretch
+  // faulted in on the sorter's threads (format::populate) where the adding thread would fault each
+  // page in by itself.
+  void make_room() {
+    if (buffer_.size() == buffer_.capacity()) grow();
+    const std::size_t stretch = (std::size_t{32} << 20) * threads_ / sizeof(T);
+    room_ = std::min(buffer_.capacity(), buffer_.size() + stretch);
+    format::populate(buffer_.data() + buffer_.size(), (room_ - buffer_.size()) * sizeof(T), threads_);
+  }
   void grow() {
     if (buffer_.size() >= plan_.buffer_records) {
       spill();
@@ -124,6 +135,7 @@ class ExternalSorter {
     added_ += buffer_.size();
     buffer_.clear();
     buffer_.reserve(static_cast<std::size_t>(plan_.buffer_records));  // one allocation from now on
+    room_ = 0;
     runs_.push_back(std::move(file));
     ++runs_written_;
   }
@@ -138,6 +150,7 @@ class ExternalSorter {
   SortPlan plan_;
   unsigned threads_;
   format::HugeBuffer<T> buffer_;
+  std::size_t room_ = 0;       // records the buffer takes before make_room
   std::size_t in_memory_ = 0;  // sorted records of buffer_ after finish() without runs
   std::vector<std::unique_ptr<TempFile>> runs_;
   uint64_t added_ = 0, runs_written_ = 0;
@@ -151,6 +164,7 @@ void ExternalSorter<Sort>::finish() {
   }
   if (!buffer_.empty()) spill();
   decltype(buffer_)().swap(buffer_);
+  room_ = 0;
   // Merge the oldest fan_in runs into one until at most fan_in remain.
   while (runs_.size() > plan_.fan_in) {
     auto readers = readers_of(0, plan_.fan_in);

@@ -66,8 +66,8 @@ BuildSummary IndexBuilder::write(const std::string& path) {
   auto make_store = [&] { return in_memory ? U64Store() : U64Store(s.scratch); };
   U64Store fingerprints = make_store(), id_offsets = make_store(), ids = make_store();
   if (in_memory) {
-    fingerprints.reserve(pair_count);
-    ids.reserve(pair_count);
+    fingerprints.reserve(pair_count, s.threads);
+    ids.reserve(pair_count, s.threads);
   }
   if (s.pairs.external()) progress("merge", 0, s.pairs.run_count());
   writer::collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);

@@ -127,18 +127,18 @@ auto each_fingerprint(const U64Store& fingerprints) {
   };
 }
 
-// Permutes the fingerprints, sorts them within `memory_bytes`, encodes, the blocks going to the
-// sink. The identity permutation keeps the fingerprints' own order: no sort. When the entries and
-// the sort's scratch fit in the bound (16 bytes an entry), they are sorted in `arrays`, kept for
+// Permutes the fingerprints, sorts them within `memory_bytes` on `sort_threads` threads, encodes,
+// the blocks going to the sink. The identity permutation keeps the fingerprints' own order: no sort. When the
+// entries and the sort's scratch fit in the bound (16 bytes an entry), they are sorted in `arrays`, kept for
 // the next table (fresh memory costs a fault and a cleared page a page); else in runs.
 TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
-                        ScratchSpace& scratch, uint64_t memory_bytes, TableArrays& arrays,
-                        TableEncoder::BlockSink sink) {
+                        ScratchSpace& scratch, uint64_t memory_bytes, unsigned sort_threads,
+                        TableArrays& arrays, TableEncoder::BlockSink sink) {
   const format::Permutation perm(layout.source_bit);
   if (perm.is_identity()) return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
   const std::size_t n = static_cast<std::size_t>(fingerprints.size());
   if (16 * fingerprints.size() > memory_bytes) {
-    ExternalSorter<SortU64> sorter(scratch, memory_bytes);
+    ExternalSorter<SortU64> sorter(scratch, memory_bytes, sort_threads);
     sorter.reserve(n);
     fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
       for (std::size_t i = 0; i < count; ++i) sorter.add(perm.apply(p[i]));
@@ -153,7 +153,7 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
   fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
     for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
   });
-  radix_sort(arrays.entries.span(), arrays.scratch.span());
+  radix_sort(arrays.entries.span(), arrays.scratch.span(), sort_threads);
   return encode_sorted(
       [&](auto&& f) {
         for (std::size_t j = 0; j < n; ++j) f(entries[j]);
@@ -164,12 +164,12 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
 // build_table with the blocks held in arrays->blocks too, for the caller to write.
 TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayout& layout,
                                   uint32_t block_bytes, ScratchSpace& scratch, uint64_t memory_bytes,
-                                  std::unique_ptr<TableArrays> arrays) {
+                                  unsigned sort_threads, std::unique_ptr<TableArrays> arrays) {
   auto& blocks = arrays->blocks;
   blocks.clear();
   // About its bound (< 10 bytes an entry): rarely grown.
   blocks.reserve(10 * fingerprints.size() + block_bytes);
-  TableResult r = build_table(fingerprints, layout, block_bytes, scratch, memory_bytes, *arrays,
+  TableResult r = build_table(fingerprints, layout, block_bytes, scratch, memory_bytes, sort_threads, *arrays,
                               [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); });
   r.arrays = std::move(arrays);
   return r;
@@ -332,10 +332,13 @@ class FileWriter {
   // all on one thread, when the caller wrote every table) runs on the workers. The bytes do not
   // depend on the thread count.
   void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
-    const auto workers = static_cast<uint32_t>(
-        std::min<uint64_t>({format::thread_count(options_.threads), table_count(), fit}));
+    const unsigned threads = format::thread_count(options_.threads);
+    const auto workers = static_cast<uint32_t>(std::min<uint64_t>({threads, table_count(), fit}));
     const uint64_t per_worker = memory_bytes / workers;  // >= in_memory_table_bytes: sorts in memory
-    TableArrayPool pool;                                 // at most `workers` sets: one a table in flight
+    // Threads beyond one a table sort the tables (paper-4 on 16 threads: 4 each; paper-10: 2 each,
+    // a few more threads than cores while the sorts overlap, where 6 of 16 cores would idle).
+    const unsigned sort_threads = (threads + workers - 1) / workers;
+    TableArrayPool pool;  // at most `workers` sets: one a table in flight
     // starts[t]: where table t's sections begin, set by table t - 1 when it is encoded.
     std::vector<std::promise<uint64_t>> starts(table_count() + 1);
     std::vector<std::shared_future<uint64_t>> start_of;
@@ -350,7 +353,7 @@ class FileWriter {
           WrittenTable w;
           try {
             w.table = build_table_in_memory(contents_.fingerprints, scheme_.tables[t], options_.block_bytes,
-                                            scratch, per_worker, pool.take());
+                                            scratch, per_worker, sort_threads, pool.take());
             const uint64_t at = start_of[t].get();
             starts[t + 1].set_value(at + table_sections_bytes(w.table));
             w.sections = write_table_sections(file_, t, at, w.table);
@@ -400,14 +403,16 @@ class FileWriter {
     file_.skip_to(start_of[table_count()].get());
   }
 
-  // One table at a time, with the whole bound for its sort; blocks go straight to the file.
+  // One table at a time, with the whole bound and every thread for its sort; blocks go straight to
+  // the file.
   void write_tables_one_at_a_time(ScratchSpace& scratch, uint64_t memory_bytes) {
     TableArrays arrays;
     for (uint32_t t = 0; t < table_count(); ++t) {
       sections_.begin(SectionKind::blocks, t);
       const TableResult table =
           build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, memory_bytes,
-                      arrays, [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
+                      format::thread_count(options_.threads), arrays,
+                      [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
       end_section();
       write_keys_and_ranks(t, table);
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "format/huge_pages.h"
+#include "format/populate.h"
 #include "writer/run_file.h"
 
 namespace simdex::writer {
@@ -35,8 +36,12 @@ class U64Store {
   uint64_t size() const { return size_; }
   bool in_memory() const { return !file_; }
   uint64_t memory_bytes() const { return memory_.capacity() * sizeof(uint64_t); }
-  void reserve(uint64_t n) {
-    if (!file_) memory_.reserve(static_cast<std::size_t>(n));
+  // Room for n values in memory, faulted in on `threads` threads (format::populate).
+  void reserve(uint64_t n, unsigned threads = 1) {
+    if (file_) return;
+    memory_.reserve(static_cast<std::size_t>(n));
+    format::populate(memory_.data() + memory_.size(),
+                     (memory_.capacity() - memory_.size()) * sizeof(uint64_t), threads);
   }
 
   // f(values, count) over consecutive chunks, in order. Call after finish().
