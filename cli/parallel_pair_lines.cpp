@@ -71,8 +71,7 @@ void for_each_pair_line_parallel(io::InputStream& in, unsigned threads, uint64_t
   uint64_t lines = 0;            // lines before the block
   std::optional<bool> with_ids;  // decided by the input's first data line
   for (bool at_end = false; !at_end;) {
-    in.stream().read(block.data() + held, static_cast<std::streamsize>(block_bytes - held));
-    const std::size_t got = static_cast<std::size_t>(in.stream().gcount());
+    const std::size_t got = in.read_parallel(block.data() + held, block_bytes - held, threads);
     at_end = got < block_bytes - held;
     const std::size_t filled = held + got;
     // The block's whole lines: up to its last '\n', or everything at the input's end.

@@ -6,6 +6,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <functional>
@@ -13,6 +14,7 @@
 #include <streambuf>
 #include <vector>
 
+#include "format/run_tasks.h"
 #include "simdex/error.h"
 
 namespace simdex::io {
@@ -122,6 +124,17 @@ class DecodingBuf : public std::streambuf {
   }
   bool decodes() const { return decoder_ != nullptr; }
 
+  // Plain: up to n of the bytes read from the source but not yet handed out, moved to dst.
+  std::size_t take_buffered(char* dst, std::size_t n) {
+    std::size_t got = std::min(n, static_cast<std::size_t>(egptr() - gptr()));
+    std::memcpy(dst, gptr(), got);
+    gbump(static_cast<int>(got));
+    const std::size_t raw = std::min(n - got, in_end_ - in_pos_);
+    std::memcpy(dst + got, in_.data() + in_pos_, raw);
+    in_pos_ += raw;
+    return got + raw;
+  }
+
   LineResult read_line(std::string& line, std::size_t max_bytes) {
     line.clear();
     bool any = false;
@@ -224,7 +237,8 @@ LineResult read_line(std::istream& in, std::string& line, std::size_t max_bytes)
 }
 
 struct InputStream::Impl {
-  int fd = -1;
+  int fd = -1;       // opened here (closed with it)
+  int read_fd = -1;  // what is read: fd, or stdin
   uint64_t bytes_read = 0, size = 0;
   bool regular = false;
   std::unique_ptr<DecodingBuf> buf;
@@ -248,6 +262,7 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
     if (fd < 0) throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno));
     impl_->fd = fd;
   }
+  impl_->read_fd = fd;
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     impl_->size = static_cast<uint64_t>(st.st_size);
@@ -273,6 +288,46 @@ std::istream& InputStream::stream() { return impl_->stream; }
 uint64_t InputStream::bytes_read() const { return impl_->bytes_read; }
 uint64_t InputStream::size() const { return impl_->size; }
 bool InputStream::plain_file() const { return impl_->regular && !impl_->buf->decodes(); }
+
+std::size_t InputStream::read_parallel(char* dst, std::size_t n, unsigned threads) {
+  if (!plain_file()) {
+    stream().read(dst, static_cast<std::streamsize>(n));
+    return static_cast<std::size_t>(stream().gcount());
+  }
+  const std::size_t buffered = impl_->buf->take_buffered(dst, n);
+  // The rest from the file's offset on (the buffer's source has read up to it), in pieces of at
+  // least 1 MiB, each read by one thread; the offset then moved past them for the stream.
+  const int fd = impl_->read_fd;
+  const off_t at = ::lseek(fd, 0, SEEK_CUR);
+  if (at < 0) throw Error(errc::io, "reading " + name_ + ": " + std::strerror(errno));
+  const std::size_t want = n - buffered;
+  constexpr std::size_t kMinPiece = std::size_t{1} << 20;
+  const std::size_t pieces = std::max<std::size_t>(1, std::min<std::size_t>(threads, want / kMinPiece));
+  std::vector<std::size_t> got(pieces, 0);
+  format::run_tasks(pieces > 1 ? threads : 1, pieces, [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
+    const std::size_t begin = want * i / pieces, end = want * (i + 1) / pieces;
+    while (begin + got[i] < end) {
+      const ssize_t r = ::pread(fd, dst + buffered + begin + got[i], end - begin - got[i],
+                                at + static_cast<off_t>(begin + got[i]));
+      if (r == 0) return;  // the end of the file
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw Error(errc::io, "reading " + name_ + ": " + std::strerror(errno));
+      }
+      got[i] += static_cast<std::size_t>(r);
+    }
+  });
+  // The bytes up to the first short piece (a file growing meanwhile could fill later ones).
+  std::size_t read = 0;
+  for (std::size_t i = 0; i < pieces; ++i) {
+    read += got[i];
+    if (got[i] < want * (i + 1) / pieces - want * i / pieces) break;
+  }
+  if (::lseek(fd, at + static_cast<off_t>(read), SEEK_SET) < 0)
+    throw Error(errc::io, "reading " + name_ + ": " + std::strerror(errno));
+  impl_->bytes_read += read;
+  return buffered + read;
+}
 
 void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes) {
   throw Error(errc::input, name + ":" + std::to_string(line_number) + ": line longer than " +

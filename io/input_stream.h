@@ -52,6 +52,10 @@ class InputStream {
   // A regular file that is not compressed: its bytes are the decoded ones, so it may be cut into
   // ranges at line ends and parsed at once (build does).
   bool plain_file() const;
+  // The next n bytes of the stream (fewer only at its end), as stream().read gives them; from a
+  // plain file those past what the stream holds are read by `threads` threads at once (pread), so
+  // that the kernel's copy of a cached file is not one thread's work.
+  std::size_t read_parallel(char* dst, std::size_t n, unsigned threads);
 
  private:
   struct Impl;

@@ -202,3 +202,38 @@ TEST_CASE("a file's size and the bytes read of it (compressed bytes for a compre
     std::remove(path.c_str());
   }
 }
+
+TEST_CASE(
+    "read_parallel gives the stream's next bytes, between lines read the usual way, at any thread count") {
+  // 5 MB: pieces of 1 MiB and more read at once; compressed inputs go through the stream.
+  const std::string text = sample_lines(300000);
+  REQUIRE(text.size() > (std::size_t{4} << 20));
+  for (const std::string& bytes : {text, gzip(text), zstd(text)}) {
+    for (const unsigned threads : {1u, 3u, 8u}) {
+      CAPTURE(bytes.size());
+      CAPTURE(threads);
+      const std::string path = "input_stream_test_parallel.tmp";
+      {
+        std::ofstream out(path, std::ios::binary);
+        out << bytes;
+      }
+      InputStream in(path);
+      CHECK(in.plain_file() == (bytes.size() == text.size()));
+      std::string line, all;
+      REQUIRE(in.next_line(line));  // some bytes taken, more held in the stream's buffer
+      all += line + "\n";
+      std::vector<char> block(3 << 20);
+      std::size_t got = in.read_parallel(block.data(), 100, threads);  // within the buffer
+      all.append(block.data(), got);
+      got = in.read_parallel(block.data(), block.size(), threads);  // past it
+      CHECK(got == block.size());
+      all.append(block.data(), got);
+      REQUIRE(in.next_line(line));  // the stream goes on after what was read
+      all += line + "\n";
+      while ((got = in.read_parallel(block.data(), block.size(), threads)) > 0) all.append(block.data(), got);
+      CHECK(all == text);
+      CHECK(in.bytes_read() == bytes.size());
+      std::remove(path.c_str());
+    }
+  }
+}
