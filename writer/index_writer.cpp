@@ -128,9 +128,10 @@ auto each_fingerprint(const U64Store& fingerprints) {
 }
 
 // Permutes the fingerprints, sorts them within `memory_bytes` on `sort_threads` threads, encodes,
-// the blocks going to the sink. The identity permutation keeps the fingerprints' own order: no sort. When the
-// entries and the sort's scratch fit in the bound (16 bytes an entry), they are sorted in `arrays`, kept for
-// the next table (fresh memory costs a fault and a cleared page a page); else in runs.
+// the blocks going to the sink. The identity permutation keeps the fingerprints' own order: no
+// sort. When the entries and the sort's scratch fit in the bound (16 bytes an entry), they are
+// sorted in `arrays`, kept for the next table (fresh memory costs a fault and a cleared page a
+// page); else in runs.
 TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
                         ScratchSpace& scratch, uint64_t memory_bytes, unsigned sort_threads,
                         TableArrays& arrays, TableEncoder::BlockSink sink) {
