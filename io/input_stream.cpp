@@ -126,11 +126,14 @@ class DecodingBuf : public std::streambuf {
 
   // Plain: up to n of the bytes read from the source but not yet handed out, moved to dst.
   std::size_t take_buffered(char* dst, std::size_t n) {
-    std::size_t got = std::min(n, static_cast<std::size_t>(egptr() - gptr()));
-    std::memcpy(dst, gptr(), got);
-    gbump(static_cast<int>(got));
+    // Before the first read the get area is empty and null: memcpy must not see it.
+    const std::size_t got = std::min(n, static_cast<std::size_t>(egptr() - gptr()));
+    if (got > 0) {
+      std::memcpy(dst, gptr(), got);
+      gbump(static_cast<int>(got));
+    }
     const std::size_t raw = std::min(n - got, in_end_ - in_pos_);
-    std::memcpy(dst + got, in_.data() + in_pos_, raw);
+    if (raw > 0) std::memcpy(dst + got, in_.data() + in_pos_, raw);
     in_pos_ += raw;
     return got + raw;
   }

@@ -217,6 +217,12 @@ TEST_CASE(
         std::ofstream out(path, std::ios::binary);
         out << bytes;
       }
+      {  // first thing read: nothing handed out yet (the get area still empty)
+        InputStream first(path);
+        std::vector<char> all(text.size() + 1);
+        CHECK(first.read_parallel(all.data(), all.size(), threads) == text.size());
+        CHECK(std::string(all.data(), text.size()) == text);
+      }
       InputStream in(path);
       CHECK(in.plain_file() == (bytes.size() == text.size()));
       std::string line, all;
