@@ -203,12 +203,17 @@ class DecodingBuf : public std::streambuf {
   std::unique_ptr<Decoder> decoder_;
 };
 
+// A failed read or seek of the input: errc::io with the system's reason.
+[[noreturn]] void throw_read_error(const std::string& name) {
+  throw Error(errc::io, "reading " + name + ": " + std::strerror(errno));
+}
+
 Source fd_source(int fd, const std::string& name) {
   return [fd, name](char* s, std::size_t n) -> std::size_t {
     for (;;) {
       const ssize_t got = ::read(fd, s, n);
       if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) throw Error(errc::io, "reading " + name + ": " + std::strerror(errno));
+      if (errno != EINTR) throw_read_error(name);
     }
   };
 }
@@ -302,20 +307,21 @@ std::size_t InputStream::read_parallel(char* dst, std::size_t n, unsigned thread
   // least 1 MiB, each read by one thread; the offset then moved past them for the stream.
   const int fd = impl_->read_fd;
   const off_t at = ::lseek(fd, 0, SEEK_CUR);
-  if (at < 0) throw Error(errc::io, "reading " + name_ + ": " + std::strerror(errno));
+  if (at < 0) throw_read_error(name_);
   const std::size_t want = n - buffered;
   constexpr std::size_t kMinPiece = std::size_t{1} << 20;
   const std::size_t pieces = std::max<std::size_t>(1, std::min<std::size_t>(threads, want / kMinPiece));
+  auto piece_start = [&](std::size_t i) { return want * i / pieces; };
   std::vector<std::size_t> got(pieces, 0);
   format::run_tasks(pieces > 1 ? threads : 1, pieces, [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
-    const std::size_t begin = want * i / pieces, end = want * (i + 1) / pieces;
+    const std::size_t begin = piece_start(i), end = piece_start(i + 1);
     while (begin + got[i] < end) {
       const ssize_t r = ::pread(fd, dst + buffered + begin + got[i], end - begin - got[i],
                                 at + static_cast<off_t>(begin + got[i]));
       if (r == 0) return;  // the end of the file
       if (r < 0) {
         if (errno == EINTR) continue;
-        throw Error(errc::io, "reading " + name_ + ": " + std::strerror(errno));
+        throw_read_error(name_);
       }
       got[i] += static_cast<std::size_t>(r);
     }
@@ -324,10 +330,9 @@ std::size_t InputStream::read_parallel(char* dst, std::size_t n, unsigned thread
   std::size_t read = 0;
   for (std::size_t i = 0; i < pieces; ++i) {
     read += got[i];
-    if (got[i] < want * (i + 1) / pieces - want * i / pieces) break;
+    if (got[i] < piece_start(i + 1) - piece_start(i)) break;
   }
-  if (::lseek(fd, at + static_cast<off_t>(read), SEEK_SET) < 0)
-    throw Error(errc::io, "reading " + name_ + ": " + std::strerror(errno));
+  if (::lseek(fd, at + static_cast<off_t>(read), SEEK_SET) < 0) throw_read_error(name_);
   impl_->bytes_read += read;
   return buffered + read;
 }
