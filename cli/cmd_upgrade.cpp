@@ -1,4 +1,4 @@
-// simdex upgrade: a format 1.x or 2.0 index file rewritten as format 2.1 (spec/FORMAT.md §12).
+// simdex upgrade: a format 1.x, 2.0 or 2.1 index file rewritten as format 2.2 (spec/FORMAT.md §12).
 #include <iostream>
 
 #include "cli/commands.h"
@@ -39,23 +39,26 @@ void run_upgrade(const UpgradeArgs& a) {
 
 void add_upgrade_command(CLI::App& app) {
   auto args = std::make_shared<UpgradeArgs>();
-  auto* cmd = app.add_subcommand("upgrade", "Rewrite a format 1.x or 2.0 index file as format 2.1");
-  cmd->add_option("input", args->input, "Index file of format 1.x or 2.0 (2.1: nothing to do)")->required();
+  auto* cmd = app.add_subcommand("upgrade", "Rewrite a format 1.x, 2.0 or 2.1 index file as format 2.2");
+  cmd->add_option("input", args->input, "Index file of format 1.x, 2.0 or 2.1 (2.2: nothing to do)")
+      ->required();
   cmd->add_option("-o,--output", args->output,
-                  "Write the 2.1 file here (default: replace INPUT in place, atomically)");
+                  "Write the 2.2 file here (default: replace INPUT in place, atomically)");
   cmd->add_flag("-q,--quiet", args->quiet, "No summary on stderr");
   cmd->footer(
-      "simdex writes format 2.1 (spec/FORMAT.md): the 1.x layout plus tagged sections, such as the\n"
+      "simdex writes format 2.2 (spec/FORMAT.md): the 1.x layout plus tagged sections, such as the\n"
       "fingerprint settings of an index built with --text (2.0) and a block directory that lets a\n"
-      "query find each table's block with one lookup (2.1: faster queries, about one page read per\n"
-      "table on a cold file). It reads 1.x and 2.0 files as before, so upgrading is optional; 2.0\n"
-      "readers read 2.1 files (they ignore the directory); 1.x readers refuse 2.x files.\n\n"
+      "query find each table's block with one lookup (2.1: faster queries), of at most 2^18 slots a\n"
+      "table, which readers keep in memory (2.2: about one page read per table on a cold file). It\n"
+      "reads 1.x, 2.0 and 2.1 files as before, so upgrading is optional; 2.0 readers read 2.2 files\n"
+      "(they ignore the directory); 1.x readers refuse 2.x files.\n\n"
       "upgrade verifies INPUT in full (like `simdex verify`) and refuses a file that fails, then writes\n"
-      "the same sections with a 2.1 header and the block directory made from the block keys: the\n"
-      "result is byte for byte what `simdex build` writes from the same input. The file is\n"
-      "published atomically (temporary file, fsync, rename): a program that has INPUT open keeps\n"
-      "reading the old bytes. Do not upgrade the members of an index set (its manifest holds their\n"
-      "checksums): `simdex merge SET` rewrites them as one 2.1 member.\n\n"
+      "the same sections with a 2.2 header and the block directory made from the block keys (where the\n"
+      "file had none, or a 2.1 directory of more slots): the result is byte for byte what\n"
+      "`simdex build` writes from the same input. The file is published atomically (temporary file,\n"
+      "fsync, rename): a program that has INPUT open keeps reading the old bytes. Do not upgrade the\n"
+      "members of an index set (its manifest holds their checksums): `simdex merge SET` rewrites them\n"
+      "as one 2.2 member.\n\n"
       "Examples:\n"
       "  simdex upgrade old.sdx -o new.sdx\n"
       "  simdex upgrade docs.sdx             # in place");

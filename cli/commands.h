@@ -20,7 +20,7 @@ void add_add_command(CLI::App& app);          // cli/cmd_add.cpp: index sets
 void add_remove_command(CLI::App& app);       // cli/cmd_remove.cpp
 void add_merge_command(CLI::App& app);        // cli/cmd_merge.cpp
 void add_plan_command(CLI::App& app);         // cli/cmd_plan.cpp
-void add_upgrade_command(CLI::App& app);      // cli/cmd_upgrade.cpp: format 1.x, 2.0 -> 2.1
+void add_upgrade_command(CLI::App& app);      // cli/cmd_upgrade.cpp: format 1.x, 2.0, 2.1 -> 2.2
 void add_help_command(CLI::App& app);         // cli/cmd_help.cpp: last, it lists the others
 
 }  // namespace simdex::cli

@@ -1,5 +1,6 @@
 #include "format/block_directory.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 
@@ -22,7 +23,7 @@ constexpr uint64_t kHeadBytes = 8;  // directory_table_count u32, reserved u32
 
 unsigned directory_bits_for(uint64_t block_count) {
   if (block_count < 2 || block_count > kMaxDirectoryBlockCount) return 0;
-  return static_cast<unsigned>(std::bit_width(block_count) - 1);
+  return std::min(static_cast<unsigned>(std::bit_width(block_count) - 1), kWriterMaxDirectoryBits);
 }
 
 BlockDirectoryLayout::BlockDirectoryLayout(std::vector<uint8_t> directory_bits)

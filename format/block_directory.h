@@ -15,9 +15,14 @@ namespace simdex::format {
 inline constexpr unsigned kMaxDirectoryBits = 32;
 inline constexpr uint64_t kMaxDirectoryBlockCount = UINT32_MAX;  // entries are u32
 
+// The most bits simdex writes (since format 2.2): a directory of at most 1 MiB a table, which a
+// reader can keep in memory (reader::TableView::directory_copy); a larger table has 2^18 slots of
+// several blocks each, among which a probe finds its block by interpolation.
+inline constexpr unsigned kWriterMaxDirectoryBits = 18;
+
 // What simdex writes for a table of `block_count` blocks (spec §5.3, "How simdex chooses d_t"):
-// floor(log2(block_count)), so 1 to 2 blocks per slot; 0 (no directory) below 2 blocks and above
-// kMaxDirectoryBlockCount.
+// floor(log2(block_count)), so 1 to 2 blocks per slot, at most kWriterMaxDirectoryBits; 0 (no
+// directory) below 2 blocks and above kMaxDirectoryBlockCount.
 unsigned directory_bits_for(uint64_t block_count);
 
 // The section's head: d_t per table and where each table's entries start.

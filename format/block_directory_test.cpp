@@ -49,14 +49,17 @@ simdex::errc directory_error(std::span<const uint8_t> section, std::span<const u
 
 }  // namespace
 
-TEST_CASE("directory_bits_for: floor(log2(blocks)), 0 below 2 blocks and above u32") {
+TEST_CASE("directory_bits_for: floor(log2(blocks)) up to 18, 0 below 2 blocks and above u32") {
   CHECK(directory_bits_for(0) == 0);
   CHECK(directory_bits_for(1) == 0);
   CHECK(directory_bits_for(2) == 1);
   CHECK(directory_bits_for(3) == 1);
   CHECK(directory_bits_for(4) == 2);
   CHECK(directory_bits_for(24414) == 14);
-  CHECK(directory_bits_for(UINT32_MAX) == 31);
+  CHECK(directory_bits_for((uint64_t{1} << 19) - 1) == 18);
+  CHECK(directory_bits_for(uint64_t{1} << 19) == 18);  // 2.2: at most 2^18 slots (1 MiB)
+  CHECK(directory_bits_for(2083333) == 18);            // 100M fingerprints at B = 256: 8 blocks a slot
+  CHECK(directory_bits_for(UINT32_MAX) == 18);
   CHECK(directory_bits_for(uint64_t{1} << 32) == 0);
 }
 

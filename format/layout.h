@@ -20,7 +20,7 @@ namespace simdex::format {
 // CR LF and LF catch newline translation, ^Z stops `type` on Windows; "SDX" names the format.
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'S', 'D', 'X', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kVersionMajor = 2;        // what the writer writes
-inline constexpr uint16_t kVersionMinor = 1;        // 2.1: BLOCK_DIRECTORY (spec §5.3)
+inline constexpr uint16_t kVersionMinor = 2;        // 2.1: BLOCK_DIRECTORY (spec §5.3); 2.2: its d_t <= 18
 inline constexpr uint16_t kOldestVersionMajor = 1;  // the reader reads majors 1 (as 1.0 did) and 2
 
 inline constexpr uint32_t kMaxTables = 4096;

@@ -43,8 +43,12 @@ void reader::preload(const Index::Impl& impl, OpenOptions::Preload what) {
       if (e.tag == static_cast<uint32_t>(format::Tag::block_directory))
         impl.mapping->populate(e.offset, e.bytes);
   }
-  // The decode tables too, which a table's first probe would otherwise build (8 KiB each).
-  for (const auto& t : impl.file.tables()) t.decode_table();
+  // The decode tables and directory copies too, which a table's first probe would otherwise make
+  // (8 KiB each, and up to 1 MiB).
+  for (const auto& t : impl.file.tables()) {
+    t.decode_table();
+    if (t.directory && t.directory_bits <= reader::TableView::kMaxCopiedDirectoryBits) t.directory_copy();
+  }
 }
 
 bool Index::is_set() const { return impl_->composite != nullptr; }

@@ -10,10 +10,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "format/block.h"
+#include "format/block_directory.h"
 #include "format/endian.h"
 #include "format/huffman.h"
 #include "format/layout.h"
@@ -46,6 +48,22 @@ struct TableView {
   // or null (a 2.0 file, or d_t = 0): then the keys are searched.
   const uint8_t* directory = nullptr;
   unsigned directory_bits = 0;
+  // A directory of at most 2^kMaxCopiedDirectoryBits entries (1 MiB: every directory simdex writes
+  // since 2.2) is read from a copy in memory, made on the table's first probe, as decode_table():
+  // a probe of a file whose pages are not cached then reads its block's page and no directory page.
+  // A larger one (a 2.1 file of more than 2^18 blocks a table) is read where it lies.
+  static constexpr unsigned kMaxCopiedDirectoryBits = format::kWriterMaxDirectoryBits;
+  std::atomic<const uint32_t*>* directory_slot = nullptr;
+  const uint32_t* directory_copy() const {
+    const uint32_t* built = directory_slot->load(std::memory_order_acquire);
+    return built ? built : copy_directory();
+  }
+  const uint32_t* copy_directory() const;
+  // Entry `slot` of the directory (slot < 2^directory_bits), from the copy when there is one.
+  uint32_t directory_entry(uint64_t slot) const {
+    return directory_bits <= kMaxCopiedDirectoryBits ? directory_copy()[slot]
+                                                     : format::load_le32(directory + 4 * slot);
+  }
 
   uint64_t block_count() const { return descriptor.block_count; }
   unsigned prefix_bits() const { return descriptor.prefix_bits; }
@@ -56,21 +74,27 @@ struct TableView {
 
   // Where a scan for the entries >= x starts: a block before which every entry is < x, and which
   // holds the first entry >= x or ends below x (the scan then goes on to the next block);
-  // block_count() when no entry is >= x. From the directory when the table has one (its entry,
-  // then the first entries of at most kMaxCandidates blocks), else by searching the keys. Always in
-  // bounds, whatever a hostile file holds.
+  // block_count() when no entry is >= x. From the directory when the table has one (its entry, a
+  // guess among the slot's blocks, then the first entries of the blocks around the guess), else by
+  // searching the keys. Always in bounds, whatever a hostile file holds.
   uint64_t scan_start(uint64_t x) const { return choose_candidate(x, candidates(x)); }
   // The two steps of scan_start, apart so that a query can prefetch between them for all its
   // tables at once: the blocks [first, last] among which the answer lies (first == last: it is
-  // first), read from the directory entry of x's slot (directory_entry_address); then the choice.
+  // first), read from the directory entry of x's slot (directory_entry_address), and `guess`, where
+  // interpolation puts x among them (1 to 2 blocks a slot up to 2^19 blocks; about 8 at 100M
+  // fingerprints, whose directory simdex caps at 2^18 slots; more where values are dense in one
+  // slot); then the choice, a walk from the guess by the blocks' first entries, which on random
+  // values stays on the page the guess reads (bench/RESULTS.md: about one page a cold probe).
   struct Candidates {
     uint64_t first, last;
+    uint64_t guess = first;
   };
-  static constexpr uint64_t kMaxCandidates = 8;  // more (values dense in one slot): search the keys
   Candidates candidates(uint64_t x) const;
   uint64_t choose_candidate(uint64_t x, Candidates c) const;
-  const uint8_t* directory_entry_address(uint64_t x) const {
-    return directory + 4 * (x >> (64 - directory_bits));
+  const void* directory_entry_address(uint64_t x) const {
+    const uint64_t slot = x >> (64 - directory_bits);
+    return directory_bits <= kMaxCopiedDirectoryBits ? static_cast<const void*>(directory_copy() + slot)
+                                                     : directory + 4 * slot;
   }
   // The first block whose key (last entry) is >= x; block_count() when there is none. Only the keys
   // of x's candidates when the table has a directory; searched by interpolation alternating with
@@ -167,15 +191,27 @@ class IndexFile {
   std::optional<FingerprintSettings> fingerprint_settings_;
   const uint8_t* id_offsets_ = nullptr;
   const uint8_t* ids_ = nullptr;
-  // The decode tables built so far, one slot per table (TableView::decode_table).
-  struct DecodeTables {
-    std::unique_ptr<std::atomic<const format::DecodeTable*>[]> slots;
+  // What the tables build on first use, one slot per table: the decode tables
+  // (TableView::decode_table) and the directories' copies (TableView::directory_copy).
+  template <typename T, typename Owned = T>
+  struct LazySlots {
+    std::unique_ptr<std::atomic<const T*>[]> slots;
     std::size_t count = 0;
-    ~DecodeTables() {
-      for (std::size_t i = 0; i < count; ++i) delete slots[i].load();
+    explicit LazySlots(std::size_t n) : slots(std::make_unique<std::atomic<const T*>[]>(n)), count(n) {}
+    LazySlots(const LazySlots&) = delete;
+    LazySlots& operator=(const LazySlots&) = delete;
+    ~LazySlots() {
+      for (std::size_t i = 0; i < count; ++i) delete_owned(slots[i].load());
+    }
+    static void delete_owned(const T* p) {
+      if constexpr (std::is_array_v<Owned>)
+        delete[] p;
+      else
+        delete p;
     }
   };
-  std::unique_ptr<DecodeTables> decode_tables_;
+  std::unique_ptr<LazySlots<format::DecodeTable>> decode_tables_;
+  std::unique_ptr<LazySlots<uint32_t, uint32_t[]>> directory_copies_;
 };
 
 // The rank in table 0 of a fingerprint found in another table; Error(table_mismatch) when absent.

@@ -45,9 +45,10 @@ inline uint64_t load_block(const TableView& t, uint64_t j) {
 // three steps that a query takes for all its tables before the next step, so that the tables'
 // cache misses (and, on a cold file, page reads) overlap instead of following one another:
 //   aim:    permute the query, prefetch its directory entry;
-//   read:   read the entry: one block (prefetched whole) or a few candidates (their first line,
-//           which holds first_entry); without a directory, search the keys (prefetch the block);
-//   choose: pick the candidate by the first entries, prefetch the rest of its block.
+//   read:   read the entry and guess among its candidate blocks: prefetch the guess whole and
+//           the first lines (which hold first_entry) of its neighbours; without a directory,
+//           search the keys (prefetch the block);
+//   choose: walk from the guess by the first entries, prefetch the rest of the chosen block.
 // The block decode that follows is a serial chain of loads through the block, so the prefetches
 // must come first. ProbeStart::block is then where probe_from scans. (aim_at seeks the scan start of
 // any value x: IndexFile::ranks_of finds stored fingerprints the same way.)
@@ -68,19 +69,18 @@ inline void aim_permuted(const TableView& t, uint64_t q, ProbeStart& s) {
 inline void aim(const TableView& t, uint64_t fingerprint, ProbeStart& s) {
   aim_permuted(t, t.permutation.apply(fingerprint), s);
 }
-inline bool many_candidates(const TableView::Candidates& c) {  // choose searches the keys
-  return c.last - c.first > TableView::kMaxCandidates;
-}
 inline void read_candidates(const TableView& t, ProbeStart& s) {
   const auto& c = s.candidates = t.candidates(s.x);
-  if (c.first == c.last) return prefetch_block(t, c.first);
-  if (many_candidates(c)) return;
-  for (uint64_t j = c.first; j <= std::min(c.last, t.block_count() - 1); ++j) __builtin_prefetch(t.block(j));
+  prefetch_block(t, c.guess);
+  if (c.first == c.last) return;
+  // The walk's next steps either way (first lines): a guess is one block off about half the time.
+  if (c.guess + 1 < t.block_count()) __builtin_prefetch(t.block(c.guess + 1));
+  if (c.guess > c.first && c.guess - 1 < t.block_count()) __builtin_prefetch(t.block(c.guess - 1));
 }
 inline void choose(const TableView& t, ProbeStart& s) {
   const auto& c = s.candidates;
   s.block = t.choose_candidate(s.x, c);
-  if (c.first != c.last) prefetch_block(t, s.block, many_candidates(c) ? 0 : 64);  // the first line is in
+  if (s.block != c.guess) prefetch_block(t, s.block, 64);  // its first line is in (or a key search found it)
 }
 
 // A visitor of one block for the entries of `range`: on_entry(entry, index_in_block) for each of

@@ -1,6 +1,6 @@
-// simdex::upgrade_index: a 1.x or 2.0 file as 2.1 (spec/FORMAT.md §12): the version, and a
-// BLOCK_DIRECTORY made from the keys when the file has none. Here, above reader/ and writer/,
-// because it verifies with the one and publishes with the other.
+// simdex::upgrade_index: a 1.x, 2.0 or 2.1 file as 2.2 (spec/FORMAT.md §12): the version, and the
+// writer's BLOCK_DIRECTORY made from the keys when the file has none or one of other d_t. Here,
+// above reader/ and writer/, because it verifies with the one and publishes with the other.
 #include <algorithm>
 #include <filesystem>
 
@@ -15,7 +15,7 @@ namespace simdex {
 
 namespace {
 
-// BLOCK_DIRECTORY of `file`, as a 2.1 writer writes it, in pieces to `write`.
+// BLOCK_DIRECTORY of `file`, as the writer writes it, in pieces to `write`.
 void encode_directory(const reader::IndexFile& file,
                       const std::function<void(std::span<const uint8_t>)>& write) {
   std::vector<uint64_t> block_counts;
@@ -35,9 +35,14 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   summary.from_minor = file.header().version_minor;
   summary.file_bytes = file.size();
   const auto directory_tag = static_cast<uint32_t>(format::Tag::block_directory);
-  const bool has_directory = file.tagged_section(directory_tag).has_value();
   const bool current = summary.from_major == format::kVersionMajor &&
-                       summary.from_minor >= format::kVersionMinor && has_directory;
+                       summary.from_minor >= format::kVersionMinor &&
+                       file.tagged_section(directory_tag).has_value();
+  // Kept when the file is current or its d_t are the writer's; else (none, or a 2.1 file's finer
+  // slots) made anew.
+  bool writers_directory = file.tagged_section(directory_tag).has_value();
+  for (const reader::TableView& t : file.tables())
+    writers_directory &= current || t.directory_bits == format::directory_bits_for(t.block_count());
   std::error_code ec;
   const bool in_place = std::filesystem::equivalent(input, output, ec);
   if (current && in_place) return summary;
@@ -48,15 +53,16 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
     throw Error(p.code, "'" + input + "' fails verification (" + p.where + ": " + p.what +
                             "); it is not upgraded: rebuild it from its input");
   }
-  // The new header region: the same header, tables and sections as 2.1, and the file's tagged
-  // sections plus BLOCK_DIRECTORY in tag order when it has none. Its directory entry moves every
-  // section by 32 bytes; the sections' bytes and checksums stay.
+  // The new header region: the same header, tables and sections, and the file's tagged sections
+  // with the writer's BLOCK_DIRECTORY in tag order. A directory entry added moves every section by
+  // 32 bytes; the sections' bytes and checksums stay.
   format::HeaderRegion region = format::HeaderRegion::decode_from(file.data(), file.size());
   const uint64_t old_region_bytes = region.encoded_bytes();
   if (region.header.version_major < format::kVersionMajor) region.header.version_minor = 0;
   region.header.version_major = format::kVersionMajor;
   region.header.version_minor = std::max(region.header.version_minor, format::kVersionMinor);
-  if (!has_directory) {
+  if (!writers_directory) {
+    std::erase_if(region.tagged, [&](const auto& e) { return e.tag == directory_tag; });
     format::Checksum64 hash;
     format::TaggedSectionEntry entry{directory_tag, 0, 0, 0, 0};
     encode_directory(file, [&](std::span<const uint8_t> b) {
@@ -74,7 +80,7 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   uint64_t at = sections_end + shift;
   for (auto& s : region.sections) s.offset += shift;
   for (auto& e : region.tagged) {
-    old_offsets.push_back(e.tag == directory_tag && !has_directory ? 0 : e.offset);
+    old_offsets.push_back(e.tag == directory_tag && !writers_directory ? 0 : e.offset);
     e.offset = at;
     at += e.bytes;
   }
@@ -92,7 +98,7 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   out.write(head.data(), head.size());
   copy(old_region_bytes, sections_end - old_region_bytes);
   for (std::size_t i = 0; i < region.tagged.size(); ++i) {
-    if (region.tagged[i].tag == directory_tag && !has_directory)
+    if (region.tagged[i].tag == directory_tag && !writers_directory)
       encode_directory(file, [&](std::span<const uint8_t> b) { out.write(b.data(), b.size()); });
     else
       copy(old_offsets[i], region.tagged[i].bytes);

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "format/block_directory.h"
 #include "format/endian.h"
 #include "reader/index_impl.h"
 #include "reseal.h"
@@ -77,6 +78,42 @@ TEST_CASE("a probe through the directory starts where the keys say and answers a
     for (uint64_t q : queries_for(rng, c.pairs, 3, 1500)) {
       CAPTURE(q);
       REQUIRE(answer(index, q, 3) == oracle.query(q, 3));
+    }
+  });
+}
+
+TEST_CASE("a coarse directory: the probe guesses among many blocks a slot and starts where the keys say") {
+  // simdex caps d_t at 18 bits (format::kWriterMaxDirectoryBits), so a table of more blocks has
+  // several a slot: the same here at test sizes with directories of 1 .. d_t - 1 bits made from the
+  // keys (interpolation, walks of a few blocks either way, the key search beyond).
+  for_each_case([](const Case&, const Index& index) {
+    const reader::IndexFile& file = index_impl(index).file;
+    std::mt19937_64 rng(4);
+    for (reader::TableView t : file.tables()) {
+      if (t.block_count() < 2) continue;
+      for (unsigned bits = 1; bits < format::directory_bits_for(t.block_count()); bits += 2) {
+        CAPTURE(bits);
+        std::vector<uint8_t> entries;
+        uint64_t j = 0;
+        format::for_each_slot_block(
+            bits, t.block_count(), [&] { return t.key(j++); },
+            [&](uint64_t, uint64_t block) {
+              entries.resize(entries.size() + 4);
+              format::store_le32(entries.data() + entries.size() - 4, static_cast<uint32_t>(block));
+            });
+        std::atomic<const uint32_t*> copy{nullptr};
+        t.directory = entries.data();
+        t.directory_bits = bits;
+        t.directory_slot = &copy;
+        for (uint64_t b = 0; b < t.block_count(); ++b)
+          for (uint64_t x : {t.key(b), t.key(b) + 1, t.first_entry(b), t.first_entry(b) - 1})
+            check_scan_start(t, x);
+        for (int i = 0; i < 2000; ++i) check_scan_start(t, rng() >> (rng() % 64));
+        check_scan_start(t, 0);
+        check_scan_start(t, ~uint64_t{0});
+        REQUIRE(copy.load() != nullptr);  // the probes read the copy
+        delete[] copy.load();
+      }
     }
   });
 }

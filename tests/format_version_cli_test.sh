@@ -1,7 +1,7 @@
-# Formats 2.0 and 2.1 from the command line (spec/FORMAT.md §5.2, §5.3, §12): the fingerprint
+# Formats 2.0, 2.1 and 2.2 from the command line (spec/FORMAT.md §5.2, §5.3, §12): the fingerprint
 # settings an index built from text records, the refusal of text queries made with other settings,
-# `simdex info` of them and of the block directory, and `simdex upgrade` of 1.x and 2.0 files (byte
-# for byte the 2.1 writer's file, verified, atomic).
+# `simdex info` of them and of the block directory, and `simdex upgrade` of 1.x, 2.0 and 2.1 files
+# (byte for byte the 2.2 writer's file, verified, atomic).
 # Usage: format_version_cli_test.sh SIMDEX SOURCE_DIR
 simdex=$1; src=$2
 . "$(dirname "$0")/shell_checks.sh"
@@ -18,7 +18,7 @@ check "info --json" 0 "$simdex" info --json "$dir/t.sdx"
 expect_grep "info --json settings" '"fingerprint_settings":{"fingerprint_version":1,"shingle_size":2,"weighting":"frequency","stopwords":\["a","an",' "$dir/out"
 expect_grep "info --json tagged sections" '"tagged_sections":\[{"tag":1,"name":"FINGERPRINT_SETTINGS","critical":false' "$dir/out"
 expect_grep "info --json block directory" '{"tag":2,"name":"BLOCK_DIRECTORY","critical":false' "$dir/out"
-expect_grep "format 2.1" '"format":"2.1"' "$dir/out"
+expect_grep "format 2.2" '"format":"2.2"' "$dir/out"
 check "verify" 0 "$simdex" verify "$dir/t.sdx"
 # The same input gives the same bytes (the section included).
 check "build --text again" 0 "$simdex" build -q --text --stopwords english --shingle 2 -k 8 -o "$dir/t2.sdx" "$dir/docs.jsonl"
@@ -57,17 +57,24 @@ check "merge keeps them" 0 "$simdex" merge -q "$dir/s.sdxs"
 check "query --text the merged set" 1 "$simdex" query --text "$dir/s.sdxs" "$dir/q.jsonl"
 expect_grep "merged set refusal" "settings_mismatch" "$dir/err"
 
-# upgrade: 1.x and 2.0 -> 2.1, equal to the writer's file; in place; a 2.1 file is left alone.
+# upgrade: 1.x, 2.0, 2.1 -> 2.2, equal to the writer's file; in place; a 2.2 file is left alone.
 check "upgrade -o" 0 "$simdex" upgrade "$good/v1_dup_ids.sdx" -o "$dir/up.sdx"
-expect_grep "upgrade says what it did" "from format 1.0 to 2.1" "$dir/err"
+expect_grep "upgrade says what it did" "from format 1.0 to 2.2" "$dir/err"
 same "upgrade gives the writer's bytes" "$dir/up.sdx" "$good/dup_ids.sdx"
 check "upgrade a 2.0 file with tagged sections" 0 "$simdex" upgrade -q "$good/v2_0_tagged.sdx" -o "$dir/up2.sdx"
 same "the directory goes between its tags" "$dir/up2.sdx" "$good/tagged_unknown_optional.sdx"
 cp "$good/v1_paper4.sdx" "$dir/inplace.sdx"
 check "upgrade in place" 0 "$simdex" upgrade -q "$dir/inplace.sdx"
 same "in place" "$dir/inplace.sdx" "$good/paper4.sdx"
-check "upgrade a 2.1 file" 0 "$simdex" upgrade "$dir/inplace.sdx"
-expect_grep "nothing to do" "already format 2.1; nothing to do" "$dir/err"
+check "upgrade a 2.2 file" 0 "$simdex" upgrade "$dir/inplace.sdx"
+expect_grep "nothing to do" "already format 2.2; nothing to do" "$dir/err"
+cp "$good/v2_1_fine_paper4.sdx" "$dir/fine.sdx"
+check "upgrade a 2.1 file whose directory is finer than the writer's" 0 "$simdex" upgrade "$dir/fine.sdx"
+expect_grep "upgrade 2.1" "from format 2.1 to 2.2 in place" "$dir/err"
+same "2.1: the writer's directory replaces the old one" "$dir/fine.sdx" "$good/paper4.sdx"
+check "upgrade -o of a 2.2 file with other d_t" 0 "$simdex" upgrade "$good/directory_partial.sdx" -o "$dir/partial.sdx"
+expect_grep "copied" "already format 2.2; copied" "$dir/err"
+same "a 2.2 file keeps its directory" "$dir/partial.sdx" "$good/directory_partial.sdx"
 check "upgrade refuses a corrupt file" 1 "$simdex" upgrade "$src/tests/conformance/bad/block_checksum__stored.sdx" -o "$dir/x.sdx"
 expect_grep "corrupt: names the rule" "block_checksum" "$dir/err"
 if [ -e "$dir/x.sdx" ]; then bad "a refused upgrade wrote its output"; else ok; fi

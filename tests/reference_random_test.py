@@ -9,9 +9,10 @@ First checks the reader's pure-Python XXH3-64 against libxxhash (ctypes) when it
 First, with the spec's reference alone (no CLI): files built by the spec's writer rules
 (simdex_ref.build_bytes) from random, clustered and low-entropy fingerprints (dense prefixes: many
 blocks in one slot of BLOCK_DIRECTORY), with tables of 0 to 3 blocks and many, each written with the
-writer's BLOCK_DIRECTORY (2.1), without one (2.0 and 1.x) and with other d_t (0 in some tables,
-finer than the writer's, >= prefix_bits, 1); the reader opens and verifies each, rebuild gives the
-same bytes, upgrade_bytes turns the 2.0 and 1.x files into the 2.1 one, and the §9 probes (through
+writer's BLOCK_DIRECTORY (2.2), as 2.1 (the writer's d_t, and finer ones), without one (2.0 and
+1.x) and with other d_t (0 in some tables, finer than the writer's, >= prefix_bits, 1); the reader
+opens and verifies each, rebuild gives the same bytes, upgrade_bytes turns the 2.1, 2.0 and 1.x
+files into the 2.2 one, and the §9 probes (through
 the directory or BLOCK_KEYS) == brute force == the exact answer from the input pairs.
 
 Then for each case the C++ writer builds a file; then:
@@ -123,11 +124,13 @@ def check_python_case(rng, name, fps, tables, K, B, tally):
     idx = simdex_ref.open_bytes(writer)
     counts = [t.block_count for t in idx.tables]
     writer_bits = [simdex_ref.writer_directory_bits(c) for c in counts]
-    tally.check((idx.version_major, idx.version_minor) == (2, 1) and idx.block_directory is not None
+    tally.check((idx.version_major, idx.version_minor) == (2, 2) and idx.block_directory is not None
                 and [t.directory_bits for t in idx.tables] == writer_bits,
-                "%s: build_bytes writes 2.1 with the writer's d_t %s" % (name, writer_bits[:4]))
+                "%s: build_bytes writes 2.2 with the writer's d_t %s" % (name, writer_bits[:4]))
     variants = [
         ("writer", {}),
+        ("2.1", dict(version_minor=1)),
+        ("2.1 finer", dict(version_minor=1, directory_bits=[min(12, b + 1) if b else 0 for b in writer_bits])),
         ("2.0", dict(version_minor=0, directory=False)),
         ("1.0", dict(version_major=1, version_minor=0, directory=False)),
         ("d=0", dict(directory_bits=[0] * T)),
@@ -151,8 +154,8 @@ def check_python_case(rng, name, fps, tables, K, B, tally):
         problems = simdex_ref.verify_index(v)
         tally.check(problems == [], "%s: python verify" % label, repr(problems[:3]))
         tally.check(simdex_ref.rebuild(v) == data, "%s: rebuild gives the same bytes" % label)
-        if vname in ("2.0", "1.0"):
-            tally.check(simdex_ref.upgrade_bytes(data) == writer, "%s: upgrade_bytes gives the 2.1 file" % label)
+        if vname in ("2.1", "2.1 finer", "2.0", "1.0"):
+            tally.check(simdex_ref.upgrade_bytes(data) == writer, "%s: upgrade_bytes gives the 2.2 file" % label)
         bad = None
         for q in queries:
             for k in sorted({0, K // 2, K}):

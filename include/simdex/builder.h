@@ -64,15 +64,16 @@ struct BuildSummary {
 
 struct UpgradeSummary {
   unsigned from_major = 0, from_minor = 0;  // the input's format version
-  bool rewritten = false;                   // false: already format 2.1 or later, nothing changed
+  bool rewritten = false;                   // false: already format 2.2 or later, nothing changed
   uint64_t file_bytes = 0;                  // of the output
 };
 
-// Rewrites a format 1.x or 2.0 index file as format 2.1 (spec/FORMAT.md §12): the input is verified
-// in full first (every checksum and rule), then written to `output` atomically with its sections
-// unchanged and a BLOCK_DIRECTORY (§5.3) made from its block keys added, so the result is what a 2.1
-// writer writes from the same pairs. `output` may be `input` (replaced by rename: readers that have
-// it open keep the old bytes). A 2.1 input with its directory is left alone (rewritten = false)
+// Rewrites a format 1.x, 2.0 or 2.1 index file as format 2.2 (spec/FORMAT.md §12): the input is
+// verified in full first (every checksum and rule), then written to `output` atomically with its
+// sections unchanged and the writer's BLOCK_DIRECTORY (§5.3) made from its block keys where it had
+// none or one of other d_t (a 2.1 file of more than 2^18 blocks a table), so the result is what a
+// 2.2 writer writes from the same pairs. `output` may be `input` (replaced by rename: readers that
+// have it open keep the old bytes). A 2.2 input with a directory is left alone (rewritten = false)
 // unless output differs from input, which then gets a verified copy. Throws Error: the input's
 // broken rule, errc::io.
 SIMDEX_EXPORT UpgradeSummary upgrade_index(const std::string& input, const std::string& output);

@@ -84,8 +84,8 @@ struct TableInfo {
   uint64_t block_count = 0;
   uint64_t bytes = 0;         // blocks + block keys + block ranks
   double bits_per_entry = 0;  // bytes * 8 / fingerprint_count
-  // d_t of the BLOCK_DIRECTORY (format 2.1): 2^d_t slots find a probe's block; 0: none (a 2.0 or
-  // 1.x file, or a table of one block), probes search the block keys.
+  // d_t of the BLOCK_DIRECTORY (format 2.1; at most 18 since 2.2): 2^d_t slots find a probe's
+  // block; 0: none (a 2.0 or 1.x file, or a table of one block), probes search the block keys.
   unsigned directory_bits = 0;
   std::array<uint8_t, 64> code_length{};
 };
@@ -157,10 +157,10 @@ struct OpenOptions {
   // What open() loads into memory before it returns, for a process whose first queries must be as
   // fast as later ones. `none` (default): nothing, so open costs the same for any file size and each
   // page is read on first use. `keys`: what a probe reads to find its block: every table's block
-  // keys (8 bytes per block) and block directory (2 to 4 bytes per block, format 2.1); `all`: the
-  // whole file. Pages come from disk when not cached and are mapped into
-  // the process (madvise MADV_POPULATE_READ, or one read per page where the kernel lacks it). An
-  // index set applies it to each member.
+  // keys (8 bytes per block) and block directory (at most 4 bytes per block, format 2.1; copied
+  // into memory, at most 1 MiB a table); `all`: the whole file. Pages come from disk when not
+  // cached and are mapped into the process (madvise MADV_POPULATE_READ, or one read per page where
+  // the kernel lacks it). An index set applies it to each member.
   enum class Preload { none, keys, all };
   Preload preload = Preload::none;
 };

@@ -17,7 +17,7 @@
 
 // The file format version simdex writes ...
 #define SIMDEX_FORMAT_VERSION_MAJOR 2
-#define SIMDEX_FORMAT_VERSION_MINOR 1
+#define SIMDEX_FORMAT_VERSION_MINOR 2
 // ... and the files it reads: format major versions 1 and 2, any minor version ("1.x", "2.x").
 #define SIMDEX_FORMAT_READS_MAJOR 2
 #define SIMDEX_FORMAT_READS_OLDEST_MAJOR 1

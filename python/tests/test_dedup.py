@@ -229,7 +229,7 @@ def test_index_is_kept_when_asked(texts, tmp_path):
         # The index records how its fingerprints were made (spec/FORMAT.md §5.2).
         assert index.info["fingerprint_settings"] == {
             "fingerprint_version": 1, "shingle_size": 3, "weighting": "frequency", "stopwords": []}
-        assert index.info["format"] == "2.1"
+        assert index.info["format"] == "2.2"
     simdex.dedup(texts, index=path, k=4, shingle=2, weighting="binary", stopwords="english")
     with simdex.open(path) as index:
         settings = index.info["fingerprint_settings"]

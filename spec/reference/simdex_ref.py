@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Independent reference reader and writer for simdex index files (spec/FORMAT.md, version 2.1, and the
-2.0 and 1.x files it reads) and index sets
+"""Independent reference reader and writer for simdex index files (spec/FORMAT.md, version 2.2, and the
+2.1, 2.0 and 1.x files it reads) and index sets
 (spec/SET.md: open_set, set_query, set_info; `info`, `query` and `verify` below take a set too).
 
 Written from spec/FORMAT.md alone, with the Python 3.11 standard library only. It is slow and
@@ -25,10 +25,10 @@ Library:
                                     # spec's names that C++ `info --json` prints: scheme_name,
                                     # max_distance, fingerprint_count, id_count; older aliases
                                     # fingerprints, ids, blocks)
-    build_bytes(pairs, tables, ...) # a whole file by the writer rules (2.1 with BLOCK_DIRECTORY by
+    build_bytes(pairs, tables, ...) # a whole file by the writer rules (2.2 with BLOCK_DIRECTORY by
                                     # default; directory=False or directory_bits=[...] otherwise)
     rebuild(idx)                    # build_bytes of an opened file's pairs, tables and sections
-    upgrade_bytes(data)             # §12 `simdex upgrade`: a 1.x or 2.0 file as 2.1
+    upgrade_bytes(data)             # §12 `simdex upgrade`: a 1.x, 2.0 or 2.1 file as 2.2
 """
 
 import builtins
@@ -65,6 +65,8 @@ TAG_NAMES = {FINGERPRINT_SETTINGS: "FINGERPRINT_SETTINGS",  # the tags §5.1 ass
 MAX_SETTINGS_BYTES = 1 << 20
 MAX_DIRECTORY_BITS = 32                   # §5.3: 0 <= d_t <= 32
 MAX_DIRECTORY_BLOCK_COUNT = (1 << 32) - 1  # §5.3: d_t > 0 only when block_count_t <= 2^32 - 1
+WRITER_MAX_DIRECTORY_BITS = 18            # §5.3: the most d_t the writer chooses (since 2.2)
+WRITER_VERSION_MINOR = 2                  # §12: the writer writes 2.2
 
 OPEN_RULES = ["file_too_small", "bad_magic", "unsupported_version", "file_size_mismatch",
               "bad_header_field", "header_checksum", "reserved_nonzero", "bad_permutation",
@@ -306,10 +308,10 @@ def encode_fingerprint_settings(settings):
 # BLOCK_DIRECTORY (§5.3)
 
 def writer_directory_bits(block_count):
-    """How simdex chooses d_t (§5.3, normative for byte-identical output): floor(log2(block_count))
-    when 2 <= block_count <= 2^32 - 1, else 0."""
+    """How simdex chooses d_t (§5.3, normative for byte-identical output): min(floor(log2(block_count)),
+    18) when 2 <= block_count <= 2^32 - 1, else 0."""
     if 2 <= block_count <= MAX_DIRECTORY_BLOCK_COUNT:
-        return block_count.bit_length() - 1
+        return min(block_count.bit_length() - 1, WRITER_MAX_DIRECTORY_BITS)
     return 0
 
 
@@ -1128,13 +1130,14 @@ def encode_blocks(entries, lengths, B, partition=None):
     return blocks, keys, ranks
 
 
-def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=1, version_major=2,
+def build_bytes(pairs, tables, block_bytes, max_distance, scheme_name, version_minor=WRITER_VERSION_MINOR,
+                version_major=2,
                 tagged=(), directory=True, directory_bits=None):
     """A whole file from (fingerprint, id) pairs and tables [(source_bit, prefix_bits)], following
     the writer rules of the spec (§5-§8, §11). tagged: [(tag, tag_flags, payload)], written in
     ascending tag order (2.x only).
 
-    By default the file is what a 2.1 writer writes: version 2.1 and a BLOCK_DIRECTORY (tag 2,
+    By default the file is what a 2.2 writer writes: version 2.2 and a BLOCK_DIRECTORY (tag 2,
     CRITICAL clear, §5.3) with the writer's d_t = writer_directory_bits(block_count_t), among the
     other tagged sections in tag order. directory=False leaves the section out (a 2.0 file with
     version_minor=0, or with version_major=1 a 1.x file, which has no tagged section at all);
@@ -1222,27 +1225,53 @@ def rebuild(idx):
                        directory_bits=[tab.directory_bits for tab in idx.tables] if has_directory else None)
 
 
+def _without_tagged(idx, at):
+    """The file's bytes without tagged section `at` (its entry in the section directory and its
+    bytes): the sections before it move back by 32 bytes, the tagged sections after it also by its
+    size; file_bytes, tagged_section_count and the header checksum are updated."""
+    data, T, E = idx.data, idx.table_count, idx.tagged_section_count
+    gone = idx.tagged[at]
+    shrink = TAGGED_ENTRY_BYTES
+    head = bytearray(data[:HEADER_BYTES + DESCRIPTOR_BYTES * T])
+    struct.pack_into("<Q", head, 16, len(data) - shrink - gone.bytes)
+    struct.pack_into("<I", head, 88, E - 1)
+    entries = b""
+    for sec in idx.sections:
+        entries += struct.pack("<IIQQQ", sec.kind, sec.table, sec.offset - shrink, sec.bytes, sec.checksum)
+    for i, sec in enumerate(idx.tagged):
+        if i != at:
+            shift = shrink + (gone.bytes if i > at else 0)
+            entries += struct.pack("<IIQQQ", sec.tag, sec.flags, sec.offset - shift, sec.bytes, sec.checksum)
+    struct.pack_into("<Q", head, 120, xxh3_64(bytes(head[0:120]) + bytes(head[128:]) + entries))
+    return bytes(head) + entries + data[idx.R:gone.offset] + data[gone.offset + gone.bytes:]
+
+
 def upgrade_bytes(data):
-    """§12 `simdex upgrade`: a 1.x or 2.0 file rewritten as 2.1 after verifying it (raises
-    SimdexError naming the first broken rule). The version becomes 2.1 (a later 2.x minor version is
-    kept); a file without BLOCK_DIRECTORY gets one made from its BLOCK_KEYS with the writer's d_t,
-    placed in tag order among its tagged sections: its entry in the section directory moves every
-    section (of §5 and tagged) by 32 bytes, and the tagged sections after it also by the
-    directory's size. Every other section keeps its bytes and checksum; file_bytes,
-    tagged_section_count and the header checksum are updated. For a file a writer made, the result
-    equals build_bytes of the same pairs and tagged sections."""
+    """§12 `simdex upgrade`: a 1.x, 2.0 or 2.1 file rewritten as 2.2 after verifying it (raises
+    SimdexError naming the first broken rule). The version becomes 2.2 (a later 2.x minor version is
+    kept); a file without BLOCK_DIRECTORY, or a 2.0/2.1 file whose directory has other d_t than the
+    writer's (a 2.1 writer's file of more than 2^18 blocks a table), gets the writer's, made from its
+    BLOCK_KEYS (an old directory is taken out first) and placed in tag order among its tagged
+    sections: its entry in the section directory moves every section (of §5 and tagged) by 32
+    bytes, and the tagged sections after it also by the directory's size. Every other section keeps
+    its bytes and checksum; file_bytes, tagged_section_count and the header checksum are updated.
+    For a file a writer made, the result equals build_bytes of the same pairs and tagged sections."""
     idx = Index(data)
     problems = verify_index(idx)
     if problems:
         rule, where, what = problems[0]
         raise SimdexError(rule, "not upgraded: %s: %s" % (where, what))
     major, minor = idx.version_major, idx.version_minor
-    new_minor = 1 if major == 1 else max(minor, 1)
+    new_minor = WRITER_VERSION_MINOR if major == 1 else max(minor, WRITER_VERSION_MINOR)
     out = bytearray(data)
-    if idx.block_directory is not None:  # already has tag 2: the version only
-        struct.pack_into("<HH", out, 8, 2, new_minor)
-        struct.pack_into("<Q", out, 120, xxh3_64(bytes(out[0:120] + out[128:idx.R])))
-        return bytes(out)
+    if idx.block_directory is not None:
+        writers = all(tab.directory_bits == writer_directory_bits(tab.block_count) for tab in idx.tables)
+        if writers or (major, minor) >= (2, WRITER_VERSION_MINOR):  # the version only
+            struct.pack_into("<HH", out, 8, 2, new_minor)
+            struct.pack_into("<Q", out, 120, xxh3_64(bytes(out[0:120] + out[128:idx.R])))
+            return bytes(out)
+        data = _without_tagged(idx, next(i for i, s in enumerate(idx.tagged) if s.tag == BLOCK_DIRECTORY))
+        idx = Index(data)
     T, E = idx.table_count, idx.tagged_section_count
     keys = [list(struct.unpack_from("<%dQ" % tab.block_count, data, tab.keys_sec.offset)) for tab in idx.tables]
     payload = encode_block_directory([writer_directory_bits(tab.block_count) for tab in idx.tables], keys)

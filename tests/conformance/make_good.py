@@ -5,14 +5,14 @@ checked in and the tests never regenerate them).
     python3 tests/conformance/make_good.py SIMDEX_BINARY
 
 For each case: writes NAME.input.tsv (deterministic pseudo-random input), builds NAME.sdx with the
-C++ writer (format 2.1: every file has a BLOCK_DIRECTORY with the writer's d_t), checks the file with
+C++ writer (format 2.2: every file has a BLOCK_DIRECTORY with the writer's d_t), checks the file with
 the independent Python reader, and writes NAME.expected.json: the build options, the `info` figures,
 and queries with their exact answers computed by brute force over the input pairs (never by a simdex
 reader). Cases that need a property of the file (codes of length 12, a single-symbol code, many
 blocks, ...) assert it with the Python reader.
 
 Then the files no writer makes but every reader MUST read, built by the spec's writer rules
-(simdex_ref.build_bytes) from the pairs and tables of writer files: other versions (2.7, 2.0 and 1.x
+(simdex_ref.build_bytes) from the pairs and tables of writer files: other versions (2.7, 2.1, 2.0 and 1.x
 files, which `simdex upgrade` turns into the writer's file), other permutations and prefixes, other
 tagged sections, and other d_t of BLOCK_DIRECTORY.
 """
@@ -171,11 +171,17 @@ def info_figures(idx, pairs):
 
 
 def writer_directory(idx):
-    """True when idx is what a 2.1 writer writes: version 2.1 and a BLOCK_DIRECTORY with the
+    """True when idx is what the writer writes: version 2.2 and a BLOCK_DIRECTORY with the
     writer's d_t (the entries themselves are checked by simdex_ref.rebuild)."""
-    return (idx.version_major, idx.version_minor) == (2, 1) and idx.block_directory is not None and \
+    return (idx.version_major, idx.version_minor) == (2, simdex_ref.WRITER_VERSION_MINOR) and \
+        idx.block_directory is not None and \
         idx.block_directory.flags == 0 and \
         [t.directory_bits for t in idx.tables] == [simdex_ref.writer_directory_bits(t.block_count) for t in idx.tables]
+
+
+def src_tables(base):
+    """The tables of good/BASE.sdx, opened by the Python reader."""
+    return simdex_ref.open_index(os.path.join(GOOD, base + ".sdx")).tables
 
 
 def spec_build(idx, pairs, **kw):
@@ -229,7 +235,7 @@ def main(argv):
         idx = simdex_ref.open_index(out)
         assert simdex_ref.verify_index(idx) == [], name
         assert simdex_ref.rebuild(idx) == idx.data, name
-        assert writer_directory(idx), "%s: not a 2.1 file with the writer's BLOCK_DIRECTORY" % name
+        assert writer_directory(idx), "%s: not a 2.2 file with the writer's BLOCK_DIRECTORY" % name
         if check:
             assert check(idx), "%s: the file lacks the property it is meant to exercise" % name
         pairs = read_input(inp)
@@ -245,9 +251,10 @@ def main(argv):
 
     # Files no writer makes but every reader MUST accept (§3, §12), made from writer files by the
     # spec's writer rules: a later minor version of 2 (paper4 with version 2.7, its header checksum
-    # resealed: the same bytes as build_bytes with version_minor 7), 2.0 files without
-    # BLOCK_DIRECTORY and 1.x files (version_major 1: no tagged section at all), which
-    # `simdex upgrade` turns back into the writer's 2.1 file (`upgrades_to`).
+    # resealed: the same bytes as build_bytes with version_minor 7), 2.1 files (with the writer's
+    # d_t, and with other d_t, as a 2.1 writer chose for tables of 2^19 blocks or more), 2.0 files
+    # without BLOCK_DIRECTORY and 1.x files (version_major 1: no tagged section at all), which
+    # `simdex upgrade` turns back into the writer's 2.2 file (`upgrades_to`).
     def variant(name, base, desc, upgrades_to, **kw):
         src = simdex_ref.open_index(os.path.join(GOOD, base + ".sdx"))
         sidecar = json.load(open(os.path.join(GOOD, base + ".expected.json")))
@@ -279,6 +286,13 @@ def main(argv):
     R = simdex_ref.open_index(os.path.join(GOOD, "paper4.sdx")).R
     struct.pack_into("<Q", patched, 120, simdex_ref.xxh3_64(bytes(patched[:120] + patched[128:R])))
     assert data == bytes(patched)
+    variant("v2_1_paper4", "paper4", "paper4's pairs as format 2.1 with the writer's BLOCK_DIRECTORY (§12): "
+            "`simdex upgrade` raises its version, giving paper4.sdx", "paper4.sdx", version_minor=1)
+    fine = [simdex_ref.writer_directory_bits(t.block_count) + 1 for t in src_tables("paper4")]
+    variant("v2_1_fine_paper4", "paper4", "paper4's pairs as format 2.1 with a BLOCK_DIRECTORY of d_t = %s, one "
+            "more than the writer's (as a 2.1 writer chose for tables of 2^19 blocks or more, §5.3, §12): "
+            "`simdex upgrade` replaces it by the writer's, giving paper4.sdx" % fine, "paper4.sdx",
+            version_minor=1, directory_bits=fine)
     variant("v2_0_paper4", "paper4", "paper4's pairs as format 2.0: no BLOCK_DIRECTORY (§12); readers read it by "
             "searching BLOCK_KEYS, and `simdex upgrade` turns it into paper4.sdx", "paper4.sdx",
             version_minor=0, directory=False)

@@ -13,7 +13,7 @@ Good files (good/NAME.sdx with good/NAME.expected.json):
   - the C++ writer rebuilds NAME.sdx from NAME.input.tsv with the sidecar's build_args byte for
     byte, and so do the spec's writer rules (simdex_ref.rebuild); the sidecar's answers are checked
     once more against brute force over NAME.input.tsv;
-  - with `upgrades_to` in the sidecar (a 1.x or 2.0 file), `simdex upgrade` gives that 2.1 file
+  - with `upgrades_to` in the sidecar (a 1.x, 2.0 or 2.1 file), `simdex upgrade` gives that 2.2 file
     byte for byte (§12), and so does the spec's simdex_ref.upgrade_bytes.
 Bad files (bad/MANIFEST.tsv: FILE, RULE, PHASE, DESCRIPTION):
   - open phase: `simdex info` and `simdex query` exit 1 and name RULE on stderr, `simdex verify`
@@ -122,7 +122,7 @@ def check_good(binary, name, tally, use_python, tmp):
             tally.check(a == b, "%s: the C++ writer rebuilds it byte for byte" % label,
                         "sizes %d/%d, first difference at byte %s" % (len(a), len(b), first))
 
-    # §12: `simdex upgrade` turns a 1.x or 2.0 file into the writer's 2.1 bytes (the version, and a
+    # §12: `simdex upgrade` turns a 1.x, 2.0 or 2.1 file into the writer's 2.2 bytes (the version, and a
     # BLOCK_DIRECTORY made from BLOCK_KEYS inserted in tag order)
     if side.get("upgrades_to"):
         out_path = os.path.join(tmp, name + ".upgraded.sdx")
