@@ -47,7 +47,7 @@ void reader::preload(const Index::Impl& impl, OpenOptions::Preload what) {
   // (8 KiB each, and up to 1 MiB).
   for (const auto& t : impl.file.tables()) {
     t.decode_table();
-    if (t.directory && t.directory_bits <= reader::TableView::kMaxCopiedDirectoryBits) t.directory_copy();
+    t.copied_directory();
   }
 }
 

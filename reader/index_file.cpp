@@ -70,9 +70,11 @@ TableView::Candidates TableView::candidates(uint64_t x) const {
     return {j, j};
   }
   const uint64_t slot = x >> (64 - directory_bits);
+  const uint32_t* copy = copied_directory();
+  auto entry = [&](uint64_t s) -> uint64_t { return copy ? copy[s] : format::load_le32(directory + 4 * s); };
   // Clamped: a hostile entry keeps the choice within the table.
-  const uint64_t next = slot + 1 < (uint64_t{1} << directory_bits) ? directory_entry(slot + 1) : count;
-  const uint64_t last = std::min(next, count), first = std::min<uint64_t>(directory_entry(slot), last);
+  const uint64_t next = slot + 1 < (uint64_t{1} << directory_bits) ? entry(slot + 1) : count;
+  const uint64_t last = std::min(next, count), first = std::min(entry(slot), last);
   // x at the first value of its slot: the entry is the answer itself.
   const uint64_t offset = x << directory_bits >> directory_bits;  // x's place in its slot
   if (offset == 0 || first == last) return {first, first};

@@ -59,10 +59,10 @@ struct TableView {
     return built ? built : copy_directory();
   }
   const uint32_t* copy_directory() const;
-  // Entry `slot` of the directory (slot < 2^directory_bits), from the copy when there is one.
-  uint32_t directory_entry(uint64_t slot) const {
-    return directory_bits <= kMaxCopiedDirectoryBits ? directory_copy()[slot]
-                                                     : format::load_le32(directory + 4 * slot);
+  // The copy (made now if need be) when the directory is one a reader copies, else null: its
+  // entries are read where they lie.
+  const uint32_t* copied_directory() const {
+    return directory && directory_bits <= kMaxCopiedDirectoryBits ? directory_copy() : nullptr;
   }
 
   uint64_t block_count() const { return descriptor.block_count; }
@@ -93,8 +93,8 @@ struct TableView {
   uint64_t choose_candidate(uint64_t x, Candidates c) const;
   const void* directory_entry_address(uint64_t x) const {
     const uint64_t slot = x >> (64 - directory_bits);
-    return directory_bits <= kMaxCopiedDirectoryBits ? static_cast<const void*>(directory_copy() + slot)
-                                                     : directory + 4 * slot;
+    const uint32_t* copy = copied_directory();
+    return copy ? static_cast<const void*>(copy + slot) : directory + 4 * slot;
   }
   // The first block whose key (last entry) is >= x; block_count() when there is none. Only the keys
   // of x's candidates when the table has a directory; searched by interpolation alternating with

@@ -75,7 +75,7 @@ inline void read_candidates(const TableView& t, ProbeStart& s) {
   if (c.first == c.last) return;
   // The walk's next steps either way (first lines): a guess is one block off about half the time.
   if (c.guess + 1 < t.block_count()) __builtin_prefetch(t.block(c.guess + 1));
-  if (c.guess > c.first && c.guess - 1 < t.block_count()) __builtin_prefetch(t.block(c.guess - 1));
+  if (c.guess > c.first) __builtin_prefetch(t.block(c.guess - 1));  // guess <= last <= block_count()
 }
 inline void choose(const TableView& t, ProbeStart& s) {
   const auto& c = s.candidates;

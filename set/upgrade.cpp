@@ -35,14 +35,15 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   summary.from_minor = file.header().version_minor;
   summary.file_bytes = file.size();
   const auto directory_tag = static_cast<uint32_t>(format::Tag::block_directory);
+  const bool has_directory = file.tagged_section(directory_tag).has_value();
   const bool current = summary.from_major == format::kVersionMajor &&
-                       summary.from_minor >= format::kVersionMinor &&
-                       file.tagged_section(directory_tag).has_value();
+                       summary.from_minor >= format::kVersionMinor && has_directory;
   // Kept when the file is current or its d_t are the writer's; else (none, or a 2.1 file's finer
   // slots) made anew.
-  bool writers_directory = file.tagged_section(directory_tag).has_value();
-  for (const reader::TableView& t : file.tables())
-    writers_directory &= current || t.directory_bits == format::directory_bits_for(t.block_count());
+  const bool writers_directory =
+      has_directory && (current || std::ranges::all_of(file.tables(), [](const reader::TableView& t) {
+                          return t.directory_bits == format::directory_bits_for(t.block_count());
+                        }));
   std::error_code ec;
   const bool in_place = std::filesystem::equivalent(input, output, ec);
   if (current && in_place) return summary;

@@ -56,6 +56,17 @@ void check_scan_start(const reader::TableView& t, uint64_t x) {
   CHECK((j == exact || (j + 1 == exact && t.key(j) < x)));
 }
 
+// check_scan_start at every key, right after it, at every first entry and right before it, at 2,000
+// values of every magnitude, and at both ends.
+void check_scan_starts(const reader::TableView& t, std::mt19937_64& rng) {
+  for (uint64_t j = 0; j < t.block_count(); ++j)
+    for (uint64_t x : {t.key(j), t.key(j) + 1, t.first_entry(j), t.first_entry(j) - 1})
+      check_scan_start(t, x);
+  for (int i = 0; i < 2000; ++i) check_scan_start(t, rng() >> (rng() % 64));
+  check_scan_start(t, 0);
+  check_scan_start(t, ~uint64_t{0});
+}
+
 }  // namespace
 
 TEST_CASE("a probe through the directory starts where the keys say and answers as brute force") {
@@ -66,12 +77,7 @@ TEST_CASE("a probe through the directory starts where the keys say and answers a
     for (const reader::TableView& t : file.tables()) {
       directory |= t.directory != nullptr;
       if (t.block_count() == 0) continue;
-      for (uint64_t j = 0; j < t.block_count(); ++j)  // at the keys, right after them, at first entries
-        for (uint64_t x : {t.key(j), t.key(j) + 1, t.first_entry(j), t.first_entry(j) - 1})
-          check_scan_start(t, x);
-      for (int i = 0; i < 2000; ++i) check_scan_start(t, rng() >> (rng() % 64));
-      check_scan_start(t, 0);
-      check_scan_start(t, ~uint64_t{0});
+      check_scan_starts(t, rng);
     }
     CHECK(directory);
     const Oracle oracle(c.pairs);
@@ -105,12 +111,7 @@ TEST_CASE("a coarse directory: the probe guesses among many blocks a slot and st
         t.directory = entries.data();
         t.directory_bits = bits;
         t.directory_slot = &copy;
-        for (uint64_t b = 0; b < t.block_count(); ++b)
-          for (uint64_t x : {t.key(b), t.key(b) + 1, t.first_entry(b), t.first_entry(b) - 1})
-            check_scan_start(t, x);
-        for (int i = 0; i < 2000; ++i) check_scan_start(t, rng() >> (rng() % 64));
-        check_scan_start(t, 0);
-        check_scan_start(t, ~uint64_t{0});
+        check_scan_starts(t, rng);
         REQUIRE(copy.load() != nullptr);  // the probes read the copy
         delete[] copy.load();
       }
