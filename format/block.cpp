@@ -19,9 +19,9 @@ void BlockEncoder::start(uint64_t first_entry) {
 }
 
 bool BlockEncoder::add(uint64_t entry) {
+  if (bit_pos_ + entry_bits(last_, entry) > block_capacity_bits(block_bytes_)) return false;
   const unsigned h = h_of(last_, entry);
   const unsigned len = code_.length[h];
-  if (bit_pos_ + len + h > block_capacity_bits(block_bytes_)) return false;
   const uint64_t rest = low_bits(entry, h);
   if (len + h <= kMaxPutBits) {
     put_bits((uint64_t{code_.code[h]} << h) | rest, len + h);

@@ -35,6 +35,12 @@ class BlockEncoder {
   void start(uint64_t first_entry);
   // Appends `entry` (> the last one) if its bits fit in this block; false leaves the block unchanged.
   bool add(uint64_t entry);
+  // The bits an entry takes after `previous` in a block's stream (code(h) and the h bits below h):
+  // the entry goes to a new block when they do not fit.
+  unsigned entry_bits(uint64_t previous, uint64_t entry) const {
+    const unsigned h = h_of(previous, entry);
+    return code_.length[h] + h;
+  }
   // Completes header and checksum; the returned block_bytes bytes stay valid until the next start().
   const uint8_t* finish();
   uint32_t entry_count() const { return count_; }

@@ -12,70 +12,117 @@
 
 namespace simdex::format {
 
-void run_tasks(unsigned threads, std::size_t count,
-               const std::function<void(std::size_t, unsigned, std::atomic<uint64_t>&)>& task,
-               const TaskProgress& progress) {
+// The round in progress and the workers waiting for the next one.
+struct TaskPool::State {
+  std::mutex lock;
+  std::condition_variable wake;      // a new round, or the pool stopping
+  std::condition_variable finished;  // the last worker of a round is done
+  uint64_t round = 0;
+  bool stop = false;
+  bool started = false;  // start_workers ran
+  const Task* task = nullptr;
+  std::size_t count = 0;
   std::atomic<std::size_t> next{0};
   std::atomic<uint64_t> done{0};
   std::atomic<bool> failed{false};
   std::exception_ptr error;
-  std::mutex lock;
-  std::condition_variable finished;
-  unsigned running = threads;
-  auto work = [&](unsigned worker) {
+  unsigned running = 0;  // workers still in the round
+  std::vector<std::thread> workers;
+
+  // The round's tasks, taken one by one until none is left or one failed.
+  void work(unsigned worker) {
     try {
-      for (std::size_t i; !failed && (i = next.fetch_add(1)) < count;) task(i, worker, done);
+      for (std::size_t i; !failed && (i = next.fetch_add(1)) < count;) (*task)(i, worker, done);
     } catch (...) {
       std::lock_guard g(lock);
       if (!error) error = std::current_exception();
       failed = true;
     }
-    std::lock_guard g(lock);
-    if (--running == 0) finished.notify_all();
-  };
-  std::vector<std::thread> pool;
-  // One worker and nobody to report to: the calling thread works (a thread's start costs tens of
-  // microseconds, what a small batch spends on a table).
-  if (threads == 1 && !progress.report) {
-    running = 1;
-    work(0);
-    if (error) std::rethrow_exception(error);
-    return;
   }
+  void serve(unsigned worker) {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock g(lock);
+        wake.wait(g, [&] { return stop || round != seen; });
+        if (stop) return;
+        seen = round;
+      }
+      work(worker);
+      std::lock_guard g(lock);
+      if (--running == 0) finished.notify_all();
+    }
+  }
+};
+
+TaskPool::TaskPool(unsigned threads) : threads_(std::max(threads, 1u)), state_(std::make_unique<State>()) {}
+
+TaskPool::~TaskPool() {
+  {
+    std::lock_guard g(state_->lock);
+    state_->stop = true;
+  }
+  state_->wake.notify_all();
+  for (auto& th : state_->workers) th.join();
+}
+
+void TaskPool::start_workers() {
+  State& s = *state_;
+  s.started = true;
   try {
-    while (pool.size() < threads) pool.emplace_back(work, static_cast<unsigned>(pool.size()));
+    while (s.workers.size() < threads_)
+      s.workers.emplace_back([&s, w = static_cast<unsigned>(s.workers.size())] { s.serve(w); });
   } catch (const std::system_error& e) {
     // Out of threads (a process limit, address space): the workers started do all the work; with
     // none, the calling thread does it. Never leave a started thread unjoined (std::terminate).
-    const auto started = static_cast<unsigned>(pool.size());
     static std::atomic<bool> warned{false};  // once a process: a join meets it once per table
     if (!warned.exchange(true))
-      std::fprintf(stderr, "simdex: warning: could start only %u of %u threads (%s); going on with %u\n",
-                   started, threads, e.what(), std::max(started, 1u));
-    {
-      std::lock_guard g(lock);
-      running -= threads - started;
-    }
-    if (started == 0) {
-      running = 1;
-      work(0);
-    }
+      std::fprintf(stderr, "simdex: warning: could start only %zu of %u threads (%s); going on with %zu\n",
+                   s.workers.size(), threads_, e.what(), std::max<std::size_t>(s.workers.size(), 1));
   }
-  {
-    // The caller's thread only reports progress: the workers do the work.
-    std::unique_lock g(lock);
-    while (running > 0) {
-      finished.wait_for(g, std::chrono::milliseconds(200));
-      if (progress.report && running > 0) {
-        g.unlock();
-        progress.report(done.load(), progress.total);
-        g.lock();
+}
+
+void TaskPool::run(std::size_t count, const Task& task, const TaskProgress& progress) {
+  State& s = *state_;
+  s.task = &task;
+  s.count = count;
+  s.next = 0;
+  s.done = 0;
+  s.failed = false;
+  s.error = nullptr;
+  // One worker and nobody to report to: the calling thread works (a thread's start costs tens of
+  // microseconds, what a small batch spends on a table).
+  if (threads_ == 1 && !progress.report && !s.started) {
+    s.work(0);
+  } else {
+    if (!s.started) start_workers();
+    if (s.workers.empty()) {
+      s.work(0);
+    } else {
+      {
+        std::lock_guard g(s.lock);
+        s.running = static_cast<unsigned>(s.workers.size());
+        ++s.round;
+      }
+      s.wake.notify_all();
+      // The caller's thread only reports progress: the workers do the work.
+      std::unique_lock g(s.lock);
+      while (s.running > 0) {
+        s.finished.wait_for(g, std::chrono::milliseconds(200));
+        if (progress.report && s.running > 0) {
+          g.unlock();
+          progress.report(s.done.load(), progress.total);
+          g.lock();
+        }
       }
     }
   }
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+  if (s.error) std::rethrow_exception(s.error);
   if (progress.report) progress.report(progress.total, progress.total);
+}
+
+void run_tasks(unsigned threads, std::size_t count, const Task& task, const TaskProgress& progress) {
+  TaskPool(threads).run(count, task, progress);
 }
 
 }  // namespace simdex::format

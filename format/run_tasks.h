@@ -6,21 +6,42 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 
 namespace simdex::format {
 
-// Runs task(i, worker) for i in [0, count) on `threads` threads (workers 0..threads-1), calling
-// progress(done units, total units) from the calling thread meanwhile; tasks add to `done` through
-// the counter given. Rethrows the first exception of a task after every thread has stopped; once a
-// task failed, no new task starts. One thread and no progress to report: the calling thread runs
-// the tasks itself.
 struct TaskProgress {
   std::function<void(uint64_t, uint64_t)> report;  // may be empty
   uint64_t total = 0;
 };
-void run_tasks(
-    unsigned threads, std::size_t count,
-    const std::function<void(std::size_t task, unsigned worker, std::atomic<uint64_t>& done)>& task,
-    const TaskProgress& progress = {});
+using Task = std::function<void(std::size_t task, unsigned worker, std::atomic<uint64_t>& done)>;
+
+// Threads kept for several rounds of tasks: a job of many short rounds (a join runs six a table,
+// tens of milliseconds each at 100M on 16 threads) starts its workers once instead of once a round.
+// The threads start with the first round that needs them and stop with the pool.
+class TaskPool {
+ public:
+  explicit TaskPool(unsigned threads);
+  ~TaskPool();
+  TaskPool(const TaskPool&) = delete;
+  TaskPool& operator=(const TaskPool&) = delete;
+
+  // Runs task(i, worker) for i in [0, count) on the pool's threads (workers 0..threads-1), calling
+  // progress(done units, total units) from the calling thread meanwhile; tasks add to `done` through
+  // the counter given. Rethrows the first exception of a task after every thread has stopped; once
+  // a task failed, no new task of the round starts. One thread and no progress to report: the
+  // calling thread runs the tasks itself.
+  void run(std::size_t count, const Task& task, const TaskProgress& progress = {});
+  unsigned threads() const { return threads_; }
+
+ private:
+  struct State;
+  void start_workers();
+  unsigned threads_;
+  std::unique_ptr<State> state_;
+};
+
+// One round of a pool of its own: TaskPool(threads).run(count, task, progress).
+void run_tasks(unsigned threads, std::size_t count, const Task& task, const TaskProgress& progress = {});
 
 }  // namespace simdex::format

@@ -62,3 +62,41 @@ TEST_CASE("run_tasks rethrows a task's error, on one thread or several") {
     CHECK(started < 100000);  // no new task starts once one failed
   }
 }
+
+TEST_CASE("a TaskPool runs round after round on the same threads, a failed round leaving it usable") {
+  for (unsigned threads : {1u, 4u}) {
+    CAPTURE(threads);
+    simdex::format::TaskPool pool(threads);
+    std::mutex lock;
+    std::set<std::thread::id> ran_on;
+    for (int round = 0; round < 50; ++round) {
+      std::vector<std::atomic<int>> runs(1 + 37 * round % 101);
+      TaskProgress progress;
+      uint64_t last_done = 0;
+      if (round % 3 == 0) progress.report = [&](uint64_t done, uint64_t) { last_done = done; };
+      progress.total = runs.size();
+      auto task = [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
+        CHECK(worker < threads);
+        ++runs[i];
+        ++done;
+        std::lock_guard g(lock);
+        ran_on.insert(std::this_thread::get_id());
+      };
+      pool.run(runs.size(), task, progress);
+      for (auto& r : runs) CHECK(r == 1);
+      if (progress.report) CHECK(last_done == runs.size());
+      if (round % 10 == 5) {
+        CHECK_THROWS_WITH(pool.run(20,
+                                   [](std::size_t i, unsigned, std::atomic<uint64_t>&) {
+                                     if (i == 3) throw std::runtime_error("round failed");
+                                   }),
+                          "round failed");
+      }
+    }
+    // Rounds 0, 3, ... report progress, so the pool's own threads ran them: no more than asked
+    // for, besides the caller (which runs none of them once the workers started).
+    ran_on.erase(std::this_thread::get_id());
+    CHECK(ran_on.size() <= threads);
+    CHECK(!ran_on.empty());
+  }
+}

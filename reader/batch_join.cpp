@@ -32,28 +32,28 @@ struct Permuted {
 // to its own places), as does the permuting: with many tables this work, once serial, would bound
 // the join's speed-up.
 void permute_and_sort(const reader::TableView& t, std::span<const Query> queries, std::vector<Permuted>& v,
-                      std::vector<Permuted>& scratch, unsigned threads) {
+                      std::vector<Permuted>& scratch, format::TaskPool& pool) {
   const std::size_t n = queries.size();
-  const unsigned slices = n < (std::size_t{1} << 16) ? 1 : threads;
+  const unsigned slices = n < (std::size_t{1} << 16) ? 1 : pool.threads();
   auto slice = [&](std::size_t s) { return std::pair{n * s / slices, n * (s + 1) / slices}; };
   v.resize(n);
   scratch.resize(n);
   const unsigned prefix_bits = t.prefix_bits();
   std::vector<std::array<std::size_t, 256>> start(slices);
-  format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+  pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
     for (auto [i, end] = slice(s); i < end; ++i) v[i] = {t.permutation.apply(queries[i].fingerprint), i};
   });
   if (prefix_bits == 0) return;
   for (unsigned byte = (64 - prefix_bits) / 8; byte < 8; ++byte) {
     const unsigned shift = 8 * byte;
-    format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
       start[s].fill(0);
       for (auto [i, end] = slice(s); i < end; ++i) ++start[s][(v[i].q >> shift) & 0xff];
     });
     std::size_t sum = 0;  // digit by digit, slice by slice: a stable order
     for (unsigned d = 0; d < 256; ++d)
       for (auto& c : start) sum += std::exchange(c[d], sum);
-    format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
       for (auto [i, end] = slice(s); i < end; ++i) scratch[start[s][(v[i].q >> shift) & 0xff]++] = v[i];
     });
     v.swap(scratch);
@@ -376,7 +376,10 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   const reader::IndexFile& file = index_impl(index).file;
   const unsigned k = reader::batch_k(file, options);
   const unsigned threads = reader::batch_threads(options);
-  reader::check_work("join", reader::join_work(file, queries.size()), options.work_limit);
+  // The workers of every round below: a table's six rounds take tens of milliseconds at 100M on 16
+  // threads, where starting 16 threads a round cost a fifth of the join.
+  format::TaskPool pool(threads);
+  reader::check_work("join", reader::join_work(file, queries.size(), pool), options.work_limit);
   const auto masks = reader::prefix_masks(file);
   const auto& tables = file.tables();
   std::mutex lock;
@@ -393,7 +396,7 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   for (const reader::TableView& t : tables) {
     BatchTableStats ts{t.block_count(), 0, 0};
     if (file.header().fingerprint_count > 0 && !queries.empty()) {
-      permute_and_sort(t, queries, qs, scratch, threads);
+      permute_and_sort(t, queries, qs, scratch, pool);
       const auto chunks = plan(t, qs, threads);
       std::vector<Decoded> decoded(chunks.size());
       for (auto& j : joiners) j.found_ = 0;
@@ -402,8 +405,8 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
       if (options.progress)
         progress.report = [&](uint64_t done, uint64_t) { options.progress(offset + done, total); };
       progress.total = queries.size();
-      reader::run_tasks(
-          threads, chunks.size(),
+      pool.run(
+          chunks.size(),
           [&](std::size_t c, unsigned worker, std::atomic<uint64_t>& done) {
             decoded[c] = joiners[worker].run(t, qs, chunks[c]);
             done += chunks[c].end - chunks[c].first;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <vector>
 
 #include "simdex/error.h"
 
@@ -66,7 +67,7 @@ Work pairs_work(const IndexFile& file) {
   return work;
 }
 
-Work join_work(const IndexFile& file, uint64_t queries) {
+Work join_work(const IndexFile& file, uint64_t queries, format::TaskPool& pool) {
   const uint64_t n = file.header().fingerprint_count;
   Work work;
   if (n == 0) return work;
@@ -75,11 +76,15 @@ Work join_work(const IndexFile& file, uint64_t queries) {
   // costs about what a probe does), at least 256, enough to tell a degenerate prefix. (A sample per
   // query was 7% of a join of 4,096 queries against 1M, paper-10.)
   const uint64_t samples = std::min(samples_per_table(file), std::max<uint64_t>(256, queries / 16));
-  for (const TableView& t : file.tables()) {
-    const double per_block = static_cast<double>(n) / static_cast<double>(t.block_count());
-    const double group = mean_group_size(t, n, samples);
-    work.comparisons += q * group + std::min(q * per_block / 2, static_cast<double>(n));
-    work.largest_group = std::max(work.largest_group, group);
+  const auto& tables = file.tables();
+  std::vector<double> group(tables.size());
+  pool.run(tables.size(), [&](std::size_t t, unsigned, std::atomic<uint64_t>&) {
+    group[t] = mean_group_size(tables[t], n, samples);
+  });
+  for (std::size_t t = 0; t < tables.size(); ++t) {  // summed in table order: the same estimate always
+    const double per_block = static_cast<double>(n) / static_cast<double>(tables[t].block_count());
+    work.comparisons += q * group[t] + std::min(q * per_block / 2, static_cast<double>(n));
+    work.largest_group = std::max(work.largest_group, group[t]);
   }
   return work;
 }

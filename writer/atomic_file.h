@@ -24,7 +24,9 @@ class AtomicFile {
   void write_at(uint64_t offset, const void* data, std::size_t size);  // for the header, at the end
   // Bytes written at `offset` from any thread, unbuffered: sections written by the workers that
   // made them. The caller keeps them clear of the buffered sequential bytes (skip_to first, then
-  // skip_to again past them).
+  // skip_to again past them). Large ones are copied through a mapping of the file: pwrite holds
+  // the file's lock while it copies, so that ten workers writing their tables at 100M copied one
+  // at a time (2.5 s on 16 cores).
   void write_parallel(uint64_t offset, const void* data, std::size_t size);
   // The buffered bytes written out; the sequential writes go on at `offset` (>= position()).
   void skip_to(uint64_t offset);
@@ -41,6 +43,7 @@ class AtomicFile {
   void flush();
   void start_writeback();  // of the bytes written since the last call, when they are many
   void pwrite_all(uint64_t offset, const void* data, std::size_t size);
+  bool map_write(uint64_t offset, const void* data, std::size_t size);  // false: use pwrite
   std::string target_;
   OwnedTemp temp_;  // locked by this process until it is renamed and closed
   std::vector<uint8_t> buffer_;

@@ -3,6 +3,11 @@
 // makes of its members' tables merged in order.
 #pragma once
 
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "format/run_tasks.h"
 #include "writer/external_sorter.h"
 #include "writer/u64_store.h"
 
@@ -35,6 +40,45 @@ inline void collect(ForEachPair&& for_each_pair, U64Store* fingerprints, U64Stor
   });
   if (shared) id_offsets.push(ids.size());
   if (fingerprints) fingerprints->finish();
+  id_offsets.finish();
+  ids.finish();
+}
+
+// collect of pairs sorted in memory without repeats into empty in-memory stores, on the pool's
+// threads: each thread's part of the pairs counts the keys that start there, then writes them at
+// the places those counts give. The same stores as collect's (at 100M, 1.2 s on one thread while
+// 15 of 16 waited).
+inline void collect_sorted(std::span<const Pair> pairs, U64Store& fingerprints, U64Store& id_offsets,
+                           U64Store& ids, format::TaskPool& pool) {
+  const std::size_t m = pairs.size();
+  const std::size_t parts = m < (std::size_t{1} << 16) ? 1 : pool.threads();
+  auto part = [&](std::size_t s) { return std::pair{m * s / parts, m * (s + 1) / parts}; };
+  auto starts_key = [&](std::size_t i) { return i == 0 || pairs[i].key != pairs[i - 1].key; };
+  std::vector<uint64_t> before(parts + 1, 0);  // keys starting before each part (after the prefix sum)
+  pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    uint64_t count = 0;
+    for (auto [i, end] = part(s); i < end; ++i) count += starts_key(i) ? 1 : 0;
+    before[s + 1] = count;
+  });
+  for (std::size_t s = 0; s < parts; ++s) before[s + 1] += before[s];
+  const uint64_t distinct = before[parts];
+  uint64_t* key = fingerprints.fill(distinct);
+  uint64_t* id = ids.fill(m);
+  // Offsets only when some fingerprint has a second id (spec/FORMAT.md, ids): a key's first id.
+  uint64_t* offset = distinct < m ? id_offsets.fill(distinct + 1) : nullptr;
+  pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    uint64_t k = before[s];
+    for (auto [i, end] = part(s); i < end; ++i) {
+      if (starts_key(i)) {
+        key[k] = pairs[i].key;
+        if (offset) offset[k] = i;
+        ++k;
+      }
+      id[i] = pairs[i].id;
+    }
+  });
+  if (offset) offset[distinct] = m;
+  fingerprints.finish();
   id_offsets.finish();
   ids.finish();
 }

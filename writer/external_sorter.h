@@ -98,6 +98,9 @@ class ExternalSorter {
   // Records in ascending order (repeats removed within a run for SortPairs; across runs they stay).
   template <typename F>
   void for_each(F&& f) const;
+  // The records in ascending order when no run was spilled (after finish(); repeats removed for
+  // SortPairs), for readers that split them among threads.
+  std::span<const T> sorted_in_memory() const { return {buffer_.data(), runs_.empty() ? in_memory_ : 0}; }
   // Frees the buffer and the runs.
   void clear() {
     decltype(buffer_)().swap(buffer_);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format/permutation.h"
+#include "format/run_tasks.h"
 #include "format/thread_count.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -70,7 +71,12 @@ BuildSummary IndexBuilder::write(const std::string& path) {
     ids.reserve(pair_count, s.threads);
   }
   if (s.pairs.external()) progress("merge", 0, s.pairs.run_count());
-  writer::collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);
+  if (in_memory) {
+    format::TaskPool pool(s.threads);
+    writer::collect_sorted(s.pairs.sorted_in_memory(), fingerprints, id_offsets, ids, pool);
+  } else {
+    writer::collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);
+  }
   s.pairs.clear();
 
   const uint64_t n = fingerprints.size();

@@ -127,16 +127,35 @@ auto each_fingerprint(const U64Store& fingerprints) {
   };
 }
 
+// The encoding of entries held in memory (encode_table, on `threads` threads), the blocks in
+// arrays.blocks.
+TableResult encode_in_memory(std::span<const uint64_t> entries, uint32_t block_bytes, unsigned threads,
+                             TableArrays& arrays) {
+  EncodedTable e = encode_table(entries, block_bytes, threads, arrays.blocks);
+  TableResult r;
+  r.code_length = e.code_length;
+  r.keys = std::move(e.keys);
+  r.ranks = std::move(e.ranks);
+  return r;
+}
+
 // Permutes the fingerprints, sorts them within `memory_bytes` on `sort_threads` threads, encodes,
-// the blocks going to the sink. The identity permutation keeps the fingerprints' own order: no
-// sort. When the entries and the sort's scratch fit in the bound (16 bytes an entry), they are
-// sorted in `arrays`, kept for the next table (fresh memory costs a fault and a cleared page a
-// page); else in runs.
+// the blocks going to the sink, or (sink empty) to arrays.blocks. The identity permutation keeps
+// the fingerprints' own order: no sort. When the entries and the sort's scratch fit in the bound
+// (16 bytes an entry), they are sorted in `arrays`, kept for the next table (fresh memory costs a
+// fault and a cleared page a page); else in runs. Entries in memory with no sink are encoded on
+// the sort's threads too.
 TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
                         ScratchSpace& scratch, uint64_t memory_bytes, unsigned sort_threads,
                         TableArrays& arrays, TableEncoder::BlockSink sink) {
+  const bool to_arrays = !sink;
+  if (to_arrays) sink = [&arrays](const uint8_t* b, std::size_t size) { arrays.blocks.append(b, size); };
   const format::Permutation perm(layout.source_bit);
-  if (perm.is_identity()) return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
+  if (perm.is_identity()) {
+    if (to_arrays && fingerprints.in_memory())
+      return encode_in_memory(fingerprints.values(), block_bytes, sort_threads, arrays);
+    return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
+  }
   const std::size_t n = static_cast<std::size_t>(fingerprints.size());
   if (16 * fingerprints.size() > memory_bytes) {
     ExternalSorter<SortU64> sorter(scratch, memory_bytes, sort_threads);
@@ -155,6 +174,7 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
     for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
   });
   radix_sort(arrays.entries.span(), arrays.scratch.span(), sort_threads);
+  if (to_arrays) return encode_in_memory(arrays.entries.span(), block_bytes, sort_threads, arrays);
   return encode_sorted(
       [&](auto&& f) {
         for (std::size_t j = 0; j < n; ++j) f(entries[j]);
@@ -162,7 +182,7 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
       block_bytes, std::move(sink));
 }
 
-// build_table with the blocks held in arrays->blocks too, for the caller to write.
+// build_table with the blocks held in arrays->blocks, for the caller to write.
 TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayout& layout,
                                   uint32_t block_bytes, ScratchSpace& scratch, uint64_t memory_bytes,
                                   unsigned sort_threads, std::unique_ptr<TableArrays> arrays) {
@@ -170,8 +190,8 @@ TableResult build_table_in_memory(const U64Store& fingerprints, const TableLayou
   blocks.clear();
   // About its bound (< 10 bytes an entry): rarely grown.
   blocks.reserve(10 * fingerprints.size() + block_bytes);
-  TableResult r = build_table(fingerprints, layout, block_bytes, scratch, memory_bytes, sort_threads, *arrays,
-                              [&](const uint8_t* b, std::size_t size) { blocks.append(b, size); });
+  TableResult r =
+      build_table(fingerprints, layout, block_bytes, scratch, memory_bytes, sort_threads, *arrays, {});
   r.arrays = std::move(arrays);
   return r;
 }

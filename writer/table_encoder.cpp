@@ -1,5 +1,11 @@
 #include "writer/table_encoder.h"
 
+#include <cstring>
+#include <stdexcept>
+#include <utility>
+
+#include "format/run_tasks.h"
+
 namespace simdex::writer {
 
 TableEncoder::TableEncoder(const format::CodeLengths& lengths, uint32_t block_bytes, BlockSink sink)
@@ -25,6 +31,59 @@ void TableEncoder::close_block() {
 
 void TableEncoder::finish() {
   if (open_) close_block();
+}
+
+EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_bytes, unsigned threads,
+                          format::HugeBuffer<uint8_t>& blocks) {
+  const std::size_t n = entries.size();
+  EncodedTable r;
+  format::TaskPool pool(threads);
+  auto parts_of = [&](std::size_t count, std::size_t least) { return count < least ? 1 : pool.threads(); };
+  auto part = [](std::size_t count, std::size_t parts, std::size_t s) {
+    return std::pair{count * s / parts, count * (s + 1) / parts};
+  };
+  // The h of every entry after the first (HHistogram's), a part at a time.
+  const std::size_t parts = parts_of(n, std::size_t{1} << 16);
+  std::vector<std::array<uint64_t, format::kSymbols>> frequency(parts);
+  pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    frequency[s].fill(0);
+    for (auto [i, end] = part(n, parts, s); i < end; ++i)
+      if (i > 0) ++frequency[s][format::h_of(entries[i - 1], entries[i])];
+  });
+  std::array<uint64_t, format::kSymbols> total{};
+  for (const auto& f : frequency)
+    for (std::size_t h = 0; h < total.size(); ++h) total[h] += f[h];
+  r.code_length = format::code_lengths_from_frequencies(total);
+  // Where the blocks start: as TableEncoder fills them, an entry opening a new block when its
+  // bits do not fit in the room left.
+  format::BlockEncoder encoder(r.code_length, block_bytes);
+  const uint64_t capacity = format::block_capacity_bits(block_bytes);
+  uint64_t used = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned bits = i == 0 ? 0 : encoder.entry_bits(entries[i - 1], entries[i]);
+    if (i == 0 || used + bits > capacity) {
+      r.ranks.push_back(i);
+      used = 0;
+    } else {
+      used += bits;
+    }
+  }
+  const std::size_t block_count = r.ranks.size();
+  blocks.resize(block_count * block_bytes);
+  r.keys.resize(block_count);
+  const std::size_t block_parts = parts_of(block_count, 256);
+  pool.run(block_parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    format::BlockEncoder block(r.code_length, block_bytes);
+    for (auto [j, end] = part(block_count, block_parts, s); j < end; ++j) {
+      const std::size_t first = r.ranks[j], last = j + 1 < block_count ? r.ranks[j + 1] : n;
+      block.start(entries[first]);
+      for (std::size_t i = first + 1; i < last; ++i)
+        if (!block.add(entries[i])) throw std::logic_error("encode_table: a block's entries do not fit");
+      std::memcpy(blocks.data() + j * block_bytes, block.finish(), block_bytes);
+      r.keys[j] = entries[last - 1];
+    }
+  });
+  return r;
 }
 
 }  // namespace simdex::writer

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <vector>
 
 #include "format/huge_pages.h"
@@ -28,6 +30,14 @@ class U64Store {
       writer_->add(v);
     else
       memory_.push_back(v);
+  }
+  // In memory, empty: room for n values, which the caller writes (from several threads if it
+  // likes) through the pointer before finish().
+  uint64_t* fill(uint64_t n) {
+    if (file_ || size_ != 0) throw std::logic_error("U64Store::fill: not an empty store in memory");
+    memory_.resize(static_cast<std::size_t>(n));
+    size_ = n;
+    return memory_.data();
   }
   void finish() {
     if (writer_) writer_->flush();
@@ -59,6 +69,9 @@ class U64Store {
       r.consume(count);
     }
   }
+
+  // The values of a store in memory (after finish()).
+  std::span<const uint64_t> values() const { return memory_.span(); }
 
   // Reads the values one by one (several cursors may read one store at once).
   class Cursor {
