@@ -16,9 +16,10 @@ struct TaskProgress {
 };
 using Task = std::function<void(std::size_t task, unsigned worker, std::atomic<uint64_t>& done)>;
 
-// Threads kept for several rounds of tasks: a job of many short rounds (a join runs six a table,
-// tens of milliseconds each at 100M on 16 threads) starts its workers once instead of once a round.
-// The threads start with the first round that needs them and stop with the pool.
+// Threads kept for several rounds of tasks: a job of many short rounds (a join runs six a table, a
+// few milliseconds each at 100M on 16 threads; a build's reading two a block) starts its workers
+// once instead of once a round. The threads start with the first round that needs them and stop
+// with the pool.
 class TaskPool {
  public:
   explicit TaskPool(unsigned threads);

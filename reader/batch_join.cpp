@@ -376,8 +376,8 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   const reader::IndexFile& file = index_impl(index).file;
   const unsigned k = reader::batch_k(file, options);
   const unsigned threads = reader::batch_threads(options);
-  // The workers of every round below: a table's six rounds take tens of milliseconds at 100M on 16
-  // threads, where starting 16 threads a round cost a fifth of the join.
+  // The workers of every round below, started once: a table's six rounds take a few milliseconds
+  // each at 100M on 16 threads (bench/RESULTS.md, "Builds and joins on 16 cores").
   format::TaskPool pool(threads);
   reader::check_work("join", reader::join_work(file, queries.size(), pool), options.work_limit);
   const auto masks = reader::prefix_masks(file);
