@@ -8,14 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "format/run_tasks.h"
 #include "simdex/fingerprint.h"
 
 namespace simdex {
 
-// out[i] = the fingerprint of texts[i], on up to fingerprinters.size() threads; worker w uses
-// fingerprinters[w], made from `options` when empty. The spans' sizes must be equal.
+// out[i] = the fingerprint of texts[i], on the pool's threads (as many as fingerprinters); worker w
+// uses fingerprinters[w], made from `options` when empty. The spans' sizes must be equal.
 void fingerprint_all_with(std::span<const std::string_view> texts, std::span<std::uint64_t> out,
                           const FingerprintOptions& options,
-                          std::vector<std::optional<Fingerprinter>>& fingerprinters);
+                          std::vector<std::optional<Fingerprinter>>& fingerprinters, format::TaskPool& pool);
 
 }  // namespace simdex

@@ -14,13 +14,14 @@ void TextPipeline::Batch::clear() {
 }
 
 void TextPipeline::Batch::fingerprint(const FingerprintOptions& options,
-                                      std::vector<std::optional<Fingerprinter>>& fingerprinters) {
+                                      std::vector<std::optional<Fingerprinter>>& fingerprinters,
+                                      format::TaskPool& pool) {
   std::vector<std::string_view> views(ends.size());
   std::size_t begin = 0;
   for (std::size_t i = 0; i < ends.size(); begin = ends[i++])
     views[i] = std::string_view(text).substr(begin, ends[i] - begin);
   fingerprints.resize(ends.size());
-  fingerprint_all_with(views, fingerprints, options, fingerprinters);
+  fingerprint_all_with(views, fingerprints, options, fingerprinters, pool);
 }
 
 TextPipeline::TextPipeline(const FingerprintOptions& options, unsigned threads, Emit emit,
@@ -30,7 +31,8 @@ TextPipeline::TextPipeline(const FingerprintOptions& options, unsigned threads, 
       emit_(std::move(emit)),
       batch_bytes_(batch_bytes),
       serial_(options),
-      fingerprinters_(threads_) {}
+      fingerprinters_(threads_),
+      pool_(threads_) {}
 
 TextPipeline::~TextPipeline() {
   if (pending_.valid()) pending_.wait();
@@ -48,7 +50,7 @@ void TextPipeline::add(std::string_view text, std::uint64_t tag) {
   wait_and_emit();
   std::swap(filling_, working_);
   filling_.clear();
-  auto work = [this] { working_.fingerprint(options_, fingerprinters_); };
+  auto work = [this] { working_.fingerprint(options_, fingerprinters_, pool_); };
   try {
     pending_ = std::async(std::launch::async, work);
   } catch (const std::system_error&) {
@@ -66,7 +68,7 @@ void TextPipeline::wait_and_emit() {
 void TextPipeline::finish() {
   wait_and_emit();
   if (filling_.tags.empty()) return;
-  filling_.fingerprint(options_, fingerprinters_);
+  filling_.fingerprint(options_, fingerprinters_, pool_);
   for (std::size_t i = 0; i < filling_.tags.size(); ++i) emit_(filling_.tags[i], filling_.fingerprints[i]);
   filling_.clear();
 }

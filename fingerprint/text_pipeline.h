@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "format/run_tasks.h"
 #include "simdex/fingerprint.h"
 
 namespace simdex {
@@ -40,7 +41,7 @@ class TextPipeline {
     std::vector<std::uint64_t> tags, fingerprints;
     void clear();
     void fingerprint(const FingerprintOptions& options,
-                     std::vector<std::optional<Fingerprinter>>& fingerprinters);
+                     std::vector<std::optional<Fingerprinter>>& fingerprinters, format::TaskPool& pool);
   };
   void wait_and_emit();  // the batch in the background, if any
 
@@ -50,6 +51,7 @@ class TextPipeline {
   std::size_t batch_bytes_;
   Fingerprinter serial_;                                      // threads_ == 1
   std::vector<std::optional<Fingerprinter>> fingerprinters_;  // one a worker, kept from batch to batch
+  format::TaskPool pool_;                                     // the workers, kept from batch to batch
   Batch filling_, working_;
   std::future<void> pending_;  // fingerprints working_
 };
