@@ -95,9 +95,7 @@ class TableArrayPool {
 
 // The code lengths, keys and ranks of one table; its blocks went to the sink, or are in `arrays`
 // when the table was encoded in memory.
-struct TableResult {
-  format::CodeLengths code_length{};
-  std::vector<uint64_t> keys, ranks;
+struct TableResult : EncodedTable {
   std::unique_ptr<TableArrays> arrays;
 };
 
@@ -131,11 +129,8 @@ auto each_fingerprint(const U64Store& fingerprints) {
 // arrays.blocks.
 TableResult encode_in_memory(std::span<const uint64_t> entries, uint32_t block_bytes, unsigned threads,
                              TableArrays& arrays) {
-  EncodedTable e = encode_table(entries, block_bytes, threads, arrays.blocks);
   TableResult r;
-  r.code_length = e.code_length;
-  r.keys = std::move(e.keys);
-  r.ranks = std::move(e.ranks);
+  static_cast<EncodedTable&>(r) = encode_table(entries, block_bytes, threads, arrays.blocks);
   return r;
 }
 

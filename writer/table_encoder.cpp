@@ -42,18 +42,15 @@ EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_byte
   auto part = [](std::size_t count, std::size_t parts, std::size_t s) {
     return std::pair{count * s / parts, count * (s + 1) / parts};
   };
-  // The h of every entry after the first (HHistogram's), a part at a time.
+  // The h frequencies a part at a time, each part's histogram started at the entry before it.
   const std::size_t parts = parts_of(n, std::size_t{1} << 16);
-  std::vector<std::array<uint64_t, format::kSymbols>> frequency(parts);
+  std::vector<HHistogram> histograms(parts);
   pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-    frequency[s].fill(0);
-    for (auto [i, end] = part(n, parts, s); i < end; ++i)
-      if (i > 0) ++frequency[s][format::h_of(entries[i - 1], entries[i])];
+    auto [i, end] = part(n, parts, s);
+    for (i = i > 0 ? i - 1 : 0; i < end; ++i) histograms[s].add(entries[i]);
   });
-  std::array<uint64_t, format::kSymbols> total{};
-  for (const auto& f : frequency)
-    for (std::size_t h = 0; h < total.size(); ++h) total[h] += f[h];
-  r.code_length = format::code_lengths_from_frequencies(total);
+  for (std::size_t s = 1; s < parts; ++s) histograms[0].merge(histograms[s]);
+  r.code_length = histograms[0].code_lengths();
   // Where the blocks start: as TableEncoder fills them, an entry opening a new block when its
   // bits do not fit in the room left.
   format::BlockEncoder encoder(r.code_length, block_bytes);

@@ -22,6 +22,10 @@ class HHistogram {
     last_ = entry;
   }
   format::CodeLengths code_lengths() const { return format::code_lengths_from_frequencies(frequency_); }
+  // Adds the frequencies of another part of the entries (counted from the entry before it on).
+  void merge(const HHistogram& other) {
+    for (std::size_t h = 0; h < frequency_.size(); ++h) frequency_[h] += other.frequency_[h];
+  }
 
  private:
   std::array<uint64_t, format::kSymbols> frequency_{};
