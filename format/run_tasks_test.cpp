@@ -1,5 +1,6 @@
-// run_tasks: every task once, on the workers asked for (the calling thread when one worker has no
-// progress to report), and the first error rethrown after the others stopped.
+// run_tasks: every task once, on the workers asked for (the calling thread when one worker, or a
+// round of one task, has no progress to report), and the first error rethrown after the others
+// stopped.
 #include "format/run_tasks.h"
 
 #include <doctest/doctest.h>
@@ -99,4 +100,29 @@ TEST_CASE("a TaskPool runs round after round on the same threads, a failed round
     CHECK(ran_on.size() <= threads);
     CHECK(!ran_on.empty());
   }
+}
+
+TEST_CASE("a round of one task with nobody to report to runs on the calling thread") {
+  simdex::format::TaskPool pool(4);
+  auto thread_of = [&](std::size_t count, bool report) {
+    std::mutex lock;
+    std::set<std::thread::id> ran_on;
+    TaskProgress progress;
+    if (report) progress.report = [](uint64_t, uint64_t) {};
+    progress.total = count;
+    pool.run(
+        count,
+        [&](std::size_t, unsigned worker, std::atomic<uint64_t>&) {
+          CHECK(worker < 4);
+          std::lock_guard g(lock);
+          ran_on.insert(std::this_thread::get_id());
+        },
+        progress);
+    return ran_on;
+  };
+  const auto caller = std::this_thread::get_id();
+  CHECK(thread_of(1, false) == std::set{caller});  // before the workers started
+  CHECK(thread_of(1, true).count(caller) == 0);    // a progress report: the caller reports, a worker works
+  CHECK(thread_of(64, false).count(caller) == 0);  // the workers now run
+  CHECK(thread_of(1, false) == std::set{caller});  // and still not one task alone
 }

@@ -71,15 +71,20 @@ std::size_t group_end(const std::vector<Permuted>& qs, std::size_t i, unsigned p
 struct Chunk {
   std::size_t first, end;  // positions in the sorted queries, at group boundaries
 };
+constexpr std::size_t kChunksPerThread = 32;
 
 // Chunks of about `step` queries, cut where the prefix changes: a chunk owns its queries and
 // decodes every block they need, so neighbouring chunks may both decode the block between them
 // (each hit is still found once, by the chunk owning its query). Dense queries (every prefix
-// queried) thus still make many chunks, one per thread and more for balance.
+// queried) thus still make many chunks. Several threads: 32 chunks a thread, so that the round's
+// last chunks leave the others idle for little time (8 a thread: a join of 1M queries against
+// 100M on 16 threads 8-14% slower, bench/RESULTS.md). One thread: chunks of 65,536 queries at
+// least, a small batch in one chunk (each chunk starts its probe pipeline empty).
 std::vector<Chunk> plan(const reader::TableView& t, const std::vector<Permuted>& qs, unsigned threads) {
   std::vector<Chunk> chunks;
   const std::size_t n = qs.size();
-  const std::size_t step = std::max<std::size_t>(256, n / (8 * std::size_t{threads}) + 1);
+  const std::size_t step =
+      std::max<std::size_t>(threads == 1 ? 65536 : 256, n / (kChunksPerThread * std::size_t{threads}) + 1);
   const unsigned p = t.prefix_bits();
   for (std::size_t b = 0; b < n;) {
     std::size_t e = std::min(n, b + step);
