@@ -18,13 +18,13 @@ namespace simdex {
 namespace {
 // Texts a task: small enough to balance uneven texts, large enough that the counter is not contended.
 constexpr std::size_t kChunk = 64;
+std::size_t chunk_count(std::size_t texts) { return (texts + kChunk - 1) / kChunk; }
 }  // namespace
 
 void fingerprint_all_with(std::span<const std::string_view> texts, std::span<std::uint64_t> out,
                           const FingerprintOptions& options,
                           std::vector<std::optional<Fingerprinter>>& fingerprinters, format::TaskPool& pool) {
-  const std::size_t chunks = (texts.size() + kChunk - 1) / kChunk;
-  pool.run(chunks, [&](std::size_t c, unsigned w, std::atomic<uint64_t>&) {
+  pool.run(chunk_count(texts.size()), [&](std::size_t c, unsigned w, std::atomic<uint64_t>&) {
     Fingerprinter& f = fingerprinters[w] ? *fingerprinters[w] : fingerprinters[w].emplace(options);
     const std::size_t end = std::min(texts.size(), (c + 1) * kChunk);
     for (std::size_t i = c * kChunk; i < end; ++i) out[i] = f.fingerprint(texts[i]);
@@ -39,8 +39,8 @@ void fingerprint_all(std::span<const std::string_view> texts, std::span<std::uin
   std::vector<std::optional<Fingerprinter>> fingerprinters(format::thread_count(threads));
   fingerprinters[0].emplace(options);  // checks the options before any thread starts
   // No more workers than chunks of texts.
-  format::TaskPool pool(static_cast<unsigned>(std::min<std::size_t>(
-      fingerprinters.size(), std::max<std::size_t>((texts.size() + kChunk - 1) / kChunk, 1))));
+  format::TaskPool pool(static_cast<unsigned>(
+      std::min<std::size_t>(fingerprinters.size(), std::max<std::size_t>(chunk_count(texts.size()), 1))));
   fingerprint_all_with(texts, out, options, fingerprinters, pool);
 }
 

@@ -90,10 +90,10 @@ void TaskPool::run(std::size_t count, const Task& task, const TaskProgress& prog
   s.done = 0;
   s.failed = false;
   s.error = nullptr;
-  // One worker, or one task, and nobody to report to: the calling thread works (a thread's start,
-  // or waking the pool's threads, costs tens of microseconds: what a small batch spends on a
-  // table's sort).
-  if (!progress.report && (count == 1 || (threads_ == 1 && !s.started))) {
+  // One thread would work (one worker, or at most one task) and nobody is to be reported to: the
+  // calling thread works (a thread's start, or waking the pool's threads, costs tens of
+  // microseconds: what a small batch spends on a table's sort).
+  if (!progress.report && std::min<std::size_t>(count, threads_) <= 1) {
     s.work(0);
   } else {
     if (!s.started) start_workers();
