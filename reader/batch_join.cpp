@@ -154,10 +154,11 @@ class Joiner {
   // Fewer queries than blocks: most groups read a block no other group reads, far from the last.
   // Each group finds its first block as a query finds its tables' (reader/probe.h: aim, read,
   // choose), the steps kLag groups apart, and is scanned kLag groups after its choice, its block
-  // loaded meanwhile (load_block): the directory and block misses overlap instead of stalling each
-  // group in turn before its decode, a serial chain of loads. Groups are scanned two at a time
-  // where both read their block alone (scan_two). (4,096 queries against 1M, paper-10: 25 -> 14 ms
-  // with scan_alone; 11.8 -> 9.9 ms with scan_two, bench/RESULTS.md.)
+  // prefetched meanwhile: the directory and block misses overlap instead of stalling each group in
+  // turn before its decode, a serial chain of loads. Groups are scanned two at a time where both
+  // read their block alone (scan_two). (4,096 queries against 1M, paper-10: 25 -> 14 ms with
+  // scan_alone; 11.8 -> 9.9 ms with scan_two; 11.9 -> 10.0 ms once the prefetches were really
+  // made, bench/RESULTS.md.)
   void run_sparse(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
                   Decoded& decoded) {
     const std::size_t count = groups_.size() - 1;
@@ -175,7 +176,6 @@ class Joiner {
         // The chunk's first block exactly (the choice may be the block before it, wholly below the
         // range): neighbouring chunks then share at most the block where they meet (distinct_blocks).
         if (g == 0 && block < t.block_count() && t.key(block) < start.x) ++block;
-        loaded_ += reader::load_block(t, block);
       }
       if (i >= 3 * kLag && i - 3 * kLag >= next) next += scan_two(t, qs, chunk, next, decoded);
     }
@@ -361,7 +361,6 @@ class Joiner {
   std::vector<uint64_t> buf2_;  // the second block of scan_two
   uint64_t cur_ = UINT64_MAX, last_ = 0;
   uint64_t floor_ = UINT64_MAX;  // the last block decoded, held in buf_ or not
-  uint64_t loaded_ = 0;          // what load_block returned: kept, so that its loads stay
   struct Group {
     std::size_t first;  // its first query in the sorted queries
     uint64_t block;     // where its scan starts

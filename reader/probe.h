@@ -23,22 +23,13 @@ inline PrefixRange prefix_range(uint64_t q, unsigned prefix_bits) {
 }
 
 // Asks the CPU to start loading block j's bytes [from, block_bytes) (nothing past the table).
-inline void prefetch_block(const TableView& t, uint64_t j, uint32_t from = 0) {
+// Always inlined: GCC 12 takes a function that only prefetches in a loop for one without effects
+// (ipa-pure-const, loops assumed finite) and deletes every call to it, so that until 0.2.0 no
+// probe prefetched its block (bench/RESULTS.md, "Prefetches that GCC deleted").
+[[gnu::always_inline]] inline void prefetch_block(const TableView& t, uint64_t j, uint32_t from = 0) {
   if (j >= t.block_count()) return;
   const uint8_t* b = t.block(j);
   for (uint32_t off = from; off < t.block_bytes; off += 64) __builtin_prefetch(b + off);
-}
-
-// Loads one byte of each line of block j (none past the table) and returns their sum, which the
-// caller keeps: a batch that decodes the block a few steps later finds it cached more surely than
-// after prefetches, which arrived late or not at all on the machine of bench/RESULTS.md (a join of
-// 4,096 queries against 1M: 1.63 -> 1.28 ms per table, compare_bench Batch/simdex-join).
-inline uint64_t load_block(const TableView& t, uint64_t j) {
-  if (j >= t.block_count()) return 0;
-  const uint8_t* b = t.block(j);
-  uint64_t sum = 0;
-  for (uint32_t off = 0; off < t.block_bytes; off += 64) sum += b[off];
-  return sum;
 }
 
 // Where a probe of one table starts (TableView::scan_start of the query's prefix range), found in
