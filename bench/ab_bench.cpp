@@ -4,10 +4,10 @@
 // in turn (the order rotating), and each run's time is divided by the first module's in that run.
 // The medians of those paired ratios are what to quote (scripts/ab-libs builds the modules).
 //   build/bench/ab_bench [--n 1000000] [--scheme paper-10] [--queries 4096] [--runs 300] [--single]
-//                        [--index /tmp/simdex-ab.sdx] MODULE.so MODULE.so...
-// Random fingerprints (seed 101); queries are stored fingerprints with 3 bits flipped. The index is
-// built by the first module when the file does not exist. --single: Index::query one at a time
-// (mean seconds a query) instead of one join of all queries.
+//                        [--index FILE] MODULE.so MODULE.so...
+// Random fingerprints (seed 101); queries are stored fingerprints with 3 bits flipped. The index
+// (by default /tmp/simdex-ab-N-SCHEME.sdx) is built by the first module when the file does not exist.
+// --single: Index::query one at a time (mean seconds a query) instead of one join of all queries.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
   std::size_t n = 1000000, queries = 4096;
   int runs = 300;
   bool single = false;
-  std::string scheme = "paper-10", index = "/tmp/simdex-ab.sdx";
+  std::string scheme = "paper-10", index;
   std::vector<Module> modules;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -61,14 +61,24 @@ int main(int argc, char** argv) {
       }
       return std::string(argv[++i]);
     };
+    auto number = [&] {
+      const std::string v = value();
+      char* end = nullptr;
+      const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || x == 0 || x > (1ull << 40)) {
+        std::fprintf(stderr, "ab_bench: %s wants a positive number, not '%s'\n", a.c_str(), v.c_str());
+        std::exit(2);
+      }
+      return static_cast<std::size_t>(x);
+    };
     if (a == "--n")
-      n = std::stoull(value());
+      n = number();
     else if (a == "--scheme")
       scheme = value();
     else if (a == "--queries")
-      queries = std::stoull(value());
+      queries = number();
     else if (a == "--runs")
-      runs = std::max(1, std::stoi(value()));
+      runs = static_cast<int>(std::min<std::size_t>(number(), 1000000));
     else if (a == "--single")
       single = true;
     else if (a == "--index")
@@ -82,6 +92,7 @@ int main(int argc, char** argv) {
                  "[--index FILE] MODULE.so...\n");
     return 2;
   }
+  if (index.empty()) index = "/tmp/simdex-ab-" + std::to_string(n) + "-" + scheme + ".sdx";
   std::mt19937_64 rng(101);
   std::vector<uint64_t> stored(n);
   for (auto& x : stored) x = rng();
@@ -115,7 +126,7 @@ int main(int argc, char** argv) {
     std::vector<double> ratio;
     for (int r = 0; r < runs; ++r) ratio.push_back(m.seconds[r] / modules[0].seconds[r]);
     std::printf(
-        "%s: median %.6f s (p25 %.6f, p75 %.6f), hits %llu; paired ratio to the first: median %.3f "
+        "%s: median %.4g s (p25 %.4g, p75 %.4g), hits %llu; paired ratio to the first: median %.3f "
         "(p25 %.3f, p75 %.3f)\n",
         m.path.c_str(), quantile(m.seconds, 0.5), quantile(m.seconds, 0.25), quantile(m.seconds, 0.75),
         static_cast<unsigned long long>(m.hits), quantile(ratio, 0.5), quantile(ratio, 0.25),

@@ -157,7 +157,7 @@ class Joiner {
   // prefetched meanwhile: the directory and block misses overlap instead of stalling each group in
   // turn before its decode, a serial chain of loads. Groups are scanned two at a time where both
   // read their block alone (scan_two). (4,096 queries against 1M, paper-10: 25 -> 14 ms with
-  // scan_alone; 11.8 -> 9.9 ms with scan_two; 11.9 -> 10.0 ms once the prefetches were really
+  // scan_alone; 11.8 -> 9.9 ms with scan_two; 11.3 -> 9.0 ms once the prefetches were really
   // made, bench/RESULTS.md.)
   void run_sparse(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
                   Decoded& decoded) {
