@@ -83,7 +83,10 @@ int main(int argc, char** argv) {
       single = true;
     else if (a == "--index")
       index = value();
-    else
+    else if (a.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "ab_bench: unknown option %s\n", a.c_str());
+      return 2;
+    } else
       modules.push_back({a, nullptr, {}, 0});
   }
   if (modules.empty()) {

@@ -3,8 +3,6 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <random>
-#include <string>
 #include <vector>
 
 #include "simdex/batch.h"
