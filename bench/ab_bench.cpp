@@ -4,10 +4,13 @@
 // in turn (the order rotating), and each run's time is divided by the first module's in that run.
 // The medians of those paired ratios are what to quote (scripts/ab-libs builds the modules).
 //   build/bench/ab_bench [--n 1000000] [--scheme paper-10] [--queries 4096] [--runs 300] [--single]
-//                        [--index FILE] MODULE.so MODULE.so...
+//                        [--threads 1[,2...]] [--index FILE] MODULE.so MODULE.so...
 // Random fingerprints (seed 101); queries are stored fingerprints with 3 bits flipped. The index
 // (by default /tmp/simdex-ab-N-SCHEME.sdx) is built by the first module when the file does not exist.
 // --single: Index::query one at a time (mean seconds a query) instead of one join of all queries.
+// --threads: the join's thread counts (wall seconds): each module runs at each of them in every run,
+// its times compared with the first module's at the same count, and its speed-up from the first
+// count to each other taken per run too.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -22,11 +25,16 @@
 namespace {
 using Build = void (*)(const char*, const uint64_t*, std::size_t, const char*);
 using Open = void (*)(const char*);
-using Run = double (*)(const uint64_t*, std::size_t, uint64_t*);
+using Run = double (*)(const uint64_t*, std::size_t, unsigned, uint64_t*);
 
 struct Module {
   std::string path;
   Run run;
+};
+// One module at one thread count: its time in each run.
+struct Entry {
+  std::size_t module;
+  unsigned threads;
   std::vector<double> seconds;
   uint64_t hits = 0;
 };
@@ -40,6 +48,13 @@ void* symbol(void* handle, const std::string& path, const char* name) {
   return s;
 }
 
+template <typename... T>
+std::string buffer(const char* format, T... values) {
+  char text[256];
+  std::snprintf(text, sizeof text, format, values...);
+  return text;
+}
+
 double quantile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
@@ -49,6 +64,7 @@ double quantile(std::vector<double> v, double q) {
 int main(int argc, char** argv) {
   std::size_t n = 1000000, queries = 4096;
   int runs = 300;
+  std::vector<unsigned> threads{1};
   bool single = false;
   std::string scheme = "paper-10", index;
   std::vector<Module> modules;
@@ -79,7 +95,22 @@ int main(int argc, char** argv) {
       queries = number();
     else if (a == "--runs")
       runs = static_cast<int>(std::min<std::size_t>(number(), 1000000));
-    else if (a == "--single")
+    else if (a == "--threads") {
+      threads.clear();
+      const std::string list = value();
+      for (std::size_t at = 0; at <= list.size();) {
+        const std::size_t comma = std::min(list.find(',', at), list.size());
+        const std::string item = list.substr(at, comma - at);
+        char* end = nullptr;
+        const unsigned long t = std::strtoul(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || t == 0 || t > 1024) {
+          std::fprintf(stderr, "ab_bench: --threads wants counts such as 1,2, not '%s'\n", list.c_str());
+          return 2;
+        }
+        threads.push_back(static_cast<unsigned>(t));
+        at = comma + 1;
+      }
+    } else if (a == "--single")
       single = true;
     else if (a == "--index")
       index = value();
@@ -87,12 +118,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ab_bench: unknown option %s\n", a.c_str());
       return 2;
     } else
-      modules.push_back({a, nullptr, {}, 0});
+      modules.push_back({a, nullptr});
   }
   if (modules.empty()) {
     std::fprintf(stderr,
                  "usage: ab_bench [--n N] [--scheme S] [--queries B] [--runs R] [--single] "
-                 "[--index FILE] MODULE.so...\n");
+                 "[--threads T[,T...]] [--index FILE] MODULE.so...\n");
     return 2;
   }
   if (index.empty()) index = "/tmp/simdex-ab-" + std::to_string(n) + "-" + scheme + ".sdx";
@@ -112,34 +143,50 @@ int main(int argc, char** argv) {
     modules[m].run =
         reinterpret_cast<Run>(symbol(h, modules[m].path, single ? "simdex_ab_query" : "simdex_ab_join"));
   }
+  if (single) threads = {1};
+  std::vector<Entry> entries;  // module by module, thread count by thread count
+  for (std::size_t m = 0; m < modules.size(); ++m)
+    for (unsigned t : threads) entries.push_back({m, t, {}, 0});
   std::vector<uint64_t> qs(queries);
   for (int r = 0; r < runs; ++r) {
     for (auto& q : qs) {
       q = stored[rng() % n];
       for (int f = 0; f < 3; ++f) q ^= uint64_t{1} << (rng() % 64);
     }
-    for (std::size_t v = 0; v < modules.size(); ++v) {
-      Module& m = modules[(static_cast<std::size_t>(r) + v) % modules.size()];
-      m.seconds.push_back(m.run(qs.data(), qs.size(), &m.hits));
+    for (std::size_t v = 0; v < entries.size(); ++v) {
+      Entry& e = entries[(static_cast<std::size_t>(r) + v) % entries.size()];
+      e.seconds.push_back(modules[e.module].run(qs.data(), qs.size(), e.threads, &e.hits));
     }
   }
   std::printf("%s, %zu fingerprints, %s, %zu queries, %d runs (index %s)\n",
               single ? "single queries" : "join", n, scheme.c_str(), queries, runs, index.c_str());
-  for (const Module& m : modules) {
-    std::vector<double> ratio;
-    for (int r = 0; r < runs; ++r) ratio.push_back(m.seconds[r] / modules[0].seconds[r]);
+  auto quartiles = [](const std::vector<double>& v) {
+    return buffer("median %.3f (p25 %.3f, p75 %.3f)", quantile(v, 0.5), quantile(v, 0.25), quantile(v, 0.75));
+  };
+  const std::size_t per_module = threads.size();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    const Entry& base = entries[i % per_module];             // the first module at the same thread count
+    const Entry& first_count = entries[i - i % per_module];  // this module at the first count
+    std::vector<double> ratio, speedup;
+    for (int r = 0; r < runs; ++r) {
+      ratio.push_back(e.seconds[r] / base.seconds[r]);
+      speedup.push_back(first_count.seconds[r] / e.seconds[r]);
+    }
     std::printf(
-        "%s: median %.4g s (p25 %.4g, p75 %.4g), hits %llu; paired ratio to the first: median %.3f "
-        "(p25 %.3f, p75 %.3f)\n",
-        m.path.c_str(), quantile(m.seconds, 0.5), quantile(m.seconds, 0.25), quantile(m.seconds, 0.75),
-        static_cast<unsigned long long>(m.hits), quantile(ratio, 0.5), quantile(ratio, 0.25),
-        quantile(ratio, 0.75));
+        "%s, %u thread(s): median %.4g s (p25 %.4g, p75 %.4g), hits %llu; paired ratio to the first: %s",
+        modules[e.module].path.c_str(), e.threads, quantile(e.seconds, 0.5), quantile(e.seconds, 0.25),
+        quantile(e.seconds, 0.75), static_cast<unsigned long long>(e.hits), quartiles(ratio).c_str());
+    if (i % per_module != 0)
+      std::printf("; speed-up from %u thread(s): %s", first_count.threads, quartiles(speedup).c_str());
+    std::printf("\n");
   }
-  for (const Module& m : modules)
-    if (m.hits != modules[0].hits) {
-      std::fprintf(stderr, "ab_bench: %s found %llu hits, %s %llu\n", m.path.c_str(),
-                   static_cast<unsigned long long>(m.hits), modules[0].path.c_str(),
-                   static_cast<unsigned long long>(modules[0].hits));
+  for (const Entry& e : entries)
+    if (e.hits != entries[0].hits) {
+      std::fprintf(stderr, "ab_bench: %s at %u thread(s) found %llu hits, %s at %u %llu\n",
+                   modules[e.module].path.c_str(), e.threads, static_cast<unsigned long long>(e.hits),
+                   modules[0].path.c_str(), entries[0].threads,
+                   static_cast<unsigned long long>(entries[0].hits));
       return 1;
     }
 }

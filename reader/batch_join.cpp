@@ -8,9 +8,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <memory>
 #include <utility>
 
+#include "format/huge_pages.h"
 #include "reader/batch_common.h"
 #include "reader/batch_work.h"
 #include "reader/index_impl.h"
@@ -24,44 +26,64 @@ struct Permuted {
   uint64_t q;         // the query permuted by the table
   std::size_t index;  // into the query span
 };
+// The sorted queries of a table and the sort's scratch, 32 bytes a query in all: uninitialized and
+// on huge pages (format::HugeBuffer), since zeroing them and faulting their 4 KiB pages in on the
+// calling thread, before any worker starts, took 12% of a 2-thread join of 1M queries.
+using Queries = format::HugeBuffer<Permuted>;
 
 // The queries permuted by table t, ordered by the top `prefix_bits` bits of q (the merge needs the
-// prefix groups ascending, not the queries within a group): an LSD radix sort on the bytes holding
-// those bits, 2 passes for the paper's 16-bit prefixes instead of a comparison sort of every query
-// per table. Each pass runs on `threads` slices (a histogram per slice, then each slice scattered
-// to its own places), as does the permuting: with many tables this work, once serial, would bound
-// the join's speed-up.
-void permute_and_sort(const reader::TableView& t, std::span<const Query> queries, std::vector<Permuted>& v,
-                      std::vector<Permuted>& scratch, format::TaskPool& pool) {
+// prefix groups ascending, not the queries within a group): an LSD radix sort on those bits alone,
+// instead of a comparison sort of every query per table. Each pass runs on `threads` slices (a
+// histogram per slice, then each slice scattered to its own places), as does the permuting: with
+// many tables this work, once serial, would bound the join's speed-up.
+// Digits of equal width, kDigitBits at most: paper-10's 25-26-bit prefixes take 3 passes of 8-9
+// bits. Whole bytes took 4 passes, and 2 of 13 bits (8,192 places written at once) beat them by less:
+// the sort's time fell 12% with 2 passes, 22% with 3 (1M queries; bench/RESULTS.md).
+constexpr unsigned kDigitBits = 11;
+void permute_and_sort(const reader::TableView& t, std::span<const Query> queries, Queries& v,
+                      Queries& scratch, format::TaskPool& pool) {
   const std::size_t n = queries.size();
   const unsigned slices = n < (std::size_t{1} << 16) ? 1 : pool.threads();
   auto slice = [&](std::size_t s) { return std::pair{n * s / slices, n * (s + 1) / slices}; };
   v.resize(n);
   scratch.resize(n);
-  const unsigned prefix_bits = t.prefix_bits();
-  std::vector<std::array<std::size_t, 256>> start(slices);
   pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
     for (auto [i, end] = slice(s); i < end; ++i) v[i] = {t.permutation.apply(queries[i].fingerprint), i};
   });
-  if (prefix_bits == 0) return;
-  for (unsigned byte = (64 - prefix_bits) / 8; byte < 8; ++byte) {
-    const unsigned shift = 8 * byte;
-    pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-      start[s].fill(0);
-      for (auto [i, end] = slice(s); i < end; ++i) ++start[s][(v[i].q >> shift) & 0xff];
+  const unsigned prefix_bits = std::min(t.prefix_bits(), 64u);
+  std::vector<std::size_t> start;  // slice s's next place for digit d: start[s * digits + d]
+  for (unsigned shift = 64 - prefix_bits, passes = (prefix_bits + kDigitBits - 1) / kDigitBits; passes > 0;
+       --passes) {
+    const unsigned width = (64 - shift + passes - 1) / passes;  // the bits left, spread evenly
+    const uint64_t mask = (uint64_t{1} << width) - 1;
+    const std::size_t digits = std::size_t{1} << width;
+    start.assign(digits * slices, 0);
+    // (The loops read shift, mask and the arrays from locals: through the captured references,
+    // each store to a count or a query would make the compiler load them again.)
+    pool.run(slices, [&, shift, mask](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+      const Permuted* in = v.data();
+      std::size_t* count = start.data() + s * digits;
+      for (auto [i, end] = slice(s); i < end; ++i) ++count[(in[i].q >> shift) & mask];
     });
     std::size_t sum = 0;  // digit by digit, slice by slice: a stable order
-    for (unsigned d = 0; d < 256; ++d)
-      for (auto& c : start) sum += std::exchange(c[d], sum);
-    pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-      for (auto [i, end] = slice(s); i < end; ++i) scratch[start[s][(v[i].q >> shift) & 0xff]++] = v[i];
+    for (std::size_t d = 0; d < digits; ++d)
+      for (unsigned s = 0; s < slices; ++s) sum += std::exchange(start[s * digits + d], sum);
+    pool.run(slices, [&, shift, mask](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+      const Permuted* in = v.data();
+      Permuted* out = scratch.data();
+      std::size_t* next = start.data() + s * digits;
+      for (auto [i, end] = slice(s); i < end; ++i) {
+        const Permuted x = in[i];
+        out[next[(x.q >> shift) & mask]++] = x;
+      }
     });
     v.swap(scratch);
+    shift += width;
   }
 }
 
 // The position after the last query sharing the prefix of qs[i] (the queries ascend by prefix).
-std::size_t group_end(const std::vector<Permuted>& qs, std::size_t i, unsigned prefix_bits) {
+std::size_t group_end(const Queries& qs, std::size_t i, unsigned prefix_bits) {
   const uint64_t hi = reader::prefix_range(qs[i].q, prefix_bits).hi;
   return static_cast<std::size_t>(std::partition_point(qs.begin() + static_cast<std::ptrdiff_t>(i), qs.end(),
                                                        [&](const Permuted& x) { return x.q <= hi; }) -
@@ -80,7 +102,7 @@ constexpr std::size_t kChunksPerThread = 32;
 // last chunks leave the others idle for little time (8 a thread: a join of 1M queries against
 // 100M on 16 threads 8-14% slower, bench/RESULTS.md). One thread: chunks of 65,536 queries at
 // least, a small batch in one chunk (each chunk starts its probe pipeline empty).
-std::vector<Chunk> plan(const reader::TableView& t, const std::vector<Permuted>& qs, unsigned threads) {
+std::vector<Chunk> plan(const reader::TableView& t, const Queries& qs, unsigned threads) {
   std::vector<Chunk> chunks;
   const std::size_t n = qs.size();
   const std::size_t step =
@@ -130,7 +152,7 @@ class Joiner {
          const std::vector<uint64_t>& masks, reader::BatchSink<JoinHit>& sink)
       : file_(file), queries_(queries), k_(k), with_ids_(with_ids), masks_(masks), sink_(sink) {}
 
-  Decoded run(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk) {
+  Decoded run(const reader::TableView& t, const Queries& qs, Chunk chunk) {
     Decoded decoded;
     const unsigned p = t.prefix_bits();
     groups_.clear();
@@ -159,8 +181,7 @@ class Joiner {
   // read their block alone (scan_two). (4,096 queries against 1M, paper-10: 25 -> 14 ms with
   // scan_alone; 11.8 -> 9.9 ms with scan_two; 11.3 -> 9.0 ms once the prefetches were really
   // made, bench/RESULTS.md.)
-  void run_sparse(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
-                  Decoded& decoded) {
+  void run_sparse(const reader::TableView& t, const Queries& qs, Chunk chunk, Decoded& decoded) {
     const std::size_t count = groups_.size() - 1;
     std::size_t next = 0;  // the next group to scan
     for (std::size_t i = 0; i < count + 3 * kLag; ++i) {
@@ -185,7 +206,7 @@ class Joiner {
   // group's first block is searched from the last one's (first_block_not_below, among the
   // directory's candidates), the blocks kAhead groups ahead prefetched; the pipeline of run_sparse
   // cost 20% more here (1M queries against 10M, paper-10).
-  void run_dense(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk, Decoded& decoded) {
+  void run_dense(const reader::TableView& t, const Queries& qs, Chunk chunk, Decoded& decoded) {
     const std::size_t count = groups_.size() - 1;
     for (std::size_t g = 0; g < count; ++g)
       groups_[g].block =
@@ -202,8 +223,8 @@ class Joiner {
   // Groups gi and gi + 1 when each reads its first block alone, as most groups of a sparse batch
   // do: the two blocks are decoded in turn (IndexFile::decode_two), so that their serial chains of
   // loads overlap. Returns the groups scanned: 1 when the pair does not qualify (gi is scanned alone).
-  std::size_t scan_two(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk,
-                       std::size_t gi, Decoded& decoded) {
+  std::size_t scan_two(const reader::TableView& t, const Queries& qs, Chunk chunk, std::size_t gi,
+                       Decoded& decoded) {
     const std::size_t count = groups_.size() - 1;
     const uint64_t a = start_block(gi);
     const uint64_t b = gi + 1 < count ? groups_[gi + 1].block : 0;
@@ -243,12 +264,11 @@ class Joiner {
   }
 
   // Group gi's queries against the entries of their prefix range, from the group's first block on.
-  void scan(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk, std::size_t gi,
-            Decoded& decoded) {
+  void scan(const reader::TableView& t, const Queries& qs, Chunk chunk, std::size_t gi, Decoded& decoded) {
     scan_from(t, qs, chunk, gi, start_block(gi), decoded);
   }
-  void scan_from(const reader::TableView& t, const std::vector<Permuted>& qs, Chunk chunk, std::size_t gi,
-                 uint64_t start, Decoded& decoded) {
+  void scan_from(const reader::TableView& t, const Queries& qs, Chunk chunk, std::size_t gi, uint64_t start,
+                 Decoded& decoded) {
     const unsigned p = t.prefix_bits();
     const std::size_t g = groups_[gi].first, ge = groups_[gi + 1].first;
     const auto range = reader::prefix_range(qs[g].q, p);
@@ -295,7 +315,7 @@ class Joiner {
   // Block j, read by the queries [g, ge) alone: decoded up to their range's end, keeping only the
   // entries in the range, which the queries then meet through close_to (POPCNT where the CPU has
   // it). True when the range ends in the block.
-  bool scan_alone(const reader::TableView& t, const std::vector<Permuted>& qs, std::size_t g, std::size_t ge,
+  bool scan_alone(const reader::TableView& t, const Queries& qs, std::size_t g, std::size_t ge,
                   reader::PrefixRange range, uint64_t j) {
     uint32_t first = 0;
     auto in = reader::in_range(range, keep(buf_, first));
@@ -305,7 +325,7 @@ class Joiner {
   }
 
   // The queries [g, ge) against the n entries from `entries` on, entries i0, i0 + 1, ... of block j.
-  void meet(const reader::TableView& t, const std::vector<Permuted>& qs, std::size_t g, std::size_t ge,
+  void meet(const reader::TableView& t, const Queries& qs, std::size_t g, std::size_t ge,
             const uint64_t* entries, std::size_t n, uint64_t j, uint64_t i0) {
     for (std::size_t x = g; x < ge; ++x)
       reader::close_to(qs[x].q, entries, n, k_,
@@ -396,7 +416,7 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   }
   BatchStats stats;
   const uint64_t total = uint64_t{queries.size()} * tables.size();
-  std::vector<Permuted> qs, scratch;  // reused by every table
+  Queries qs, scratch;  // reused by every table
   for (const reader::TableView& t : tables) {
     BatchTableStats ts{t.block_count(), 0, 0};
     if (file.header().fingerprint_count > 0 && !queries.empty()) {
