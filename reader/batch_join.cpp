@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cmath>
 #include <memory>
 #include <utility>
 
