@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "format/huge_pages.h"
 #include "python/src/bindings.h"
 #include "simdex/batch.h"
 #include "simdex/error.h"
@@ -147,16 +148,18 @@ class PyIndex {
     };
     const auto n = static_cast<std::size_t>(fingerprints.size());
     std::vector<Query> queries(n);
-    // Rows come in any order (threads). They are kept in chunks (no copy as they grow), counted
-    // per query, then placed straight into the output arrays by query (a counting sort) and each
-    // query's few rows sorted by (distance, fingerprint, id): memory is touched as little as it can
-    // be, which is what the time goes to at millions of rows.
+    // Rows come in any order (threads). They are kept in chunks (no copy as they grow) and counted
+    // per query; then placed by query into one array (a counting sort), each query's few rows
+    // sorted by (distance, fingerprint, id), and written out in order. (Placed straight into the
+    // five output arrays, each row was five writes to random places and a random read of its
+    // query's id: 57-69 ms after a 2-thread join of 1M rows, against 20-25 ms this way.)
     std::vector<std::vector<Row>> chunks;
     std::vector<std::size_t> start(n + 1, 0);
-    std::size_t total = 0;
+    format::HugeBuffer<Row> rows;
     {
       py::gil_scoped_release unlocked;
       for (std::size_t i = 0; i < n; ++i) queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
+      std::size_t total = 0;
       simdex::join(*index, queries, o, [&](std::span<const JoinHit> hits) {
         for (const JoinHit& h : hits)
           for (std::uint64_t id : h.ids) {
@@ -168,8 +171,20 @@ class PyIndex {
           }
       });
       for (std::size_t q = 0; q < n; ++q) start[q + 1] += start[q];
+      rows.resize(total);
+      for (auto& chunk : chunks) {
+        for (const Row& r : chunk) rows[start[r.query]++] = r;  // start[q] ends as start[q + 1] was
+        std::vector<Row>().swap(chunk);
+      }
+      for (std::size_t q = n; q > 0; --q) start[q] = start[q - 1];  // back to where each query starts
+      start[0] = 0;
+      for (std::size_t q = 0; q < n; ++q)
+        if (start[q + 1] - start[q] > 1)
+          std::sort(rows.begin() + start[q], rows.begin() + start[q + 1], [](const Row& a, const Row& b) {
+            return std::tie(a.distance, a.fingerprint, a.id) < std::tie(b.distance, b.fingerprint, b.id);
+          });
     }
-    const auto size = static_cast<py::ssize_t>(total);
+    const auto size = static_cast<py::ssize_t>(rows.size());
     py::array_t<std::int64_t> query(size);
     py::array_t<std::uint64_t> query_id(size), fingerprint(size), id(size);
     py::array_t<std::int32_t> distance(size);
@@ -179,28 +194,13 @@ class PyIndex {
       std::uint64_t *out_query_id = query_id.mutable_data(), *out_fingerprint = fingerprint.mutable_data(),
                     *out_id = id.mutable_data();
       std::int32_t* out_distance = distance.mutable_data();
-      auto put = [&](std::size_t at, const Row& r) {
+      for (std::size_t at = 0; at < rows.size(); ++at) {
+        const Row& r = rows[at];
         out_query[at] = static_cast<std::int64_t>(r.query);
         out_query_id[at] = queries[r.query].id;
         out_fingerprint[at] = r.fingerprint;
         out_distance[at] = static_cast<std::int32_t>(r.distance);
         out_id[at] = r.id;
-      };
-      std::vector<std::size_t> next(start.begin(), start.end() - 1);
-      for (auto& chunk : chunks) {
-        for (const Row& r : chunk) put(next[r.query]++, r);
-        std::vector<Row>().swap(chunk);
-      }
-      std::vector<Row> group;
-      for (std::size_t q = 0; q < n; ++q) {
-        if (start[q + 1] - start[q] < 2) continue;
-        group.clear();
-        for (std::size_t at = start[q]; at < start[q + 1]; ++at)
-          group.push_back({q, out_fingerprint[at], out_id[at], static_cast<unsigned>(out_distance[at])});
-        std::sort(group.begin(), group.end(), [](const Row& a, const Row& b) {
-          return std::tie(a.distance, a.fingerprint, a.id) < std::tie(b.distance, b.fingerprint, b.id);
-        });
-        for (std::size_t i = 0; i < group.size(); ++i) put(start[q] + i, group[i]);
       }
     }
     return py::make_tuple(query, query_id, fingerprint, distance, id);
