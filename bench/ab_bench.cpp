@@ -77,37 +77,30 @@ int main(int argc, char** argv) {
       }
       return std::string(argv[++i]);
     };
-    auto number = [&] {
-      const std::string v = value();
+    // v as a positive decimal number up to `most`; else a message and exit 2.
+    auto number = [&](const std::string& v, unsigned long long most = 1ull << 40) {
       char* end = nullptr;
       const unsigned long long x = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || x == 0 || x > (1ull << 40)) {
+      if (v.empty() || *end != '\0' || x == 0 || x > most) {
         std::fprintf(stderr, "ab_bench: %s wants a positive number, not '%s'\n", a.c_str(), v.c_str());
         std::exit(2);
       }
       return static_cast<std::size_t>(x);
     };
     if (a == "--n")
-      n = number();
+      n = number(value());
     else if (a == "--scheme")
       scheme = value();
     else if (a == "--queries")
-      queries = number();
+      queries = number(value());
     else if (a == "--runs")
-      runs = static_cast<int>(std::min<std::size_t>(number(), 1000000));
+      runs = static_cast<int>(std::min<std::size_t>(number(value()), 1000000));
     else if (a == "--threads") {
       threads.clear();
       const std::string list = value();
-      for (std::size_t at = 0; at <= list.size();) {
+      for (std::size_t at = 0; at <= list.size();) {  // counts such as 1,2
         const std::size_t comma = std::min(list.find(',', at), list.size());
-        const std::string item = list.substr(at, comma - at);
-        char* end = nullptr;
-        const unsigned long t = std::strtoul(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || t == 0 || t > 1024) {
-          std::fprintf(stderr, "ab_bench: --threads wants counts such as 1,2, not '%s'\n", list.c_str());
-          return 2;
-        }
-        threads.push_back(static_cast<unsigned>(t));
+        threads.push_back(static_cast<unsigned>(number(list.substr(at, comma - at), 1024)));
         at = comma + 1;
       }
     } else if (a == "--single")
