@@ -8,6 +8,7 @@
 // 0 in the previous entry and 1 in this one, and the bits above h are equal.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +25,12 @@ inline unsigned h_of(uint64_t previous, uint64_t entry) {
   return 63u - static_cast<unsigned>(std::countl_zero(previous ^ entry));
 }
 inline uint64_t low_bits(uint64_t x, unsigned n) { return n == 0 ? 0 : x & (~uint64_t{0} >> (64 - n)); }
+// 1 << h by a load: a shift by a variable count is several micro-ops on many x86 cores.
+inline constexpr auto kBitAt = [] {
+  std::array<uint64_t, 64> bits{};
+  for (unsigned h = 0; h < 64; ++h) bits[h] = uint64_t{1} << h;
+  return bits;
+}();
 inline uint64_t block_capacity_bits(uint32_t block_bytes) {
   return (uint64_t{block_bytes} - kBlockHeaderBytes) * 8;
 }
@@ -102,25 +109,29 @@ class BlockCursor {
   [[gnu::always_inline]] bool next() {
     if (index_ + 1 >= count_) return false;
     // One 64-bit load serves code and rest when they span at most 57 bits (nearly always: h is about
-    // 64 - log2(n) and codes are short); the rest needs a second load only beyond that.
+    // 64 - log2(n) and codes are short); the rest needs a second load only beyond that. Few shifts
+    // by a variable count (several micro-ops each on many x86 cores, without BMI2): the decode of
+    // two blocks in turn is bound by its instructions.
     const uint64_t w = peek(pos_);
-    const uint16_t symbol = table_->lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
-    const unsigned len = symbol >> 8;
-    if (len == 0) return fail(BlockStatus::bad_code);
-    const unsigned h = symbol & 63;
+    const uint16_t code = table_->lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
+    const unsigned bits = DecodeTable::entry_bits(code);  // code(h) and the h bits below h
+    if (bits == 0) return fail(BlockStatus::bad_code);
+    const unsigned h = DecodeTable::entry_symbol(code);
+    const uint64_t bit = kBitAt[h];
     uint64_t rest;
-    if (len + h <= 57) [[likely]] {
-      rest = ((w << len) >> 1) >> (63 - h);  // 0 when h is 0
-    } else if (h <= 57) {
-      rest = peek(pos_ + len) >> (64 - h);
+    if (bits <= 57) [[likely]] {
+      rest = (w >> (64 - bits)) & (bit - 1);  // the top `bits` bits of w, less the code (0 when h is 0)
     } else {
-      rest = ((peek(pos_ + len) >> 32) << (h - 32)) | (peek(pos_ + len + 32) >> (96 - h));
+      const unsigned len = bits - h;  // h >= 46 here: codes are at most 12 bits
+      if (h <= 57)
+        rest = peek(pos_ + len) >> (64 - h);
+      else
+        rest = ((peek(pos_ + len) >> 32) << (h - 32)) | (peek(pos_ + len + 32) >> (96 - h));
     }
-    pos_ += len + h;
-    const uint64_t below = (uint64_t{2} << h) - 1;  // bits h and below (all of them when h is 63)
-    if ((pos_ > capacity_) | ((entry_ >> h) & 1)) [[unlikely]]
+    pos_ += bits;
+    if ((pos_ > capacity_) | ((entry_ & bit) != 0)) [[unlikely]]
       return fail(pos_ > capacity_ ? BlockStatus::overrun : BlockStatus::bad_order);
-    entry_ = (entry_ & ~below) | (uint64_t{1} << h) | rest;
+    entry_ = (entry_ & ~(bit | (bit - 1))) | bit | rest;  // bits h and below replaced
     ++index_;
     return true;
   }

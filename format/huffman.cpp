@@ -122,7 +122,7 @@ DecodeTable::DecodeTable(const CodeLengths& lengths) {
     const unsigned shift = kIndexBits - len;
     const uint32_t first = uint32_t{canonical.code[s]} << shift;
     if (first + (uint32_t{1} << shift) > table_.size()) continue;  // only over-subscribed lengths
-    const uint16_t entry = static_cast<uint16_t>((len << 8) | s);
+    const uint16_t entry = static_cast<uint16_t>(((len + s) << 8) | s);
     for (uint32_t i = 0; i < (uint32_t{1} << shift); ++i) table_[first + i] = entry;
     if (len <= kShortBits)
       for (uint32_t i = first >> (kIndexBits - kShortBits);

@@ -39,7 +39,12 @@ class DecodeTable {
   static constexpr unsigned kShortBits = 8;
   DecodeTable() = default;
   explicit DecodeTable(const CodeLengths& lengths);
-  // Entry: (length << 8) | symbol; length 0 = no code starts with these bits.
+  // Entry: (bits << 8) | symbol, bits = the code's length + the symbol, which is h: all the bits an
+  // entry takes in a block's stream (its code, then its h bits below h), so that the decode moves
+  // on by one add. 0: no code starts with these bits.
+  static unsigned entry_bits(uint16_t entry) { return entry >> 8; }
+  static unsigned entry_symbol(uint16_t entry) { return entry & 0xFF; }
+  static unsigned entry_code_length(uint16_t entry) { return entry_bits(entry) - entry_symbol(entry); }
   uint16_t lookup(uint32_t next_bits) const {
     const uint16_t e = short_[next_bits >> (kIndexBits - kShortBits)];
     return e != 0 ? e : table_[next_bits];

@@ -77,13 +77,16 @@ TEST_CASE("canonical codes: ordered by (length, symbol), prefix-free, decoded by
       if (!lengths[s]) continue;
       ++used;
       const uint32_t index = uint32_t{code.code[s]} << (kMaxCodeLength - lengths[s]);
-      CHECK(table.lookup(index) == ((lengths[s] << 8) | s));
+      const uint16_t entry = table.lookup(index);
+      CHECK(DecodeTable::entry_symbol(entry) == s);
+      CHECK(DecodeTable::entry_code_length(entry) == lengths[s]);
+      CHECK(DecodeTable::entry_bits(entry) == lengths[s] + s);
       for (unsigned t = s + 1; t < kSymbols; ++t)  // canonical order
         if (lengths[t] == lengths[s]) CHECK(code.code[t] > code.code[s]);
     }
     if (used >= 2) {  // a complete code: every bit pattern starts some code
       unsigned undecodable = 0;
-      for (uint32_t i = 0; i < (1u << kMaxCodeLength); ++i) undecodable += (table.lookup(i) >> 8) == 0;
+      for (uint32_t i = 0; i < (1u << kMaxCodeLength); ++i) undecodable += DecodeTable::entry_bits(table.lookup(i)) == 0;
       CHECK(undecodable == 0);
     }
   }
@@ -93,6 +96,7 @@ TEST_CASE("a single-symbol code decodes bit 0 and rejects bit 1") {
   CodeLengths l{};
   l[9] = 1;
   const DecodeTable t(l);
-  CHECK(t.lookup(0) == ((1u << 8) | 9));
+  CHECK(DecodeTable::entry_symbol(t.lookup(0)) == 9);
+  CHECK(DecodeTable::entry_code_length(t.lookup(0)) == 1);
   CHECK(t.lookup(1u << (kMaxCodeLength - 1)) == 0);
 }
