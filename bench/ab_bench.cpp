@@ -4,13 +4,16 @@
 // in turn (the order rotating), and each run's time is divided by the first module's in that run.
 // The medians of those paired ratios are what to quote (scripts/ab-libs builds the modules).
 //   build/bench/ab_bench [--n 1000000] [--scheme paper-10] [--queries 4096] [--runs 300] [--single]
-//                        [--threads 1[,2...]] [--index FILE] MODULE.so MODULE.so...
+//                        [--threads 1[,2...]] [--index FILE] [--evict MIB] MODULE.so MODULE.so...
 // Random fingerprints (seed 101); queries are stored fingerprints with 3 bits flipped. The index
 // (by default /tmp/simdex-ab-N-SCHEME.sdx) is built by the first module when the file does not exist.
 // --single: Index::query one at a time (mean seconds a query) instead of one join of all queries.
 // --threads: the join's thread counts (wall seconds): each module runs at each of them in every run,
 // its times compared with the first module's at the same count, and its speed-up from the first
 // count to each other taken per run too.
+// --evict: before each timed call, MIB MiB of other memory written through (a line at a time), so
+// that the call finds the caches as after another engine's batch (latency_bench alternates simdex
+// with FAISS, whose hash tables take 191 bytes a fingerprint), not warm from the call before.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -66,6 +69,7 @@ int main(int argc, char** argv) {
   int runs = 300;
   std::vector<unsigned> threads{1};
   bool single = false;
+  std::size_t evict_mib = 0;
   std::string scheme = "paper-10", index;
   std::vector<Module> modules;
   for (int i = 1; i < argc; ++i) {
@@ -107,6 +111,8 @@ int main(int argc, char** argv) {
       single = true;
     else if (a == "--index")
       index = value();
+    else if (a == "--evict")
+      evict_mib = number(value(), 65536);
     else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr, "ab_bench: unknown option %s\n", a.c_str());
       return 2;
@@ -116,7 +122,7 @@ int main(int argc, char** argv) {
   if (modules.empty()) {
     std::fprintf(stderr,
                  "usage: ab_bench [--n N] [--scheme S] [--queries B] [--runs R] [--single] "
-                 "[--threads T[,T...]] [--index FILE] MODULE.so...\n");
+                 "[--threads T[,T...]] [--index FILE] [--evict MIB] MODULE.so...\n");
     return 2;
   }
   if (index.empty()) index = "/tmp/simdex-ab-" + std::to_string(n) + "-" + scheme + ".sdx";
@@ -141,6 +147,7 @@ int main(int argc, char** argv) {
   for (std::size_t m = 0; m < modules.size(); ++m)
     for (unsigned t : threads) entries.push_back({m, t, {}, 0});
   std::vector<uint64_t> qs(queries);
+  std::vector<uint8_t> other(evict_mib << 20);
   for (int r = 0; r < runs; ++r) {
     for (auto& q : qs) {
       q = stored[rng() % n];
@@ -148,6 +155,8 @@ int main(int argc, char** argv) {
     }
     for (std::size_t v = 0; v < entries.size(); ++v) {
       Entry& e = entries[(static_cast<std::size_t>(r) + v) % entries.size()];
+      volatile uint8_t* touch = other.data();  // (volatile: the writes are never read)
+      for (std::size_t i = 0; i < other.size(); i += 64) touch[i] = static_cast<uint8_t>(touch[i] + 1);
       e.seconds.push_back(modules[e.module].run(qs.data(), qs.size(), e.threads, &e.hits));
     }
   }

@@ -326,6 +326,7 @@ class Joiner {
   // The queries [g, ge) against the n entries from `entries` on, entries i0, i0 + 1, ... of block j.
   void meet(const reader::TableView& t, const Queries& qs, std::size_t g, std::size_t ge,
             const uint64_t* entries, std::size_t n, uint64_t j, uint64_t i0) {
+    if (n == 0) return;  // most groups of a sparse batch: a random query's range is empty
     for (std::size_t x = g; x < ge; ++x)
       reader::close_to(qs[x].q, entries, n, k_,
                        [&](std::size_t y) { report(t, qs[x], entries[y], j, i0 + y); });
