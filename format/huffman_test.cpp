@@ -86,7 +86,8 @@ TEST_CASE("canonical codes: ordered by (length, symbol), prefix-free, decoded by
     }
     if (used >= 2) {  // a complete code: every bit pattern starts some code
       unsigned undecodable = 0;
-      for (uint32_t i = 0; i < (1u << kMaxCodeLength); ++i) undecodable += DecodeTable::entry_bits(table.lookup(i)) == 0;
+      for (uint32_t i = 0; i < (1u << kMaxCodeLength); ++i)
+        undecodable += DecodeTable::entry_bits(table.lookup(i)) == 0;
       CHECK(undecodable == 0);
     }
   }
