@@ -24,6 +24,18 @@ std::string scientific(double x) {
 
 }  // namespace
 
+BlockRun prefix_run(const TableView& t, uint64_t j) {
+  const uint64_t blocks = t.block_count();
+  const unsigned p = t.prefix_bits();
+  if (p == 0) return {0, blocks};  // one group
+  const uint64_t lo = p >= 64 ? t.key(j) : t.key(j) >> (64 - p) << (64 - p);
+  const uint64_t hi = p >= 64 ? lo : lo | (~uint64_t{0} >> p);
+  const uint64_t first = j == 0 || t.key(j - 1) < lo ? j : t.first_block_not_below(lo);
+  if (hi == ~uint64_t{0}) return {first, blocks};
+  if (j + 1 == blocks || t.key(j + 1) > hi) return {first, j + 1};
+  return {first, t.first_block_not_below(hi + 1, first)};
+}
+
 double mean_group_size(const TableView& t, uint64_t n, uint64_t samples) {
   const uint64_t blocks = t.block_count();
   if (blocks == 0) return 0;
@@ -40,24 +52,16 @@ double mean_group_size(const TableView& t, uint64_t n, uint64_t samples) {
   };
   const uint64_t count = std::min(samples, blocks);
   auto sample = [&](uint64_t s) { return blocks * (2 * s + 1) / (2 * count); };
-  // The samples' keys are loaded at once (their misses overlap), and where a prefix group ends
-  // within its block, as it does unless groups are large, the neighbouring keys (mostly on the
-  // same line) answer without a search: a join of 4,096 queries spent 3.5% of its time here on
-  // caches that another batch had taken (bench/RESULTS.md). On sorted keys the answers are the
-  // searches' own.
+  // The samples' keys loaded at once, their misses overlapping: one after the other, with a search
+  // each, they were 3.5% of a join of 4,096 queries on caches that another batch had taken
+  // (bench/RESULTS.md).
   for (uint64_t s = 0; s < count; ++s) __builtin_prefetch(t.keys + 8 * sample(s));
   double sum = 0;
   for (uint64_t s = 0; s < count; ++s) {
-    const uint64_t j = sample(s);
     // The blocks whose keys share block j's prefix: all their entries after the first block's
     // key share it too; the group also takes in the end of the first of them and the start of the
     // next block (about one share in all), and at least the key itself.
-    const uint64_t lo = p == 64 ? t.key(j) : prefix(j) << shift;
-    const uint64_t hi = p == 64 ? lo : lo | (~uint64_t{0} >> p);
-    const uint64_t first = j == 0 || t.key(j - 1) < lo ? j : t.first_block_not_below(lo);
-    const uint64_t end = hi == ~uint64_t{0}                     ? blocks
-                         : j + 1 == blocks || t.key(j + 1) > hi ? j + 1
-                                                                : t.first_block_not_below(hi + 1, first);
+    const auto [first, end] = prefix_run(t, sample(s));
     const uint64_t run = std::max<uint64_t>(end, first + 1) - first;
     const double ends = first + run < blocks ? (share(first) + share(first + run)) / 2 : share(first);
     sum += per_block * static_cast<double>(run - 1) + std::max(1.0, ends);

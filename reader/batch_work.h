@@ -14,8 +14,19 @@
 
 namespace simdex::reader {
 
+// The blocks [first, end) of table t (prefix_bits > 0) whose keys share block j's key's prefix
+// (first: the first block whose key is >= the prefix's lowest value; end: the first whose key is
+// above its highest). Where the group ends within block j, as it does unless groups are large, the
+// neighbouring keys (mostly on the same cache line) answer without a search: on sorted keys the
+// answers are first_block_not_below's.
+struct BlockRun {
+  uint64_t first, end;
+  bool operator==(const BlockRun&) const = default;
+};
+BlockRun prefix_run(const TableView& t, uint64_t j);
+
 // The mean number of entries of table t sharing the prefix of one of its entries drawn at random,
-// from block keys (at most `samples` of them, each placed by a binary search).
+// from block keys (at most `samples` of them, each placed by prefix_run).
 double mean_group_size(const TableView& t, uint64_t n, uint64_t samples);
 
 struct Work {

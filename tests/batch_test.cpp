@@ -4,9 +4,13 @@
 
 #include <doctest/doctest.h>
 
+#include <random>
 #include <set>
+#include <string>
 #include <tuple>
 
+#include "reader/batch_work.h"
+#include "reader/index_impl.h"
 #include "test_util.h"
 
 using namespace simdex;
@@ -361,4 +365,43 @@ TEST_CASE("empty index and empty query set") {
   CHECK(js.results == 0);
   for (const auto& t : js.tables) CHECK(t.blocks_decoded == 0);
   CHECK(calls == 0);
+}
+
+TEST_CASE("the work estimate's prefix groups: where the searches put them, on every block") {
+  // reader::prefix_run answers from the neighbouring keys where it can: on sorted keys it must give
+  // what first_block_not_below gives, on groups within a block and on groups across many (dense
+  // prefixes, 32-byte blocks), for schemes of long and of short prefixes.
+  std::mt19937_64 rng(23);
+  const std::vector<std::pair<const char*, Pairs>> data = {
+      {"random", random_pairs(rng, 5000)},
+      {"clustered", clustered_pairs(rng, 5000, 3)},
+      {"dense prefix", dense_prefix_pairs(rng, 5000, 40)}};
+  for (const auto& d : data)
+    for (const char* scheme : {"paper-10", "paper-4"})
+      for (const uint32_t block_bytes : {32u, 256u}) {
+        const std::string name = d.first;  // (not a structured binding: CAPTURE's lambda takes it)
+        const Pairs& pairs = d.second;
+        CAPTURE(name);
+        CAPTURE(scheme);
+        CAPTURE(block_bytes);
+        TempDir dir;
+        build(dir.file("w.sdx"), pairs, scheme, block_bytes);
+        const Index index = Index::open(dir.file("w.sdx"));
+        uint64_t multi_block = 0;
+        for (const reader::TableView& t : index_impl(index).file.tables()) {
+          const unsigned p = t.prefix_bits();
+          REQUIRE(p > 0);
+          REQUIRE(p < 64);
+          for (uint64_t j = 0; j < t.block_count(); ++j) {
+            const uint64_t lo = t.key(j) >> (64 - p) << (64 - p), hi = lo | (~uint64_t{0} >> p);
+            const uint64_t first = t.first_block_not_below(lo);
+            const reader::BlockRun expected{
+                first, hi == ~uint64_t{0} ? t.block_count() : t.first_block_not_below(hi + 1, first)};
+            CAPTURE(j);
+            CHECK(reader::prefix_run(t, j) == expected);
+            multi_block += expected.end - expected.first > 1;
+          }
+        }
+        if (name == "dense prefix" && block_bytes == 32) CHECK(multi_block > 0);
+      }
 }
