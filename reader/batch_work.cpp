@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "reader/probe.h"
 #include "simdex/error.h"
 
 namespace simdex::reader {
@@ -26,10 +27,7 @@ std::string scientific(double x) {
 
 BlockRun prefix_run(const TableView& t, uint64_t j) {
   const uint64_t blocks = t.block_count();
-  const unsigned p = t.prefix_bits();
-  if (p == 0) return {0, blocks};  // one group
-  const uint64_t lo = p >= 64 ? t.key(j) : t.key(j) >> (64 - p) << (64 - p);
-  const uint64_t hi = p >= 64 ? lo : lo | (~uint64_t{0} >> p);
+  const auto [lo, hi] = prefix_range(t.key(j), t.prefix_bits());
   const uint64_t first = j == 0 || t.key(j - 1) < lo ? j : t.first_block_not_below(lo);
   if (hi == ~uint64_t{0}) return {first, blocks};
   if (j + 1 == blocks || t.key(j + 1) > hi) return {first, j + 1};

@@ -14,7 +14,7 @@
 
 namespace simdex::reader {
 
-// The blocks [first, end) of table t (prefix_bits > 0) whose keys share block j's key's prefix
+// The blocks [first, end) of table t whose keys share block j's key's prefix (prefix_range)
 // (first: the first block whose key is >= the prefix's lowest value; end: the first whose key is
 // above its highest). Where the group ends within block j, as it does unless groups are large, the
 // neighbouring keys (mostly on the same cache line) answer without a search: on sorted keys the

@@ -11,6 +11,7 @@
 
 #include "reader/batch_work.h"
 #include "reader/index_impl.h"
+#include "reader/probe.h"
 #include "test_util.h"
 
 using namespace simdex;
@@ -389,11 +390,10 @@ TEST_CASE("the work estimate's prefix groups: where the searches put them, on ev
         const Index index = Index::open(dir.file("w.sdx"));
         uint64_t multi_block = 0;
         for (const reader::TableView& t : index_impl(index).file.tables()) {
-          const unsigned p = t.prefix_bits();
-          REQUIRE(p > 0);
-          REQUIRE(p < 64);
+          REQUIRE(t.prefix_bits() > 0);
+          REQUIRE(t.prefix_bits() < 64);
           for (uint64_t j = 0; j < t.block_count(); ++j) {
-            const uint64_t lo = t.key(j) >> (64 - p) << (64 - p), hi = lo | (~uint64_t{0} >> p);
+            const auto [lo, hi] = reader::prefix_range(t.key(j), t.prefix_bits());
             const uint64_t first = t.first_block_not_below(lo);
             const reader::BlockRun expected{
                 first, hi == ~uint64_t{0} ? t.block_count() : t.first_block_not_below(hi + 1, first)};
