@@ -185,7 +185,8 @@ class Joiner {
     std::size_t next = 0;  // the next group to scan
     for (std::size_t i = 0; i < count + 3 * kLag; ++i) {
       if (i < count) reader::aim_permuted(t, qs[groups_[i].first].q, in_flight(i));
-      if (i >= kLag && i - kLag < count) reader::read_candidates(t, in_flight(i - kLag));
+      if (i >= kLag && i - kLag < count)
+        reader::read_candidates(t, in_flight(i - kLag), reader::WalkLines::next);
       if (i >= 2 * kLag && i - 2 * kLag < count) {
         const std::size_t g = i - 2 * kLag;
         reader::ProbeStart& start = in_flight(g);
