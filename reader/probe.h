@@ -37,8 +37,9 @@ inline PrefixRange prefix_range(uint64_t q, unsigned prefix_bits) {
 // cache misses (and, on a cold file, page reads) overlap instead of following one another:
 //   aim:    permute the query, prefetch its directory entry;
 //   read:   read the entry and guess among its candidate blocks: prefetch the guess whole and
-//           the first lines (which hold first_entry) of its neighbours; without a directory,
-//           search the keys (prefetch the block);
+//           the first lines (which hold first_entry) of its neighbours (the next one only, in a
+//           pipeline of probes: WalkLines); without a directory, search the keys (prefetch the
+//           block);
 //   choose: walk from the guess by the first entries, prefetch the rest of the chosen block.
 // The block decode that follows is a serial chain of loads through the block, so the prefetches
 // must come first. ProbeStart::block is then where probe_from scans. (aim_at seeks the scan start of
@@ -64,7 +65,7 @@ inline void aim(const TableView& t, uint64_t fingerprint, ProbeStart& s) {
 // whenever it does not step back, and block guess - 1's when it does (about 10% of random probes
 // at 1M and 10M fingerprints; it steps forward about 8%). A probe alone waits for each line it
 // reads: `both`. Probes in a pipeline wait for line fills, which every line prefetched takes a
-// share of: `next` (4,096 queries against 10M: 5.8% faster; bench/RESULTS.md).
+// share of: `next` (a join of 4,096 queries against 1M or 10M: 2-3% faster; bench/RESULTS.md).
 enum class WalkLines { both, next };
 inline void read_candidates(const TableView& t, ProbeStart& s, WalkLines lines = WalkLines::both) {
   const auto& c = s.candidates = t.candidates(s.x);
