@@ -64,8 +64,9 @@ inline void aim(const TableView& t, uint64_t fingerprint, ProbeStart& s) {
 // The first lines read_candidates prefetches for the walk. The walk reads block guess + 1's
 // whenever it does not step back, and block guess - 1's when it does (about 10% of random probes
 // at 1M and 10M fingerprints; it steps forward about 8%). A probe alone waits for each line it
-// reads: `both`. Probes in a pipeline wait for line fills, which every line prefetched takes a
-// share of: `next` (a join of 4,096 queries against 1M or 10M: 2-3% faster; bench/RESULTS.md).
+// reads: `both` (the ids' rank lookups too, in windows of 16, where `next` measured the same).
+// Probes in a pipeline wait for line fills, which every line prefetched takes a share of: `next`
+// (a join of 4,096 queries against 1M or 10M: 2-3% faster; bench/RESULTS.md).
 enum class WalkLines { both, next };
 inline void read_candidates(const TableView& t, ProbeStart& s, WalkLines lines = WalkLines::both) {
   const auto& c = s.candidates = t.candidates(s.x);
