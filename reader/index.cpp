@@ -35,7 +35,7 @@ std::unique_ptr<Index::Impl> reader::open_file(const std::string& path, const Op
 void reader::preload(const Index::Impl& impl, OpenOptions::Preload what) {
   if (what == OpenOptions::Preload::none || !impl.mapping) return;
   if (what == OpenOptions::Preload::all) {
-    impl.mapping->populate(0, impl.mapping->size());
+    impl.mapping->populate(0, impl.mapping->size(), true);
   } else {
     for (const auto& s : impl.file.sections())
       if (s.kind == format::SectionKind::block_keys) impl.mapping->populate(s.offset, s.bytes);

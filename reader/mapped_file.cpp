@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "format/page_cache.h"
 #include "simdex/error.h"
 
 namespace simdex::reader {
@@ -50,12 +51,13 @@ void MappedFile::advise(Access access) const {
     madvise(const_cast<uint8_t*>(data_), size_, access == Access::random ? MADV_RANDOM : MADV_SEQUENTIAL);
 }
 
-void MappedFile::populate(std::size_t offset, std::size_t bytes) const {
+void MappedFile::populate(std::size_t offset, std::size_t bytes, bool huge_pages) const {
   if (!data_ || offset >= size_) return;
   bytes = std::min(bytes, size_ - offset);
   const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   const std::size_t begin = offset / page * page, end = offset + bytes;
   auto* p = const_cast<uint8_t*>(data_) + begin;
+  if (huge_pages) format::page_cache::cache_in_huge_pages(fd_, begin, end - begin);
   // Read-ahead of the whole range first: the mapping is MADV_RANDOM, so the faults of a populate
   // alone would read one page per disk request.
   madvise(p, end - begin, MADV_WILLNEED);

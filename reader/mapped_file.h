@@ -31,8 +31,10 @@ class MappedFile {
   enum class Access { random, sequential };
   void advise(Access access) const;
   // Reads bytes [offset, offset + bytes) into the page cache and maps them into this process now,
-  // so that no later read of them faults (OpenOptions::preload). Clipped to the file.
-  void populate(std::size_t offset, std::size_t bytes) const;
+  // so that no later read of them faults (OpenOptions::preload). Clipped to the file. With
+  // `huge_pages`, what is not cached yet is read in 2 MiB folios (format/page_cache.h), which this
+  // mapping then maps with 2 MiB pages: for a range that the process will read all over.
+  void populate(std::size_t offset, std::size_t bytes, bool huge_pages = false) const;
 
  private:
   std::string path_;

@@ -2,13 +2,16 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 
+#include "format/page_cache.h"
 #include "simdex/error.h"
 
 namespace simdex::writer {
@@ -67,6 +70,7 @@ AtomicFile::AtomicFile(std::string target)
           },
           O_RDWR, 0644) {
   buffer_.reserve(kBufferBytes);
+  huge_page_bytes_ = format::page_cache::huge_page_bytes(temp_.fd());
 }
 
 void AtomicFile::write(const void* data, std::size_t size) {
@@ -115,11 +119,41 @@ void AtomicFile::write_parallel(uint64_t offset, const void* data, std::size_t s
 #endif
 }
 
+void AtomicFile::cache_regions(uint64_t offset, std::size_t size) {
+  const std::size_t huge = huge_page_bytes_;
+  std::vector<uint64_t> fresh;  // regions to cache, claimed under the lock, cached outside it
+  {
+    std::lock_guard<std::mutex> hold(regions_lock_);
+    end_ = std::max(end_, offset + size);
+    if (huge == 0 || size == 0) return;
+    const uint64_t last = (offset + size - 1) / huge;
+    if (cached_regions_.size() <= last) cached_regions_.resize(last + 1);
+    for (uint64_t r = offset / huge; r <= last; ++r)
+      if (!cached_regions_[r]) {
+        cached_regions_[r] = true;
+        fresh.push_back(r);
+      }
+    // The regions' pages must lie within the file to be mapped: a sparse extension, no blocks.
+    // Not past RLIMIT_FSIZE, which would end the process (SIGXFSZ) where the writes may fit.
+    const uint64_t want = fresh.empty() ? 0 : (fresh.back() + 1) * huge;
+    if (want > std::max(extended_, end_)) {
+      rlimit limit{};
+      if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 ||
+          (limit.rlim_cur != RLIM_INFINITY && want > limit.rlim_cur))
+        return;
+      if (::ftruncate(temp_.fd(), static_cast<off_t>(want)) != 0) return;
+      extended_ = want;
+    }
+  }
+  for (const uint64_t r : fresh) format::page_cache::cache_in_huge_pages(temp_.fd(), r * huge, huge);
+}
+
 bool AtomicFile::map_write(uint64_t offset, const void* data, std::size_t size) {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
   // Small sections gain nothing from a mapping of their own.
   constexpr std::size_t kMapBytes = std::size_t{4} << 20;
   if (size < kMapBytes) return false;
+  cache_regions(offset, size);
   // The blocks reserved first: a write to a mapped page that the disk has no room for would be a
   // SIGBUS, where fallocate fails with a message. A file system without fallocate gets pwrite.
   int rc;
@@ -171,6 +205,7 @@ void AtomicFile::read_at(uint64_t offset, void* data, std::size_t size) {
 }
 
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
+  cache_regions(offset, size);
   const auto* p = static_cast<const uint8_t*>(data);
   while (size > 0) {
     const ssize_t n = ::pwrite(temp_.fd(), p, size, static_cast<off_t>(offset));
@@ -186,6 +221,9 @@ void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size)
 
 void AtomicFile::publish() {
   flush();
+  // The tail that cache_regions added beyond the last byte written.
+  if (extended_ > end_ && ::ftruncate(temp_.fd(), static_cast<off_t>(end_)) != 0)
+    fail("cannot truncate", temp_.path());
   if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
   checked_target(target_);  // it may have changed during the build
   if (!temp_.rename_to(target_)) fail("cannot rename temporary file over", target_);

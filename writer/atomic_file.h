@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -44,12 +45,21 @@ class AtomicFile {
   void start_writeback();  // of the bytes written since the last call, when they are many
   void pwrite_all(uint64_t offset, const void* data, std::size_t size);
   bool map_write(uint64_t offset, const void* data, std::size_t size);  // false: use pwrite
+  // Called before bytes [offset, offset + size) are written: the file's 2 MiB regions that they
+  // are the first to reach are cached as 2 MiB folios (format/page_cache.h), zero, before the
+  // writes fill them (the file extended as far as that needs; publish cuts it back to end_).
+  void cache_regions(uint64_t offset, std::size_t size);
   std::string target_;
   OwnedTemp temp_;  // locked by this process until it is renamed and closed
   std::vector<uint8_t> buffer_;
   uint64_t position_ = 0;  // == flushed_ + buffer_.size()
   uint64_t flushed_ = 0;
-  uint64_t writeback_from_ = 0;  // bytes before it were handed to start_writeback
+  uint64_t writeback_from_ = 0;      // bytes before it were handed to start_writeback
+  std::size_t huge_page_bytes_ = 0;  // the regions' size; 0: none are cached so
+  std::mutex regions_lock_;          // cache_regions runs on every writing thread
+  std::vector<bool> cached_regions_;
+  uint64_t end_ = 0;       // the end of the furthest write: the file's size once published
+  uint64_t extended_ = 0;  // how far cache_regions extended the file (0: not at all)
 };
 
 // The prefix of temporary files for `target`: ".NAME.tmp-" in the target's directory.

@@ -160,7 +160,9 @@ struct OpenOptions {
   // keys (8 bytes per block) and block directory (at most 4 bytes per block, format 2.1; copied
   // into memory, at most 1 MiB a table); `all`: the whole file. Pages come from disk when not
   // cached and are mapped into the process (madvise MADV_POPULATE_READ, or one read per page where
-  // the kernel lacks it). An index set applies it to each member.
+  // the kernel lacks it); with `all`, those not cached are read in 2 MiB folios where the kernel
+  // and file system allow it, so that the file is mapped with 2 MiB pages (README.md). An index set
+  // applies it to each member.
   enum class Preload { none, keys, all };
   Preload preload = Preload::none;
 };

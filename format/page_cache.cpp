@@ -1,0 +1,62 @@
+#include "format/page_cache.h"
+
+#include <sys/mman.h>
+#include <sys/vfs.h>
+
+#include <fstream>
+#include <string>
+
+namespace simdex::format::page_cache {
+
+std::size_t huge_page_bytes(int fd) {
+  static const std::size_t kernel_bytes = [] {
+    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::ifstream size("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+    std::string mode;
+    std::size_t pmd = 0;
+    if (!std::getline(enabled, mode) || mode.find("[never]") != std::string::npos || !(size >> pmd))
+      return std::size_t{0};
+    return pmd == kHuge ? kHuge : std::size_t{0};
+  }();
+  if (kernel_bytes == 0) return 0;
+#ifdef __linux__
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0) return 0;
+  switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0xEF53:      // ext2, ext3, ext4
+    case 0x58465342:  // XFS
+    case 0x9123683E:  // btrfs
+    case 0x01021994:  // tmpfs
+      return kernel_bytes;
+    default:
+      return 0;
+  }
+#else
+  (void)fd;
+  return 0;
+#endif
+}
+
+void cache_in_huge_pages(int fd, uint64_t offset, uint64_t bytes) {
+#if defined(MADV_HUGEPAGE) && defined(MADV_POPULATE_READ)
+  const std::size_t huge = huge_page_bytes(fd);
+  if (huge == 0 || bytes == 0) return;
+  const uint64_t from = offset / huge * huge, to = offset + bytes;
+  const auto length = static_cast<std::size_t>(to - from);
+  void* map = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(from));
+  if (map == MAP_FAILED) return;
+  // Huge pages asked for first, so that each fault reads a 2 MiB folio (even where read-ahead is
+  // off); random access too, so that a fault reads that folio alone: a region of which some pages
+  // are cached already (an index's header, read by open) is read in 4 KiB folios, and with the
+  // default read-ahead so would be the next region, and every one after it. The faults taken by
+  // the kernel, not by touching each page.
+  if (::madvise(map, length, MADV_HUGEPAGE) == 0 && ::madvise(map, length, MADV_RANDOM) == 0)
+    ::madvise(map, length, MADV_POPULATE_READ);
+  ::munmap(map, length);
+#else
+  (void)fd, (void)offset, (void)bytes;
+#endif
+}
+
+}  // namespace simdex::format::page_cache
