@@ -114,7 +114,7 @@ class BlockCursor {
     // most 57 bits (nearly always: h is about 64 - log2(n) and codes are short), and the next window
     // is this one shifted, filled from the bytes ahead of it: the chain from one entry to the next
     // is a table lookup and two shifts, not also a load from a position just computed (a join of
-    // 4,096 queries against 1M 10% faster; bench/RESULTS.md). The bytes ahead are loaded off the
+    // 4,096 queries against 1M 1.11-1.12x faster; bench/RESULTS.md). The bytes ahead are loaded off the
     // chain. Few instructions: the decode of two blocks in turn is bound by them.
     const uint64_t w = window_;
     const uint16_t code = table_->lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
