@@ -1,7 +1,9 @@
 #include "format/page_cache.h"
 
 #include <sys/mman.h>
+#ifdef __linux__
 #include <sys/vfs.h>
+#endif
 
 #include <fstream>
 #include <string>
@@ -28,6 +30,7 @@ std::size_t huge_page_bytes(int fd) {
     case 0x58465342:  // XFS
     case 0x9123683E:  // btrfs
     case 0x01021994:  // tmpfs
+    case 0x794C7630:  // overlayfs (a container's): its files' pages are those of the layer beneath
       return kernel_bytes;
     default:
       return 0;

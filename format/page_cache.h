@@ -15,9 +15,9 @@ namespace simdex::format::page_cache {
 
 // The size of the huge pages that the file open as `fd` can be cached and mapped in: 2 MiB when the
 // kernel's transparent huge pages are on ("always" or "madvise", at 2 MiB) and the file lies on a
-// local file system whose page cache can hold such folios (ext4, XFS, btrfs, tmpfs); else 0, and
-// nothing below is worth its system calls (on a network file system, reading a region would be a
-// request to the server).
+// local file system whose page cache can hold such folios (ext4, XFS, btrfs, tmpfs, or an overlay
+// of them, as in a container); else 0, and nothing below is worth its system calls (on a network
+// file system, reading a region would be a request to the server).
 std::size_t huge_page_bytes(int fd);
 
 // Brings the 2 MiB regions holding bytes [offset, offset + bytes) of the file open as `fd` (at
