@@ -134,15 +134,18 @@ void AtomicFile::cache_regions(uint64_t offset, std::size_t size) {
         fresh.push_back(r);
       }
     // The regions' pages must lie within the file to be mapped: a sparse extension, no blocks.
-    // Not past RLIMIT_FSIZE, which would end the process (SIGXFSZ) where the writes may fit.
+    // To end_ at least, past every write begun (which may not have reached the file yet), so that
+    // it never cuts one short. Not past RLIMIT_FSIZE, which would end the process (SIGXFSZ) where
+    // the writes themselves fit.
     const uint64_t want = fresh.empty() ? 0 : (fresh.back() + 1) * huge;
-    if (want > std::max(extended_, end_)) {
+    if (want > extended_) {
+      const uint64_t size = std::max(want, end_);
       rlimit limit{};
       if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 ||
-          (limit.rlim_cur != RLIM_INFINITY && want > limit.rlim_cur))
+          (limit.rlim_cur != RLIM_INFINITY && size > limit.rlim_cur))
         return;
-      if (::ftruncate(temp_.fd(), static_cast<off_t>(want)) != 0) return;
-      extended_ = want;
+      if (::ftruncate(temp_.fd(), static_cast<off_t>(size)) != 0) return;
+      extended_ = size;
     }
   }
   for (const uint64_t r : fresh) format::page_cache::cache_in_huge_pages(temp_.fd(), r * huge, huge);

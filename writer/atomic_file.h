@@ -59,7 +59,7 @@ class AtomicFile {
   std::mutex regions_lock_;          // cache_regions runs on every writing thread
   std::vector<bool> cached_regions_;
   uint64_t end_ = 0;       // the end of the furthest write: the file's size once published
-  uint64_t extended_ = 0;  // how far cache_regions extended the file (0: not at all)
+  uint64_t extended_ = 0;  // the file's size as cache_regions last set it (0: never)
 };
 
 // The prefix of temporary files for `target`: ".NAME.tmp-" in the target's directory.
