@@ -114,8 +114,8 @@ class BlockCursor {
     // most 57 bits (nearly always: h is about 64 - log2(n) and codes are short), and the next window
     // is this one shifted, filled from the bytes ahead of it: the chain from one entry to the next
     // is a table lookup and two shifts, not also a load from a position just computed (a join of
-    // 4,096 queries against 1M 1.11-1.12x faster; bench/RESULTS.md). The bytes ahead are loaded off the
-    // chain. Few instructions: the decode of two blocks in turn is bound by them.
+    // 4,096 queries against 1M 1.11-1.12x faster; bench/RESULTS.md). The bytes ahead are loaded
+    // off the chain. Few instructions: the decode of two blocks in turn is bound by them.
     const uint64_t w = window_;
     const uint16_t code = table_->lookup(static_cast<uint32_t>(w >> (64 - DecodeTable::kIndexBits)));
     const unsigned bits = DecodeTable::entry_bits(code);  // code(h) and the h bits below h
@@ -185,7 +185,7 @@ class BlockCursor {
   uint32_t count_;
   uint64_t entry_;
   uint64_t window_;  // the 64 stream bits from pos_, all real
-  uint64_t ahead_;   // the 8 bytes after pos_'s byte's next 7 (bytes_at((pos_ >> 3) + 8))
+  uint64_t ahead_;   // bytes_at((pos_ >> 3) + 8): the bits after the window's, from pos_ & 7 before
   uint32_t index_ = 0;
   uint64_t pos_ = 0;
   BlockStatus status_ = BlockStatus::ok;
