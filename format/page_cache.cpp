@@ -8,11 +8,13 @@
 #include <fstream>
 #include <string>
 
+#include "format/huge_pages.h"
+
 namespace simdex::format::page_cache {
 
 std::size_t huge_page_bytes(int fd) {
   static const std::size_t kernel_bytes = [] {
-    constexpr std::size_t kHuge = std::size_t{2} << 20;
+    constexpr std::size_t kHuge = huge_pages::kPage;
     std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
     std::ifstream size("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
     std::string mode;

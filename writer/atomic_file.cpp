@@ -139,13 +139,13 @@ void AtomicFile::cache_regions(uint64_t offset, std::size_t size) {
     // the writes themselves fit.
     const uint64_t want = fresh.empty() ? 0 : (fresh.back() + 1) * huge;
     if (want > extended_) {
-      const uint64_t size = std::max(want, end_);
+      const uint64_t file_size = std::max(want, end_);
       rlimit limit{};
       if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 ||
-          (limit.rlim_cur != RLIM_INFINITY && size > limit.rlim_cur))
+          (limit.rlim_cur != RLIM_INFINITY && file_size > limit.rlim_cur))
         return;
-      if (::ftruncate(temp_.fd(), static_cast<off_t>(size)) != 0) return;
-      extended_ = size;
+      if (::ftruncate(temp_.fd(), static_cast<off_t>(file_size)) != 0) return;
+      extended_ = file_size;
     }
   }
   for (const uint64_t r : fresh) format::page_cache::cache_in_huge_pages(temp_.fd(), r * huge, huge);
