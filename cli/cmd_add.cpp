@@ -1,15 +1,21 @@
 // simdex add: (fingerprint, id) lines in, a new member of an index set out.
+#include <unistd.h>
+
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/output.h"
 #include "cli/pair_input.h"
 #include "cli/set_output.h"
 #include "cli/table_options.h"
 #include "cli/text_options.h"
+#include "set/set_files.h"
 #include "simdex/builder.h"
 #include "simdex/index.h"
+#include "simdex/keys.h"
 #include "simdex/set.h"
 
 namespace simdex::cli {
@@ -23,7 +29,41 @@ struct AddArgs : SetWriteArgs {
   TextOptions text_options;
 };
 
-void run_add(const AddArgs& a) {
+// The key map of the documents an add brings: --key-map FILE, else a hidden file beside the set
+// (named as the set's temporary files, so a writer killed before removing it leaves it to the
+// next writer's cleanup) removed when the add ends; for fingerprint lines, the map beside them.
+class AddedKeys {
+ public:
+  explicit AddedKeys(AddArgs& a) {
+    if (!a.text) {
+      if (a.input != "-") path_ = key_map_path(a.input);
+      return;
+    }
+    if (a.text_options.paths_file.empty()) {
+      a.text_options.paths_file =
+          set::pending_entry_path(a.set, std::filesystem::path(a.set).filename().string() + "-keys.tsv");
+      temporary_ = true;
+    }
+    path_ = a.text_options.paths_file;
+  }
+  ~AddedKeys() {
+    if (temporary_) ::unlink(path_.c_str());
+  }
+  AddedKeys(const AddedKeys&) = delete;
+  AddedKeys& operator=(const AddedKeys&) = delete;
+
+  // Into the set's key map (SET.keys.tsv), when the documents had keys.
+  void extend(const std::string& set) const {
+    std::error_code ec;
+    if (!path_.empty() && std::filesystem::exists(path_, ec)) extend_key_map(key_map_path(set), path_);
+  }
+
+ private:
+  std::string path_;
+  bool temporary_ = false;
+};
+
+void run_add(AddArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   remove_temporary_files_on_signals();
   SetWriterOptions options = set_writer_options(a);
@@ -42,7 +82,7 @@ void run_add(const AddArgs& a) {
   build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
   Progress progress(Progress::wanted(a.quiet));
-  // Key maps stay per index file: a set's documents' keys are not kept (only to --key-map FILE).
+  const AddedKeys added_keys(a);
   for_each_input_pair(a.input, a.text, a.text_options,
                       build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "", progress,
                       [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
@@ -53,6 +93,8 @@ void run_add(const AddArgs& a) {
                 << " is unchanged\n";
     return;
   }
+  // Before the manifest that names the new member: a key without a live pair is never printed.
+  added_keys.extend(a.set);
   const SetChange change = set.add(builder);
   report_set_change(a, "added", change,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -82,6 +124,11 @@ void add_add_command(CLI::App& app) {
   cmd->add_flag("--no-merge", args->no_merge, "Do not merge members of similar size after the add");
   cmd->add_flag("--text", args->text, "INPUT holds documents: fingerprint them first");
   add_text_options(*cmd, args->text_options);
+  cmd->get_option("--key-map")
+      ->description(
+          "Also write the key map (ID<TAB>KEY lines, spec/KEYS.md) of the documents' string keys and "
+          "paths here. Either way the set's key map, SET.keys.tsv (what --keys reads), is extended by them "
+          "(and by INPUT.keys.tsv, written by `simdex fingerprint`, for fingerprint lines)");
   cmd->callback([args] {
     args->text_options.threads = args->threads;
     run_add(*args);

@@ -43,8 +43,12 @@ struct Estimate {
 // "1000000", "1e9", "250M", "2G" (K/M/G/T: powers of 1000).
 uint64_t parse_count(const std::string& text) {
   const std::optional<double> value = parse_scaled(text, 1000, false);
-  if (!value || !(*value >= 1) || *value > 1e15)
+  if (!value || !(*value >= 1))
     throw Error(errc::usage, "N " + text + ": expected a count of fingerprints such as 1000000, 1e9 or 250M");
+  if (*value > 1e15)
+    throw Error(errc::usage, "N " + text + " is above 1e15, the largest count the cost model covers");
+  if (*value != std::floor(*value))
+    throw Error(errc::usage, "N " + text + ": a count of fingerprints is a whole number");
   return static_cast<uint64_t>(*value);
 }
 

@@ -16,6 +16,8 @@ class IndexInput {
  public:
   // Throws simdex::Error as Index::open does (errc::io when stdin cannot be read).
   explicit IndexInput(const std::string& path, const OpenOptions& options = {});
+  // An index opened some other way (Index::reopen).
+  explicit IndexInput(Index index) : index_(std::move(index)) {}
   IndexInput(const IndexInput&) = delete;
   IndexInput& operator=(const IndexInput&) = delete;
 

@@ -50,6 +50,30 @@ void carry_key_map(const std::string& input, const std::string& output) {
   out.publish();
 }
 
+void extend_key_map(const std::string& set_map, const std::string& added) {
+  const KeyMap more = KeyMap::read(added);
+  std::error_code ec;
+  const KeyMap old = std::filesystem::exists(set_map, ec) ? KeyMap::read(set_map) : KeyMap();
+  KeyMapBuilder merged;
+  std::size_t i = 0, j = 0;
+  while (i < old.size() || j < more.size()) {
+    const bool from_old = j == more.size() || (i < old.size() && old.id_at(i) <= more.id_at(j));
+    const uint64_t id = from_old ? old.id_at(i) : more.id_at(j);
+    const std::string_view key = from_old ? old.key_at(i) : more.key_at(j);
+    if (from_old && j < more.size() && more.id_at(j) == id) {
+      if (more.key_at(j) != key)
+        throw Error(errc::input, "id " + std::to_string(id) + " is the key '" + escape_key(key) + "' in " +
+                                     set_map + " and the key '" + escape_key(more.key_at(j)) + "' in " +
+                                     added +
+                                     ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
+      ++j;
+    }
+    merged.add(id, IdKind::key, key, 0);
+    ++(from_old ? i : j);
+  }
+  merged.write(set_map);
+}
+
 namespace {
 // `key`, or the decimal id when there is none.
 void append_key_or_id(fmt::memory_buffer& b, std::optional<std::string_view> key, std::uint64_t id, bool json,

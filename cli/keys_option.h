@@ -55,4 +55,9 @@ void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
 // beside OUTPUT, checked; without one, a map left beside OUTPUT by an earlier build is removed.
 void carry_key_map(const std::string& input, const std::string& output);
 
+// An index set's key map (SET.keys.tsv) extended by the key map `added` (of the documents an add
+// brings), written atomically: each id once. Error(input) when an id has another key in each (two
+// documents with one id, spec/KEYS.md §1.1), naming both; the set's map is then unchanged.
+void extend_key_map(const std::string& set_map, const std::string& added);
+
 }  // namespace simdex::cli

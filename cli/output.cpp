@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <utility>
 
+#include "fingerprint/utf8.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -60,6 +61,13 @@ void Output::close() {
 std::string take_deferred_error() { return std::exchange(deferred_error, std::string()); }
 
 void append_json_string(fmt::memory_buffer& b, std::string_view text) {
+  // JSON text is UTF-8: bytes that are not (a file name, a query line) become U+FFFD, as a
+  // document's text or key does (spec/FINGERPRINT.md step 1).
+  std::string repaired;
+  if (!text::is_valid_utf8(text)) {
+    text::repair_utf8(text, repaired);
+    text = repaired;
+  }
   b.push_back('"');
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
@@ -82,7 +90,15 @@ std::string printable(std::string_view text) {
     const auto u = static_cast<unsigned char>(text[i]);
     const bool c1 = u == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                     static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    if (u == '\t')
+    std::size_t bad = 0;
+    if (u >= 0x80 && text::sequence_length(text, i, bad) == 0) {  // not UTF-8: the bytes shown
+      for (std::size_t k = 0; k < bad; ++k)
+        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i + k]));
+      i += bad - 1;
+    } else if (text.substr(i, 3) == "\xEF\xBB\xBF") {  // a byte order mark, invisible otherwise
+      out += "\\ufeff";
+      i += 2;
+    } else if (u == '\t')
       out += "\\t";
     else if (u == '\n')
       out += "\\n";

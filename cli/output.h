@@ -58,11 +58,13 @@ class Output {
 // A write error an Output met in its destructor (then an exception was already on its way), or "".
 std::string take_deferred_error();
 
-// `text` as a JSON string, quotes included: '"', '\' and control bytes escaped.
+// `text` as a JSON string, quotes included: '"', '\' and control bytes escaped; bytes that are not
+// UTF-8 become U+FFFD (maximal subparts, as spec/FINGERPRINT.md step 1 repairs a text).
 void append_json_string(fmt::memory_buffer& b, std::string_view text);
 
 // `text` with control bytes (C0, DEL, and the C1 controls U+0080..U+009F, which terminals obey
-// too) written as \xNN, \t, \n, \r: input echoed in a message cannot drive the terminal.
+// too) written as \xNN, \t, \n, \r: input echoed in a message cannot drive the terminal. Bytes
+// that are not UTF-8 are written \xNN too, and a byte order mark \ufeff, so that they show.
 std::string printable(std::string_view text);
 
 // Where a command that writes `output` keeps its temporary files: `tmp_dir_flag` (--tmp-dir) when

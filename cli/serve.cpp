@@ -91,7 +91,9 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
   auto reopen = [&] {
     reopen_requested = 0;
     try {
-      auto fresh = std::make_unique<IndexInput>(index_path, open_options);
+      // Index::reopen: a set keeps the members it has open that are unchanged, and refuses a
+      // manifest older than the one it serves (stale_manifest: an old one copied back).
+      auto fresh = std::make_unique<IndexInput>((*index)->reopen());
       k = (*fresh)->search_distance(k_option);
       std::optional<KeyMap> fresh_keys = open_keys(keys_arg, index_path);
       index = std::move(fresh);

@@ -6,7 +6,8 @@ void add_table_options(CLI::App& cmd, TableArgs& args, TablesOf of, const std::s
   const bool index = of == TablesOf::index;
   auto* scheme = cmd.add_option("--scheme", args.scheme, scheme_help)->capture_default_str();
   if (index)
-    cmd.add_option("--blocks", args.blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
+    args.blocks_option =
+        cmd.add_option("--blocks", args.blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
   args.k_option = cmd.add_option("-k,--max-distance", args.k,
                                  index ? "Largest Hamming distance queries may ask for"
                                        : "k of a new set (an existing set keeps its own)")
@@ -21,7 +22,7 @@ void add_table_options(CLI::App& cmd, TableArgs& args, TablesOf of, const std::s
 void apply_table_options(const TableArgs& a, BuildOptions& options) {
   options.k = a.k;
   options.block_bytes = a.block_bytes;
-  if (a.blocks)
+  if (a.blocks_option && a.blocks_option->count() > 0)  // --blocks 0 too: refused by one_level
     options.scheme = Scheme::one_level(a.blocks, a.k);
   else if (a.scheme != "auto")
     options.scheme = Scheme::named(a.scheme, a.k, 0);

@@ -13,6 +13,7 @@ namespace simdex::cli {
 struct TableArgs {
   std::string scheme = "auto";
   unsigned blocks = 0;  // --blocks M: the one-level scheme blocks-M
+  CLI::Option* blocks_option = nullptr;
   unsigned k = 3;
   uint32_t block_bytes = BuildOptions{}.block_bytes;
   CLI::Option* k_option = nullptr;  // whether -k and --block-bytes were given (add keeps a set's)

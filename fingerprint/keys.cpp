@@ -276,8 +276,7 @@ KeyMap KeyMap::parse(std::string_view bytes, const std::string& name) {
 std::optional<std::string_view> KeyMap::find(std::uint64_t id) const {
   const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
   if (it == ids_.end() || *it != id) return std::nullopt;
-  const auto i = static_cast<std::size_t>(it - ids_.begin());
-  return std::string_view(bytes_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+  return key_at(static_cast<std::size_t>(it - ids_.begin()));
 }
 
 std::string KeyMap::key_or_id(std::uint64_t id, bool list_separator) const {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 U_NAMESPACE_BEGIN
+class ByteSink;
 class Normalizer2;
 U_NAMESPACE_END
 
@@ -30,6 +31,14 @@ class Normalizer {
  private:
   // Where the next chunk ends: a normalization boundary, at most max_chunk bytes in when possible.
   std::size_t chunk_end(std::string_view in, std::size_t max_chunk) const;
+  // Whether `in` holds a long run of combining marks (after mapping), which ICU would reorder in
+  // quadratic time; such a text is normalized from its sorted_decomposition instead.
+  bool has_long_mark_run(std::string_view in) const;
+  // `in` mapped and its marks put in canonical order, in linear time: what normalizing it, and
+  // normalizing `in`, give alike.
+  void sorted_decomposition(std::string_view in, std::string& out) const;
+  // `in` normalized into `sink` by ICU, in chunks of at most max_chunk bytes cut at boundaries.
+  void normalize_pieces(std::string_view in, icu::ByteSink& sink, std::size_t max_chunk) const;
 
   const icu::Normalizer2* nfkc_cf_;
 };

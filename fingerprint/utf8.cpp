@@ -4,10 +4,6 @@
 
 namespace simdex::text {
 
-namespace {
-
-// Length of the well-formed sequence starting at s[i], or 0 when it is ill-formed; then `bad` is
-// the length of its maximal subpart (at least 1), the bytes one U+FFFD replaces.
 std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t& bad) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0x80) return 1;
@@ -41,6 +37,8 @@ std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t& bad)
   }
   return need + 1;
 }
+
+namespace {
 
 // Index of the first byte at or after i that is not ASCII, checking 8 bytes at a time.
 std::size_t skip_ascii(std::string_view s, std::size_t i) {

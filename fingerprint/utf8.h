@@ -10,6 +10,10 @@ namespace simdex::text {
 
 inline constexpr char32_t replacement_character = 0xFFFD;
 
+// Length of the well-formed sequence starting at s[i] (i < s.size()), or 0 when it is ill-formed;
+// then `bad` is the length of its maximal subpart (at least 1), the bytes one U+FFFD replaces.
+std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t& bad);
+
 // True when `s` is well-formed UTF-8 (no surrogates, no overlongs, nothing above U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 

@@ -215,9 +215,11 @@ unsigned IndexFile::search_distance(int64_t k) const {
   const unsigned max = header_.max_distance;
   if (k < 0) return max;
   if (k > max)
-    throw Error(errc::usage, "k = " + std::to_string(k) + " exceeds the index's k = " + std::to_string(max) +
-                                 " (its tables find nothing farther; build the index with k = " +
-                                 std::to_string(k) + " to search that far)");
+    throw Error(errc::usage,
+                "k = " + std::to_string(k) + " exceeds the index's k = " + std::to_string(max) +
+                    " (its tables find nothing farther; " +
+                    (k <= 32 ? "build the index with k = " + std::to_string(k) + " to search that far)"
+                             : std::string("simdex builds an index with k up to 32)")));
   return static_cast<unsigned>(k);
 }
 

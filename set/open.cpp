@@ -7,6 +7,8 @@
 namespace simdex {
 
 Index Index::open(const std::string& path, const OpenOptions& options) {
+  // The C library would read the name only up to the NUL: another file.
+  if (path.find('\0') != std::string::npos) throw Error(errc::usage, "a path holds a NUL byte");
   if (set::starts_with_set_magic(path)) return index_from_impl(set::open_set(path, options));
   if (!options.set_members.empty())
     throw Error(errc::usage, "'" + path + "' is an index file, not a set: set_members does not apply");

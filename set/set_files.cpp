@@ -39,6 +39,44 @@ std::string tombstone_name(const std::string& manifest_path, uint64_t generation
   return generation_name(manifest_path, generation, ".sdt");
 }
 
+std::string pending_entry_path(const std::string& manifest_path, const std::string& name) {
+  // A hidden name that starts as the set's temporary files do: a writer killed before the entry
+  // took its name leaves it to the next writer's cleanup (remove_unlocked, once nobody holds it).
+  return set_directory(manifest_path) + "/." + name + ".pending-" + std::to_string(::getpid());
+}
+
+void publish_entry_file(const std::string& manifest_path, const std::string& pending,
+                        const std::string& name) {
+  const std::string target = entry_path(manifest_path, name);
+  auto taken = [&] {
+    ::unlink(pending.c_str());
+    return Error(errc::io, "'" + target +
+                               "' exists: another writer published that generation of the set meanwhile (one "
+                               "that did not take SET.lock?); nothing was published");
+  };
+  // link(2) fails when the name is taken (rename(2) would replace); a file system without hard
+  // links gets a check and rename.
+  if (::link(pending.c_str(), target.c_str()) == 0) {
+    ::unlink(pending.c_str());
+  } else if (errno == EEXIST) {
+    throw taken();
+  } else {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) == 0) throw taken();
+    if (::rename(pending.c_str(), target.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(pending.c_str());
+      throw Error(errc::io, "cannot rename '" + pending + "' to '" + target + "': " + std::strerror(err));
+    }
+  }
+  const std::string dir = set_directory(manifest_path);
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int rc = dfd < 0 ? -1 : ::fsync(dfd);
+  const int err = errno;
+  if (dfd >= 0) ::close(dfd);
+  if (rc != 0) throw Error(errc::io, "cannot fsync directory '" + dir + "': " + std::strerror(err));
+}
+
 std::vector<uint8_t> read_whole_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st {};
@@ -87,16 +125,28 @@ bool starts_with_set_magic(const std::string& path) {
 
 SetLock::SetLock(const std::string& manifest_path, bool wait) {
   const std::string path = manifest_path + ".lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0)
-    throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno));
-  while (::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
-    if (errno == EINTR) continue;
-    const int err = errno;
+  // A lock taken on a file that was then removed (or replaced) locks nothing: a writer that opens
+  // the path afterwards gets another file. So the lock must be on the file at the path, checked
+  // after locking; else locked again on the file there now.
+  for (;;) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0)
+      throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd_);
+      if (err == EWOULDBLOCK)
+        throw Error(errc::io,
+                    "another writer holds the set's lock '" + path + "'; try again when it is done");
+      throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err));
+    }
+    struct stat held {
+    }, named{};
+    if (::fstat(fd_, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino)
+      return;
     ::close(fd_);
-    if (err == EWOULDBLOCK)
-      throw Error(errc::io, "another writer holds the set's lock '" + path + "'; try again when it is done");
-    throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err));
   }
 }
 

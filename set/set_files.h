@@ -16,6 +16,15 @@ std::string entry_path(const std::string& manifest_path, const std::string& name
 std::string member_name(const std::string& manifest_path, uint64_t generation);
 std::string tombstone_name(const std::string& manifest_path, uint64_t generation);
 
+// Where a writer writes the entry `name` before it takes that name (see publish_entry_file).
+std::string pending_entry_path(const std::string& manifest_path, const std::string& name);
+// Gives the file at `pending` the name `name` in the set's directory, durably, without replacing a
+// file of that name: a writer never replaces a published member or tombstone (one that ignored the
+// lock may have published that generation meanwhile). Error(io) when the name is taken (`pending`
+// removed).
+void publish_entry_file(const std::string& manifest_path, const std::string& pending,
+                        const std::string& name);
+
 // The whole file; Error(member_missing) when it is absent or not a regular file (as rule 11 says),
 // Error(io) when it cannot be read.
 std::vector<uint8_t> read_whole_file(const std::string& path);

@@ -18,15 +18,39 @@
 
 namespace simdex {
 
+namespace {
+// A set's files are named after its manifest (SET_NAME-G.sdx, spec/SET.md §1): a manifest name that
+// makes them illegal names (§2.2) would publish a set no reader opens. Refused before anything is
+// written, as is a manifest path that a rename cannot replace (a symbolic link, a directory).
+std::string checked_set_path(std::string path) {
+  writer::checked_target(path);
+  const std::string member = set::member_name(path, 1);
+  if (const std::string why = format::check_entry_name(member); !why.empty())
+    throw Error(errc::usage,
+                "'" + path + "' cannot name an index set: its files are named after it ('" + member +
+                    "'), and in such a name " + why +
+                    " (spec/SET.md §2.2); choose a name of A-Z a-z 0-9 . _ - not starting with '.'");
+  return path;
+}
+}  // namespace
+
 struct SetWriter::State {
   State(std::string p, SetWriterOptions o)
-      : path(std::move(p)), options(std::move(o)), lock(path, options.wait_for_lock) {}
+      : path(checked_set_path(std::move(p))), options(std::move(o)), lock(path, options.wait_for_lock) {}
   std::string path;
   SetWriterOptions options;
   set::SetLock lock;
   std::optional<format::SetManifest> manifest;  // the published one; none before the first add
+  std::vector<uint8_t> manifest_bytes;          // its bytes, to tell whether the path still holds it
 
-  uint64_t next_generation() const { return manifest ? manifest->generation + 1 : 1; }
+  // The generation of the next change; none follows 2^64 - 1 (only a hand-made manifest gets there).
+  uint64_t next_generation() const {
+    if (!manifest) return 1;
+    if (manifest->generation == UINT64_MAX)
+      throw Error(errc::usage,
+                  "the set '" + path + "' is at generation 2^64 - 1, the last: no change can follow it");
+    return manifest->generation + 1;
+  }
   const format::SetManifest& current() const {
     if (!manifest) throw Error(errc::usage, "there is no index set at '" + path + "': create it with add");
     return *manifest;
@@ -35,9 +59,13 @@ struct SetWriter::State {
   // Publishes `next` (temp, fsync, rename), then removes the files the old manifest named and the
   // new one does not.
   void publish(format::SetManifest next, SetChange& change) {
-    const std::vector<uint8_t> bytes = next.encode();
+    if (next.members.size() > format::kMaxSetEntries || next.tombstones.size() > format::kMaxSetEntries)
+      throw Error(errc::usage,
+                  "a manifest names at most 65,536 members and 65,536 tombstones (spec/SET.md §2.1)");
+    std::vector<uint8_t> bytes = next.encode();
     writer::AtomicFile file(path);
     file.write(bytes.data(), bytes.size());
+    require_unchanged_manifest();
     file.publish();
     change.bytes_written += bytes.size();
     std::set<std::string> named;
@@ -53,6 +81,20 @@ struct SetWriter::State {
     change.generation = next.generation;
     change.members = next.members.size();
     manifest = std::move(next);
+    manifest_bytes = std::move(bytes);
+  }
+
+  // The manifest at the path is still the one this writer read (§8: a writer never publishes a
+  // manifest made from a stale one). Under the lock nothing changes it, unless something ignores
+  // the lock: a writer of another tool, or a copy put in place by hand.
+  void require_unchanged_manifest() const {
+    struct stat st {};
+    const bool present = ::lstat(path.c_str(), &st) == 0;
+    if (present == manifest.has_value() && (!present || set::read_whole_file(path) == manifest_bytes)) return;
+    throw Error(errc::io,
+                "the manifest '" + path +
+                    "' changed while this writer held the set's lock (written by something that does "
+                    "not take SET.lock?): nothing was published; run the command again");
   }
 
   // Files a writer that died before publishing (or before removing them) left: the names writers
@@ -71,12 +113,16 @@ struct SetWriter::State {
                         name.find_first_not_of("0123456789abcdef", prefix.size()) == prefix.size() + 16;
       if (ours && !named.count(name)) ::unlink(f.path().c_str());
     }
+    // And the temporary files of such names that no live writer holds (".SET_NAME-G.sdx.tmp-…").
+    writer::remove_unlocked(set::set_directory(path), "." + prefix);
   }
 
   // Writes `builder` as the member named for `generation`; checks it suits the set.
   format::SetEntry write_member(IndexBuilder& builder, uint64_t generation, SetChange& change) {
     const std::string name = set::member_name(path, generation);
-    builder.write(set::entry_path(path, name));
+    const std::string pending = set::pending_entry_path(path, name);
+    builder.write(pending);
+    set::publish_entry_file(path, pending, name);
     return published_member(name, generation, change);
   }
 
@@ -99,6 +145,7 @@ struct SetWriter::State {
 
   // Merges the members at `chosen` (indices into the manifest) into one, every removal applied.
   void merge_members(const std::vector<std::size_t>& chosen, SetChange& change) {
+    const uint64_t generation = next_generation();
     const format::SetManifest& m = current();
     OpenOptions open_options;
     open_options.detect_changes = false;
@@ -111,14 +158,15 @@ struct SetWriter::State {
     build.block_bytes = m.block_bytes;
     build.scheme.reset();
     if (build.temp_dir.empty()) build.temp_dir = set::set_directory(path);
-    const uint64_t generation = m.generation + 1;
     format::SetManifest next = m;
     next.generation = generation;
     next.members.clear();
     for (std::size_t i = 0; i < m.members.size(); ++i)
       if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) next.members.push_back(m.members[i]);
     const std::string name = set::member_name(path, generation);
-    const set::MergeSummary merged = set::write_merged(*snapshot, set::entry_path(path, name), build);
+    const std::string pending = set::pending_entry_path(path, name);
+    const set::MergeSummary merged = set::write_merged(*snapshot, pending, build);
+    set::publish_entry_file(path, pending, name);
     change.merged_entries += merged.entries_read;
     next.members.push_back(published_member(name, generation, change));
     drop_unneeded_tombstones(next);
@@ -129,6 +177,13 @@ struct SetWriter::State {
   static void drop_unneeded_tombstones(format::SetManifest& m) {
     const uint64_t oldest = m.members.front().generation;
     std::erase_if(m.tombstones, [&](const format::SetEntry& t) { return t.generation <= oldest; });
+  }
+
+  // Every member into one: every tombstone applied, and then dropped.
+  void merge_all(SetChange& change) {
+    std::vector<std::size_t> all(current().members.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+    merge_members(all, change);
   }
 
   // Size-tiered: members in tiers of sizes within tier_ratio; a tier with tier_ratio members is
@@ -156,7 +211,7 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
     : state_(std::make_unique<State>(std::move(manifest_path), std::move(options))) {
   struct stat st {};
   if (::stat(state_->path.c_str(), &st) != 0) return;  // created by the first add
-  const std::vector<uint8_t> bytes = set::read_whole_file(state_->path);
+  std::vector<uint8_t> bytes = set::read_whole_file(state_->path);
   if (!format::has_set_magic(bytes.data(), bytes.size()))
     throw Error(errc::usage, "'" + state_->path + "' exists and is not an index set manifest");
   try {
@@ -164,6 +219,7 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
   } catch (const Error& e) {
     throw Error(e.code(), "'" + state_->path + "': " + e.detail());
   }
+  state_->manifest_bytes = std::move(bytes);
   state_->remove_orphans();
 }
 
@@ -176,6 +232,16 @@ uint32_t SetWriter::block_bytes() const { return state_->current().block_bytes; 
 SetChange SetWriter::add(IndexBuilder& builder) {
   State& s = *state_;
   SetChange change;
+  // A manifest names at most 65,536 members (§2.1): a set that has them all (added without merging)
+  // is merged first, unless merging is off.
+  if (s.manifest && s.manifest->members.size() >= format::kMaxSetEntries) {
+    if (!s.options.merge_after_add)
+      throw Error(errc::usage,
+                  "the set '" + s.path +
+                      "' has 65,536 members, the most a manifest names (spec/SET.md §2.1): merge it "
+                      "first, or add with merging on");
+    s.merge_all(change);
+  }
   const uint64_t generation = s.next_generation();
   const format::SetEntry entry = s.write_member(builder, generation, change);
   format::SetManifest next = s.manifest ? *s.manifest : format::SetManifest{};
@@ -187,25 +253,39 @@ SetChange SetWriter::add(IndexBuilder& builder) {
   next.generation = generation;
   next.members.push_back(entry);
   s.publish(std::move(next), change);
-  if (s.options.merge_after_add) s.merge_tiers(change);
+  if (!s.options.merge_after_add) return change;
+  try {
+    s.merge_tiers(change);
+  } catch (const Error& e) {
+    throw Error(e.code(), "the pairs were added (member '" + entry.name + "', generation " +
+                              std::to_string(generation) +
+                              ", published), but the merge after the add failed: " + e.detail());
+  }
   return change;
 }
 
 SetChange SetWriter::remove(std::span<const uint64_t> ids) {
   State& s = *state_;
-  const format::SetManifest& m = s.current();
+  s.current();
   if (ids.empty()) throw Error(errc::usage, "no ids to remove");
   SetChange change;
+  // A manifest names at most 65,536 tombstones (§2.1), and a tier merge keeps those newer than the
+  // members it leaves: a set that has them all is merged into one member first, which applies
+  // every tombstone and drops them all.
+  if (s.current().tombstones.size() >= format::kMaxSetEntries) s.merge_all(change);
+  const format::SetManifest& m = s.current();
   format::Tombstone t;
-  t.generation = m.generation + 1;
+  t.generation = s.next_generation();
   t.ids.assign(ids.begin(), ids.end());
   std::sort(t.ids.begin(), t.ids.end());
   t.ids.erase(std::unique(t.ids.begin(), t.ids.end()), t.ids.end());
   const std::vector<uint8_t> bytes = t.encode();
   const std::string name = set::tombstone_name(s.path, t.generation);
-  writer::AtomicFile file(set::entry_path(s.path, name));
+  const std::string pending = set::pending_entry_path(s.path, name);
+  writer::AtomicFile file(pending);
   file.write(bytes.data(), bytes.size());
   file.publish();
+  set::publish_entry_file(s.path, pending, name);
   change.written.push_back(name);
   change.bytes_written += bytes.size();
   format::SetManifest next = m;
@@ -222,10 +302,15 @@ SetChange SetWriter::merge() {
   SetChange change;
   change.generation = m.generation;
   change.members = m.members.size();
-  if (m.members.size() == 1 && m.tombstones.empty()) return change;  // nothing to compact
-  std::vector<std::size_t> all(m.members.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  s.merge_members(all, change);
+  // Nothing to compact, unless the one member has an older format than the writer's (merging is
+  // how a set's members are upgraded: `simdex upgrade` refuses a set).
+  if (m.members.size() == 1 && m.tombstones.empty()) {
+    const auto member =
+        reader::open_file(set::entry_path(s.path, m.members[0].name), OpenOptions{.detect_changes = false});
+    const auto& h = member->file.header();
+    if (h.version_major == format::kVersionMajor && h.version_minor == format::kVersionMinor) return change;
+  }
+  s.merge_all(change);
   return change;
 }
 

@@ -28,7 +28,9 @@ void encode_directory(const reader::IndexFile& file,
 
 UpgradeSummary upgrade_index(const std::string& input, const std::string& output) {
   const Index index = Index::open(input);
-  if (index.is_set()) throw Error(errc::usage, "'" + input + "' is an index set: upgrade its member files");
+  if (index.is_set())
+    throw Error(errc::usage, "'" + input + "' is an index set: `simdex merge " + input +
+                                 "` rewrites its members as one member of the current format");
   const reader::IndexFile& file = index_impl(index).file;
   UpgradeSummary summary;
   summary.from_major = file.header().version_major;

@@ -9,6 +9,7 @@ import json
 import os
 import random
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -111,6 +112,10 @@ def main():
             check(f"json answer to {q}", answer["query"] == q and got == want, f"{answer}")
         bad = server.ask_json("0xnothex")
         check("json error answer", bad.get("query") == "0xnothex" and "not a 64-bit fingerprint" in bad.get("error", ""), f"{bad}")
+        # A line that is not UTF-8: the answer is still JSON text (the bytes become U+FFFD).
+        server.p.stdin.write(b"\x89\xff0x1\n")
+        bad = json.loads(server.readline())
+        check("json error answer to bytes that are not UTF-8", bad.get("query") == "\ufffd\ufffd0x1", f"{bad}")
 
         # Replace by rename, then SIGHUP: the next answer comes from the new index.
         second = [(r.getrandbits(64), 500000 + i) for i in range(1000)]
@@ -128,6 +133,23 @@ def main():
         check("after SIGHUP the old index is gone", got == brute_force(second, q, 2), f"{answer}")
         rc, err = server.close()
         check("json server exits 0", rc == 0, err)
+
+        # An index set: SIGHUP reopens it as Index::reopen does, so an older manifest copied back over
+        # the one served is refused (stale_manifest, spec/SET.md 5) and the newer one still serves.
+        sdxs = os.path.join(tmp, "s.sdxs")
+        for pairs, flags in (([(100, 1)], []), ([(200, 2)], ["--no-merge"])):
+            subprocess.run([SIMDEX, "add", "-q", *flags, sdxs, "-"], check=True,
+                           input="".join(f"{f}\t{i}\n" for f, i in pairs).encode())
+            if not flags:
+                shutil.copy(sdxs, os.path.join(tmp, "generation1"))
+        server = Server("--json", "-k", "0", sdxs)
+        check("the set's second member answers", server.ask_json(200)["hits"] != [])
+        os.replace(os.path.join(tmp, "generation1"), sdxs)
+        server.p.send_signal(signal.SIGHUP)
+        answer = server.ask_json(200)
+        check("after an older manifest and SIGHUP, the newer snapshot still answers", answer["hits"] != [], f"{answer}")
+        rc, err = server.close()
+        check("the refused manifest is named", "stale_manifest" in err, err)
 
         # Without --serve the answers are block-buffered: nothing comes before the end of input.
         p = subprocess.Popen([SIMDEX, "query", index, "-k", "0"], stdin=subprocess.PIPE,

@@ -184,4 +184,20 @@ check fp-lines 0 "$simdex" fingerprint --input-format lines "$dir/docs/a.txt"
 expect_grep fp-lines-id "$(printf '\t0$')" "$dir/out"
 check fp-stopwords-missing 1 "$simdex" fingerprint --stopwords-file "$dir/none" "$dir/docs.jsonl"
 
+# Argument edges: --blocks 0 is refused as --scheme blocks-0 is; plan takes whole counts up to 1e15.
+check blocks-zero 2 "$simdex" build -q --blocks 0 -o "$dir/z.sdx" "$dir/docs.fp"
+expect_grep blocks-zero-msg "not 0" "$dir/err"
+check plan-fraction 2 "$simdex" plan 1.9
+expect_grep plan-fraction-msg "whole number" "$dir/err"
+check plan-too-large 2 "$simdex" plan 1e16
+expect_grep plan-too-large-msg "above 1e15" "$dir/err"
+# JSON output is UTF-8 whatever bytes a file name holds; messages show such bytes as \xNN.
+cp "$dir/t.sdx" "$dir/name$(printf '\x89').sdx"
+check verify-json-name 0 "$simdex" verify --json "$dir/name$(printf '\x89').sdx"
+cp "$dir/out" "$dir/verify.json"
+check verify-json-utf8 0 python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$dir/verify.json"
+printf 'ab\xe9\xff\n' > "$dir/bad.txt"
+check bad-bytes-line 1 "$simdex" build -q -o "$dir/z.sdx" "$dir/bad.txt"
+expect_grep bad-bytes-shown 'ab\\xe9\\xff' "$dir/err"
+
 finish

@@ -59,4 +59,32 @@ check "a manifest away from its members" 1 "$simdex" query "$dir/sub/x.sdxs" 1
 expect_grep "names the missing member" "member_missing" "$dir/err"
 check "lock held: --no-wait fails" 1 flock "$s.lock" "$simdex" add -q --no-wait "$s" "$dir/b.tsv"
 expect_grep "names the lock" "lock" "$dir/err"
+check "a set name its files cannot carry" 2 "$simdex" add -q "$dir/my docs.sdxs" "$dir/b.tsv"
+expect_grep "says why" "spec/SET.md" "$dir/err"
+[ ! -e "$dir/my docs.sdxs" ] && [ ! -e "$dir/my docs.sdxs.lock" ] && ok || bad "a refused set name left files"
+check "upgrade of a set points to merge" 2 "$simdex" upgrade "$s" -o "$dir/u.sdx"
+expect_grep "upgrade names merge" "simdex merge" "$dir/err"
+
+# Keys: a set's key map (SET.keys.tsv) grows with each add of documents with string ids, and with
+# the key map beside fingerprint lines, as build's does.
+t="$dir/keyed.sdxs"
+printf '{"id":"url:a","text":"the quick brown fox jumps over the lazy dog again"}\n{"id":"url:b","text":"the quick brown fox jumps over the lazy dog again!"}\n' > "$dir/d1.jsonl"
+printf '{"id":"url:c","text":"a completely different text about sailing ships at sea"}\n' > "$dir/d2.jsonl"
+check "add --text with string ids" 0 "$simdex" add -q "$t" --text "$dir/d1.jsonl"
+check "query --keys on the set" 0 "$simdex" query --keys "$t" --text "$dir/d1.jsonl"
+expect_grep "keys of the first add" "url:b,url:a" "$dir/out"
+check "fingerprint with keys" 0 "$simdex" fingerprint -q "$dir/d2.jsonl" -o "$dir/d2.fp"
+check "add fingerprint lines with their key map" 0 "$simdex" add -q "$t" "$dir/d2.fp"
+check "pairs --keys names keys of both adds" 0 "$simdex" clusters --keys --min-size 1 "$t"
+expect_grep "key of the second add" "url:c" "$dir/out"
+ls -a "$dir" | grep -q 'keys.tsv.pending' && bad "an add left its key map's temporary file" || ok
+# An id given another key than the set's map holds: refused, the set and its map unchanged.
+cp "$t.keys.tsv" "$dir/keys.before"; cp "$t" "$dir/manifest.before"
+id=$(cut -f2 "$dir/d2.fp")
+printf '#simdex-keys 1\n%s\turl:other\n' "$id" > "$dir/e.fp.keys.tsv"
+printf '%s\t%s\n' "$(cut -f1 "$dir/d2.fp")" "$id" > "$dir/e.fp"
+check "an id with another key is refused" 1 "$simdex" add -q "$t" "$dir/e.fp"
+expect_grep "names both keys" "url:other" "$dir/err"
+same "the set's key map is unchanged" "$t.keys.tsv" "$dir/keys.before"
+same "the manifest is unchanged" "$t" "$dir/manifest.before"
 finish set_cli

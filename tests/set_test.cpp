@@ -11,6 +11,7 @@
 #include <set>
 #include <tuple>
 
+#include "format/checksum.h"
 #include "format/set_manifest.h"
 #include "set/set_files.h"
 #include "simdex/batch.h"
@@ -327,6 +328,134 @@ TEST_CASE("a writer removes the files a writer that died left unpublished") {
   CHECK_FALSE(std::filesystem::exists(orphan));
   CHECK(std::filesystem::exists(other));
   CHECK(Index::open(s).fingerprint_count() == 1);
+}
+
+TEST_CASE("a writer removes the temporary files of a writer that died, and no file of its own") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}});
+  // A merge killed while writing (its temporary file), one killed before its member took its
+  // name (pending), and a file of another set beside it.
+  const std::string tmp = dir.file(".s.sdxs-0000000000000003.sdx.tmp-999999-0");
+  const std::string pending = dir.file(".s.sdxs-0000000000000003.sdx.pending-999999");
+  const std::string others = dir.file(".t.sdxs-0000000000000003.sdx.tmp-999999-0");
+  for (const auto& f : {tmp, pending, others}) std::ofstream(f) << "left by a killed writer";
+  SetWriter(s).remove(std::vector<uint64_t>{7});  // takes generation 2, not the killed merge's 3
+  CHECK_FALSE(std::filesystem::exists(tmp));
+  CHECK_FALSE(std::filesystem::exists(pending));
+  CHECK(std::filesystem::exists(others));
+}
+
+TEST_CASE("a set's name must name its files legally; nothing is written for one that does not") {
+  TempDir dir;
+  for (const char* name : {"my docs.sdxs", "docs+v2.sdxs",
+                           "d\xc3\xb6"
+                           "cs.sdxs",
+                           ".docs.sdxs", "a@b.sdxs"}) {
+    CAPTURE(name);
+    const std::string s = dir.file(name);
+    try {
+      add_pairs(s, {{0x10, 1}});
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == errc::usage);
+      CHECK(std::string(e.what()).find("spec/SET.md") != std::string::npos);
+    }
+  }
+  CHECK(std::filesystem::is_empty(std::filesystem::path(dir.file("x")).parent_path()));
+  add_pairs(dir.file("Docs_v2.1-x.sdxs"), {{0x10, 1}});
+  CHECK(Index::open(dir.file("Docs_v2.1-x.sdxs")).fingerprint_count() == 1);
+}
+
+TEST_CASE("a manifest's limits: tombstones merged away, members refused or merged, the last generation") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  SetWriterOptions no_merge;
+  no_merge.merge_after_add = false;
+  add_pairs(s, {{0x10, 1}, {0x20, 2}, {0x30, 3}}, no_merge);
+  add_pairs(s, {{0x40, 4}}, no_merge);
+  // 65,536 tombstones newer than the base member, as a tier merge leaves them (written directly:
+  // a remove each would take minutes).
+  format::SetManifest m = read_manifest(s);
+  for (uint32_t i = 0; i < format::kMaxSetEntries; ++i) {
+    format::Tombstone t;
+    t.generation = m.generation + 1;
+    t.ids = {1000 + i};
+    const auto bytes = t.encode();
+    const std::string name = set::tombstone_name(s, t.generation);
+    std::ofstream(set::entry_path(s, name), std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    m.tombstones.push_back(
+        {t.generation, bytes.size(), format::checksum64(bytes.data(), bytes.size()), 1, 0, name});
+    m.generation = t.generation;
+  }
+  write_manifest(s, m);
+  REQUIRE(open_error(s) == "ok");
+  // One more: the set is merged into one member first (every tombstone applied and dropped).
+  const SetChange change = SetWriter(s).remove(std::vector<uint64_t>{2});
+  CHECK(change.merged_entries == 4);
+  m = read_manifest(s);
+  CHECK(m.members.size() == 1);
+  CHECK(m.tombstones.size() == 1);
+  const Index set = Index::open(s);
+  CHECK(set.fingerprint_count() == 3);
+  CHECK(set.ids_of(0x20).empty());
+
+  // 65,536 members (the same member file named again and again is refused by readers, so the
+  // writer's check is what is tested: its count alone).
+  m = read_manifest(s);
+  m.tombstones.clear();
+  const format::SetEntry member = m.members[0];
+  m.members.assign(format::kMaxSetEntries, member);
+  for (uint32_t i = 0; i < format::kMaxSetEntries; ++i) {
+    m.members[i].generation = m.generation + 1 + i;
+    m.members[i].name = "m/" + std::to_string(i) + ".sdx";
+  }
+  m.generation += format::kMaxSetEntries;
+  write_manifest(s, m);
+  try {
+    add_pairs(s, {{0x50, 5}}, no_merge);
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("65,536 members") != std::string::npos);
+  }
+  CHECK(read_manifest(s).members.size() == format::kMaxSetEntries);  // unchanged
+
+  // The last generation: no change follows it.
+  m = read_manifest(s);
+  m.members.resize(1);
+  m.members[0] = member;
+  m.generation = UINT64_MAX;
+  write_manifest(s, m);
+  CHECK_THROWS_WITH_AS(add_pairs(s, {{0x50, 5}}), doctest::Contains("2^64 - 1"), Error);
+  CHECK_THROWS_WITH_AS(SetWriter(s).remove(std::vector<uint64_t>{1}), doctest::Contains("2^64 - 1"), Error);
+  CHECK(read_manifest(s).generation == UINT64_MAX);
+}
+
+TEST_CASE("a writer never replaces a published file, nor publishes over a manifest it did not read") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}});
+  {
+    // Another writer that ignored the lock published generation 2 while this one worked.
+    SetWriter late(s);
+    const auto before = read_bytes(s);
+    std::filesystem::rename(dir.file("s.sdxs.lock"), dir.file("moved.lock"));  // the lock removed
+    add_pairs(s, {{0x20, 2}});
+    const auto published = read_bytes(s);
+    const auto member = read_bytes(set::entry_path(s, set::member_name(s, 2)));
+    IndexBuilder b({.k = 3});
+    b.add(0x30, 3);
+    CHECK_THROWS_WITH_AS(late.add(b), doctest::Contains("another writer published"), Error);
+    CHECK(read_bytes(s) == published);
+    CHECK(read_bytes(set::entry_path(s, set::member_name(s, 2))) == member);
+    CHECK(before != published);
+    CHECK_THROWS_WITH_AS(late.remove(std::vector<uint64_t>{1}), doctest::Contains("changed while"), Error);
+  }
+  CHECK(Index::open(s).fingerprint_count() == 2);
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::filesystem::path(dir.file("x")).parent_path()))
+    CHECK(e.path().filename().string().find(".pending-") == std::string::npos);  // the refused member's
 }
 
 TEST_CASE("two writers: the second waits or fails clearly, never loses an update") {

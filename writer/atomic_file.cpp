@@ -31,11 +31,13 @@ std::string base_of(const std::string& path) {
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
   throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno));
 }
-// A target that exists must be a regular file: rename(2) would replace a device node, FIFO or
-// socket with the index, or the symbolic link itself rather than the file it names.
+}  // namespace
+
 const std::string& checked_target(const std::string& target) {
   if (target.empty() || target.back() == '/')
     throw Error(errc::usage, "output path '" + target + "' names no file");
+  if (target.find('\0') != std::string::npos)  // the C library would write the name up to the NUL
+    throw Error(errc::usage, "an output path holds a NUL byte");
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0) {
     if (errno == ENOENT) return target;
@@ -54,7 +56,6 @@ const std::string& checked_target(const std::string& target) {
                               "): simdex replaces only regular files");
   return target;
 }
-}  // namespace
 
 std::string temp_prefix(const std::string& target) {
   const std::string dir = directory_of(target);

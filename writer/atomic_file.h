@@ -12,6 +12,10 @@
 
 namespace simdex::writer {
 
+// `target` when it is absent or a regular file; else Error(io): rename(2) would replace a device
+// node, FIFO or socket with the file, or the symbolic link itself rather than the file it names.
+const std::string& checked_target(const std::string& target);
+
 class AtomicFile {
  public:
   // Creates the temporary file; throws Error(io), also when the target exists and is not a regular

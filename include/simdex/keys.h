@@ -101,6 +101,11 @@ class SIMDEX_EXPORT KeyMap {
   // The key of `id` escaped as escape_key(key, list_separator) does, or the id in decimal.
   std::string key_or_id(std::uint64_t id, bool list_separator = false) const;
   std::size_t size() const { return ids_.size(); }
+  // The i-th entry (0 <= i < size()), in ascending id order.
+  std::uint64_t id_at(std::size_t i) const { return ids_[i]; }
+  std::string_view key_at(std::size_t i) const {
+    return std::string_view(bytes_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+  }
 
  private:
   std::vector<std::uint64_t> ids_;  // ascending

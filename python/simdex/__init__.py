@@ -88,6 +88,19 @@ def _u64(values, name):
     raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64), got dtype {a.dtype}")
 
 
+def _path(path):
+    """A path argument (str, bytes or PathLike) as the str the library takes. A NUL byte would cut
+    the name short where the C library reads it: ValueError, as Python's own open() raises."""
+    path = _os.fsdecode(path)
+    if "\x00" in path:
+        raise ValueError("embedded null byte")
+    return path
+
+
+def _optional_path(path):
+    return None if path is None else _path(path)
+
+
 def _stopword_list(stopwords):
     if stopwords is None:
         return []
@@ -133,6 +146,10 @@ class Builder(_simdex.Builder):
         the output). The same pairs give the same bytes, whatever their order. One write per Builder.
     """
 
+    def __init__(self, k=3, scheme=None, block_bytes=256, memory=0, threads=0, temp_dir=None):
+        super().__init__(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
+                         temp_dir=_optional_path(temp_dir))
+
     def add(self, fingerprints, ids=None):
         """Adds fingerprints (array-like of unsigned 64-bit ints) with their ids (same length);
         without ids, each gets its position among all pairs added (pairs_added, +1, ...)."""
@@ -142,7 +159,7 @@ class Builder(_simdex.Builder):
     def write(self, path):
         """Writes the index to `path` atomically (temporary file, fsync, rename) and returns a
         BuildSummary; on failure `path` is untouched. A Builder writes once."""
-        return super().write(_os.fspath(path))
+        return super().write(_path(path))
 
     def __repr__(self):
         state = "written" if self.written else f"{self.pairs_added} pairs"
@@ -213,7 +230,9 @@ class Index(_simdex.Index):
         """A new Index over what the path names now: an index set's newest manifest (its members
         already open are shared, not mapped again) or the file now at the path (one replaced by
         rename). This Index stays open and unchanged (a snapshot); close it when done."""
-        return Index(reopen=self)
+        index = Index(reopen=self)
+        index._reopen_with = getattr(self, "_reopen_with", None)
+        return index
 
     def __contains__(self, fingerprint):
         return len(self._ids_of(fingerprint)) > 0
@@ -226,7 +245,12 @@ class Index(_simdex.Index):
         return False
 
     def __reduce__(self):  # pickled (multiprocessing spawn): reopened by path in the other process
-        return (open, (self.path, self.detect_changes))
+        if self.closed:
+            raise ValueError(f"cannot pickle {self!r}: it is closed")
+        # By the absolute path it was opened by (another process may have another working
+        # directory), with the same options.
+        args = getattr(self, "_reopen_with", None) or (_os.path.abspath(self.path), self.detect_changes, None)
+        return (open, args)
 
 
 def open(path, detect_changes=True, preload=None):
@@ -246,7 +270,9 @@ def open(path, detect_changes=True, preload=None):
     or "all" (the whole file), loaded before open returns, so that the first queries of a new
     process are as fast as later ones.
     """
-    return Index(_os.fspath(path), detect_changes, preload)
+    index = Index(_path(path), detect_changes, preload)
+    index._reopen_with = (_os.path.abspath(index.path), detect_changes, preload)
+    return index
 
 
 DedupCluster = _namedtuple("DedupCluster", "documents kept keys distances fingerprints ids lines")
@@ -357,11 +383,11 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
     if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 0):
         raise UsageError(f"memory must be a number of bytes (an int), not {memory!r}")
     args = dict(k=k, keep=keep, shingle=shingle, weighting=weighting, stopwords=_stopword_list(stopwords),
-                index=None if index is None else _os.fsdecode(index), memory=memory or 0, threads=threads,
-                temp_dir=None if temp_dir is None else _os.fsdecode(temp_dir))
-    output = None if output is None else _os.fsdecode(output)
+                index=_optional_path(index), memory=memory or 0, threads=threads,
+                temp_dir=_optional_path(temp_dir))
+    output = _optional_path(output)
     if isinstance(source, (str, bytes, _os.PathLike)):
-        raw = _simdex.dedup_file(_os.fsdecode(source), output, input_format=input_format, id_field=id_field,
+        raw = _simdex.dedup_file(_path(source), output, input_format=input_format, id_field=id_field,
                                  text_field=text_field, **args)
         return DedupResult(*raw, output)
     if (input_format, id_field, text_field) != ("auto", "id", "text"):
@@ -398,19 +424,18 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
     (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes.
     """
     fps = _u64(fingerprints, "fingerprints")
-    return _simdex.set_add(_os.fsdecode(set_path), fps, None if ids is None else _u64(ids, "ids"), k, block_bytes,
-                           merge, wait, memory, threads, None if temp_dir is None else _os.fsdecode(temp_dir))
+    return _simdex.set_add(_path(set_path), fps, None if ids is None else _u64(ids, "ids"), k, block_bytes,
+                           merge, wait, memory, threads, _optional_path(temp_dir))
 
 
 def remove(set_path, ids, wait=True):
     """Removes `ids` (array-like of uint64) from the index set at `set_path`: a tombstone,
     published atomically; their pairs are no longer live (an id added again later is). Returns a
     SetChange. FileError when there is no set there."""
-    return _simdex.set_remove(_os.fsdecode(set_path), _u64(ids, "ids"), wait)
+    return _simdex.set_remove(_path(set_path), _u64(ids, "ids"), wait)
 
 
 def merge(set_path, wait=True, memory=0, threads=0, temp_dir=None):
     """Compacts the index set at `set_path` into one member holding exactly its live pairs and
     drops every tombstone; the answers do not change. Returns a SetChange."""
-    return _simdex.set_merge(_os.fsdecode(set_path), wait, memory, threads,
-                             None if temp_dir is None else _os.fsdecode(temp_dir))
+    return _simdex.set_merge(_path(set_path), wait, memory, threads, _optional_path(temp_dir))

@@ -152,3 +152,17 @@ def test_a_file_truncated_under_an_open_index(tmp_path):
             call()
         assert e.value.code == "file_changed"
     index.close()
+
+
+def test_a_path_with_a_nul_byte_is_refused_not_cut_short(tmp_path, index_path):
+    # The C library would stop at the NUL and read or write another file: ValueError, as open().
+    victim = tmp_path / "victim"
+    fps = random_fingerprints(10, 2)
+    for call in (lambda: simdex.build(str(victim) + "\x00.sdx", fps),
+                 lambda: simdex.open(str(index_path) + "\x00more"),
+                 lambda: simdex.dedup(["a text", "a text"], str(victim) + "\x00.jsonl"),
+                 lambda: simdex.add(str(victim) + "\x00.sdxs", fps, k=3),
+                 lambda: simdex.Builder(temp_dir=str(tmp_path) + "\x00x")):
+        with pytest.raises(ValueError, match="null byte"):
+            call()
+    assert not victim.exists()

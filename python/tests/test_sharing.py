@@ -4,6 +4,7 @@ other threads query."""
 import gc
 import multiprocessing
 import os
+import pickle
 import threading
 
 import numpy as np
@@ -138,3 +139,20 @@ def test_threads_share_one_builder(tmp_path):
     b.write(str(tmp_path / "threads.sdx"))
     simdex.build(tmp_path / "one.sdx", STORED, k=3)
     assert (tmp_path / "threads.sdx").read_bytes() == (tmp_path / "one.sdx").read_bytes()
+
+
+def test_pickled_index_reopens_the_same_file_from_another_directory(tmp_path, monkeypatch):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    simdex.build(tmp_path / "a" / "x.sdx", np.arange(10, dtype=np.uint64))
+    simdex.build(tmp_path / "b" / "x.sdx", np.arange(1000, dtype=np.uint64))
+    monkeypatch.chdir(tmp_path / "a")
+    index = simdex.open("x.sdx", preload="keys")
+    blob = pickle.dumps(index)
+    monkeypatch.chdir(tmp_path / "b")
+    again = pickle.loads(blob)
+    assert len(again) == 10 and os.path.isabs(again.path)
+    assert len(pickle.loads(pickle.dumps(again.reopen()))) == 10
+    index.close()
+    with pytest.raises(ValueError, match="closed"):
+        pickle.dumps(index)
