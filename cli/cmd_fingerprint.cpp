@@ -63,7 +63,7 @@ void add_fingerprint_command(CLI::App& app) {
       "Output: one line a document, `FINGERPRINT<TAB>ID`, FINGERPRINT as 0x and 16 hex digits (--dec:\n"
       "decimal), in input order at any --threads; `simdex build` reads it as it is. With --json: "
       "{\"id\":I,\"fingerprint\":F}\n"
-      "(F a number, or with --hex a string \"0x...\").\n"
+      "(F a string \"0x...\", or with --dec a number).\n"
       "\n"
       "Inputs:\n"
       "  jsonl  {\"id\": 17, \"text\": \"...\"} one object a line (other fields are ignored; rename the two\n"
