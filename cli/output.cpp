@@ -88,28 +88,34 @@ std::string printable(std::string_view text) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto u = static_cast<unsigned char>(text[i]);
-    const bool c1 = u == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-                    static_cast<unsigned char>(text[i + 1]) <= 0x9f;
-    std::size_t bad = 0;
-    if (u >= 0x80 && text::sequence_length(text, i, bad) == 0) {  // not UTF-8: the bytes shown
-      for (std::size_t k = 0; k < bad; ++k)
-        out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i + k]));
-      i += bad - 1;
-    } else if (text.substr(i, 3) == "\xEF\xBB\xBF") {  // a byte order mark, invisible otherwise
-      out += "\\ufeff";
-      i += 2;
-    } else if (u == '\t')
+    if (u >= 0x80) {  // a UTF-8 sequence as it is, except what a reader would not see
+      std::size_t bad = 0;
+      const std::size_t n = text::sequence_length(text, i, bad);
+      const std::string_view sequence = text.substr(i, n);
+      if (n == 0) {  // not UTF-8: the bytes shown
+        for (std::size_t k = 0; k < bad; ++k)
+          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(text[i + k]));
+        i += bad - 1;
+        continue;
+      }
+      if (u == 0xc2 && static_cast<unsigned char>(sequence[1]) <= 0x9f)  // a C1 control
+        out += fmt::format("\\u{:04x}", static_cast<unsigned char>(sequence[1]));
+      else if (sequence == "\xEF\xBB\xBF")  // a byte order mark, invisible otherwise
+        out += "\\ufeff";
+      else
+        out += sequence;
+      i += n - 1;
+    } else if (u == '\t') {
       out += "\\t";
-    else if (u == '\n')
+    } else if (u == '\n') {
       out += "\\n";
-    else if (u == '\r')
+    } else if (u == '\r') {
       out += "\\r";
-    else if (u < 0x20 || u == 0x7f)
+    } else if (u < 0x20 || u == 0x7f) {
       out += fmt::format("\\x{:02x}", u);
-    else if (c1)
-      out += fmt::format("\\u{:04x}", static_cast<unsigned char>(text[++i]));
-    else
+    } else {
       out += text[i];
+    }
   }
   return out;
 }

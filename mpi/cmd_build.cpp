@@ -62,6 +62,7 @@ void run_build(const BuildArgs& a) {
     if (!std::filesystem::is_directory(dir, ec))
       throw Error(errc::io, "cannot write " + a.output + ": directory '" + dir + "' does not exist");
     if (world.root()) {
+      set::checked_set_path(a.output);
       lock.emplace(a.output, false);
       if (std::filesystem::exists(a.output, ec)) {  // replaced: the new generations follow the old
         if (!set::starts_with_set_magic(a.output))

@@ -12,6 +12,7 @@
 
 #include "format/set_manifest.h"
 #include "simdex/error.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::set {
 
@@ -75,6 +76,17 @@ void publish_entry_file(const std::string& manifest_path, const std::string& pen
   const int err = errno;
   if (dfd >= 0) ::close(dfd);
   if (rc != 0) throw Error(errc::io, "cannot fsync directory '" + dir + "': " + std::strerror(err));
+}
+
+std::string checked_set_path(std::string path) {
+  writer::checked_target(path);
+  const std::string member = member_name(path, 1);
+  if (const std::string why = format::check_entry_name(member); !why.empty())
+    throw Error(errc::usage,
+                "'" + path + "' cannot name an index set: its files are named after it ('" + member +
+                    "'), and in such a name " + why +
+                    " (spec/SET.md §2.2); choose a name of A-Z a-z 0-9 . _ - not starting with '.'");
+  return path;
 }
 
 std::vector<uint8_t> read_whole_file(const std::string& path) {

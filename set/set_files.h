@@ -15,6 +15,10 @@ std::string entry_path(const std::string& manifest_path, const std::string& name
 // Writers' names: SET_NAME-GGGGGGGGGGGGGGGG.sdx (members) and .sdt (tombstones).
 std::string member_name(const std::string& manifest_path, uint64_t generation);
 std::string tombstone_name(const std::string& manifest_path, uint64_t generation);
+// `manifest_path` when a writer may write a set there: its files' names (above) are legal names
+// (spec/SET.md §2.2; a set named otherwise could never be opened) and the manifest is absent or a
+// regular file. Else Error(usage) or Error(io), before anything is written.
+std::string checked_set_path(std::string manifest_path);
 
 // Where a writer writes the entry `name` before it takes that name (see publish_entry_file).
 std::string pending_entry_path(const std::string& manifest_path, const std::string& name);

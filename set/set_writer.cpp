@@ -18,25 +18,9 @@
 
 namespace simdex {
 
-namespace {
-// A set's files are named after its manifest (SET_NAME-G.sdx, spec/SET.md §1): a manifest name that
-// makes them illegal names (§2.2) would publish a set no reader opens. Refused before anything is
-// written, as is a manifest path that a rename cannot replace (a symbolic link, a directory).
-std::string checked_set_path(std::string path) {
-  writer::checked_target(path);
-  const std::string member = set::member_name(path, 1);
-  if (const std::string why = format::check_entry_name(member); !why.empty())
-    throw Error(errc::usage,
-                "'" + path + "' cannot name an index set: its files are named after it ('" + member +
-                    "'), and in such a name " + why +
-                    " (spec/SET.md §2.2); choose a name of A-Z a-z 0-9 . _ - not starting with '.'");
-  return path;
-}
-}  // namespace
-
 struct SetWriter::State {
   State(std::string p, SetWriterOptions o)
-      : path(checked_set_path(std::move(p))), options(std::move(o)), lock(path, options.wait_for_lock) {}
+      : path(set::checked_set_path(std::move(p))), options(std::move(o)), lock(path, options.wait_for_lock) {}
   std::string path;
   SetWriterOptions options;
   set::SetLock lock;

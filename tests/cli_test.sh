@@ -199,5 +199,7 @@ check verify-json-utf8 0 python3 -c 'import json,sys; json.loads(open(sys.argv[1
 printf 'ab\xe9\xff\n' > "$dir/bad.txt"
 check bad-bytes-line 1 "$simdex" build -q -o "$dir/z.sdx" "$dir/bad.txt"
 expect_grep bad-bytes-shown 'ab\\xe9\\xff' "$dir/err"
+check utf8-name-kept 1 "$simdex" query "$dir/é-§-missing.sdx" 1
+expect_grep utf8-name-kept-msg "é-§-missing" "$dir/err"
 
 finish

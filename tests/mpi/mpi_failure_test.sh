@@ -42,4 +42,9 @@ ls "$dir" | grep -q '^new.sdxs-' && bad "malformed: member files left: $(ls "$di
 mv "$dir/moved.sdx" "$member"; cp "$dir/good.sdx" "$member"
 check "k above the set's" 2 mpi 2 pairs "$dir/set.sdxs" -k 9
 expect_grep "k named" "k" "$dir/err"
+
+# A set name its members cannot carry (they are named after it): refused before anything is written.
+check "build, a set name members cannot carry" 2 mpi 2 build -o "$dir/my docs.sdxs" "$dir/all.tsv"
+expect_grep "name: the rule cited" "spec/SET.md" "$dir/err"
+ls "$dir" | grep -q '^my docs' && bad "name: files left: $(ls "$dir" | grep '^my docs')" || ok
 finish mpi_failure_test
