@@ -28,19 +28,6 @@
 namespace simdex::cli {
 
 namespace {
-// `build -o X X` would replace its own input: refused before anything is read (device and inode
-// compared, so another path to the same file is caught too; "-" compares stdin).
-void refuse_input_as_output(const std::string& input, const std::string& output) {
-  struct stat out {
-  }, in{};
-  if (::stat(output.c_str(), &out) != 0) return;
-  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
-  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino)
-    throw Error(errc::usage, "output " + output + " is the same file as the input " +
-                                 (input == "-" ? "<stdin>" : input) +
-                                 ": the build would replace its own input; write to another path");
-}
-
 struct BuildArgs : TableArgs {
   std::string output;
   std::string input = "-";
@@ -101,10 +88,7 @@ void run_build(const BuildArgs& a) {
   apply_table_options(a, options);
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
-  const std::string out_dir = to_stdout ? "" : std::filesystem::path(a.output).parent_path().string();
-  std::error_code ec;
-  if (!out_dir.empty() && !std::filesystem::is_directory(out_dir, ec))
-    throw Error(errc::io, "cannot write " + a.output + ": directory '" + out_dir + "' does not exist");
+  require_output_directory(a.output);
   options.temp_dir = temp_dir_for(a.tmp_dir, to_stdout ? "-" : a.output);
   if (options.temp_dir.empty()) options.temp_dir = system_tmp_dir();
   const std::string target = to_stdout ? stdout_staging_path(options.temp_dir) : a.output;

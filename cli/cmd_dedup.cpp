@@ -1,7 +1,9 @@
 // simdex dedup: a dataset in, the dataset without its near-duplicates out (simdex::dedup).
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli/commands.h"
@@ -43,9 +45,7 @@ void write_member(fmt::memory_buffer& b, const DedupMember& m, bool kept) {
 }
 
 // The report: one JSON object, the counts first, then every cluster with its members.
-void write_report(const std::string& path, const std::string& input, const std::string& output,
-                  const DedupResult& r) {
-  Output out(path);
+void write_report(Output& out, const std::string& input, const std::string& output, const DedupResult& r) {
   auto& b = out.buffer();
   b.append(std::string_view(R"({"input":)"));
   append_json_string(b, input);
@@ -70,9 +70,20 @@ void write_report(const std::string& path, const std::string& input, const std::
 
 void run_dedup(const DedupArgs& a) {
   const auto start = std::chrono::steady_clock::now();
-  if (!a.text.paths_file.empty())
-    throw Error(errc::usage, "dedup writes its key map beside --index (INDEX.keys.tsv); drop --key-map");
   remove_temporary_files_on_signals();
+  require_output_directory(a.output);
+  // The report's path is checked (and its temporary file made) before the work, not after the
+  // output is published; it is written whole or not at all.
+  std::optional<Output> report;
+  if (!a.report.empty()) {
+    std::error_code ec;
+    if (a.report == "-" ? a.output == "-"
+                        : a.output != "-" && std::filesystem::weakly_canonical(a.report, ec) ==
+                                                 std::filesystem::weakly_canonical(a.output, ec))
+      throw Error(errc::usage, "--report " + a.report + " is the output too: give it another path");
+    refuse_input_as_output(a.input, a.report);
+    report.emplace(a.report);
+  }
   Progress progress(a.progress || (!a.quiet && Progress::stderr_is_terminal()));
   DedupOptions o;
   o.documents = document_options(a.text);
@@ -88,7 +99,7 @@ void run_dedup(const DedupArgs& a) {
   };
   const DedupResult r = dedup(a.input, a.output, o);
   progress.finish();
-  if (!a.report.empty()) write_report(a.report, a.input, a.output, r);
+  if (report) write_report(*report, a.input, a.output, r);
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "simdex: dedup: " << r.documents << " documents, " << r.clusters.size()
@@ -128,6 +139,7 @@ void add_dedup_command(CLI::App& app) {
                   "output's directory; the system's with -o -)");
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
   add_text_options(*cmd, args->text);
+  cmd->remove_option(cmd->get_option("--key-map"));  // dedup's key map goes beside --index
   cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
   cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");
   cmd->footer(

@@ -21,6 +21,7 @@ struct FingerprintArgs {
 };
 
 void run_fingerprint(const FingerprintArgs& a) {
+  refuse_input_as_output(a.input, a.output);
   Output out(a.output);
   TextOptions text = a.text;
   text.note_unmapped_keys = true;  // to stdout: the keys' map needs --key-map

@@ -1,6 +1,7 @@
 #include "cli/output.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,12 +23,17 @@ Output::Output() : name_("standard output"), fd_(STDOUT_FILENO) {}
 Output::Output(const std::string& path) : Output() {
   if (path.empty() || path == "-") return;
   name_ = "'" + path + "'";
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+    file_.emplace(path);
+    return;
+  }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
 }
 
 Output::~Output() {
-  if (closed_) return;
+  if (closed_ || file_) return;  // an unpublished file: its temporary file is removed
   try {
     close();
   } catch (const Error& e) {
@@ -40,6 +46,13 @@ void Output::fail(int error) const {
 }
 
 void Output::flush() {
+  if (file_) {
+    struct Clear {  // also on failure, as below
+      fmt::memory_buffer& b;
+      ~Clear() { b.clear(); }
+    } clear{buffer_};
+    return file_->write(buffer_.data(), buffer_.size());
+  }
   const char* p = buffer_.data();
   std::size_t left = buffer_.size();
   buffer_.clear();  // also on failure: the bytes cannot be written, and the destructor must not retry
@@ -55,7 +68,27 @@ void Output::flush() {
 void Output::close() {
   closed_ = true;
   flush();
+  if (file_) return file_->publish();
   if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) fail(errno);
+}
+
+void require_output_directory(const std::string& output) {
+  if (output.empty() || output == "-") return;
+  const std::string dir = std::filesystem::path(output).parent_path().string();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw Error(errc::io, "cannot write " + output + ": directory '" + dir + "' does not exist");
+}
+
+void refuse_input_as_output(const std::string& input, const std::string& output) {
+  struct stat out {
+  }, in{};
+  if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;
+  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
+  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
+    throw Error(errc::usage, "output " + output + " is the same file as the input " +
+                                 (input == "-" ? "<stdin>" : input) +
+                                 ": it would replace its own input; write to another path");
 }
 
 std::string take_deferred_error() { return std::exchange(deferred_error, std::string()); }

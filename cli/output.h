@@ -2,24 +2,32 @@
 // standard output or a file, with every write and the final close checked. A write error (a full
 // disk, a closed descriptor) is an Error(errc::io) such as "writing standard output: No space left
 // on device". A reader that goes away (`| head`) ends the process by SIGPIPE, quietly, as coreutils
-// do; a process started with SIGPIPE ignored gets EPIPE, reported as any other write error.
+// do; a process started with SIGPIPE ignored gets EPIPE, reported as any other write error. A file
+// (absent or regular) is written atomically, as an index is: whole at close(), or not at all.
 // Also the CLI's text helpers: JSON strings, and bytes from input made safe for a terminal.
 #pragma once
 
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+
+#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
 class Output {
  public:
-  Output();                                  // standard output
-  explicit Output(const std::string& path);  // this file, created or truncated; "" or "-": standard output
-  // Writes what is still buffered, so a command that stops on an error keeps what it computed.
-  // A write error here (when close() was not reached) is remembered for take_deferred_error().
+  Output();  // standard output
+  // This file: a new or regular file is replaced at close() (temporary file, fsync, rename; the
+  // directory and the path are checked here, before any work), anything else (a device, a FIFO,
+  // a symbolic link) is opened and written as it is. "" or "-": standard output.
+  explicit Output(const std::string& path);
+  // Writes what is still buffered to standard output or a device, so a command that stops on an
+  // error keeps what it computed; a file not closed is left as it was. A write error here (when
+  // close() was not reached) is remembered for take_deferred_error().
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -51,9 +59,17 @@ class Output {
   [[noreturn]] void fail(int error) const;
   std::string name_;  // "standard output" or the path
   int fd_;
+  std::optional<writer::AtomicFile> file_;  // a regular file, replaced at close
   bool closed_ = false;
   fmt::memory_buffer buffer_;
 };
+
+// `cmd -o X X` would replace its own input: Error(usage) when `output` exists and is the same file
+// as `input` (device and inode compared, so another path to it is caught too; "-" is stdin).
+void refuse_input_as_output(const std::string& input, const std::string& output);
+// Error(io) naming `output` when its directory does not exist (checked before the work, so that
+// the message names the output, not a temporary directory beside it); "-" passes.
+void require_output_directory(const std::string& output);
 
 // A write error an Output met in its destructor (then an exception was already on its way), or "".
 std::string take_deferred_error();

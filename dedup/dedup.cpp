@@ -2,6 +2,7 @@
 #include "simdex/dedup.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,14 +68,16 @@ std::string temp_dir_of(const DedupOptions& o) {
   return o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir;
 }
 
-// A file of this process's own in `dir` (.simdex-dedup-PID-N.SUFFIX), removed when it goes out of
+// A file of this process's own in `dir` (.simdex-dedup-tmp-PID-N.SUFFIX), removed when it goes out of
 // scope or on SIGINT/SIGTERM/SIGHUP (writer/temp_files.h); cleanup of other builds leaves it alone.
 std::unique_ptr<writer::OwnedTemp> own_temp(const std::string& dir, const std::string& suffix) {
+  // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes.
+  writer::remove_unlocked(dir, ".simdex-dedup-tmp-");
   static std::atomic<unsigned> counter{0};
   return std::make_unique<writer::OwnedTemp>(
       [&] {
-        return (fs::path(dir) /
-                (".simdex-dedup-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + suffix))
+        return (fs::path(dir) / (".simdex-dedup-tmp-" + std::to_string(::getpid()) + "-" +
+                                 std::to_string(counter++) + suffix))
             .string();
       },
       O_RDWR, 0600);
@@ -254,6 +257,16 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
     }
     builder.write(index_path);
   }
+  // The build renamed its file over the placeholder, whose lock stays on the file replaced: the
+  // index is locked again, so that other runs' cleanup leaves it alone while this one reads it.
+  const int index_lock = temp_index ? ::open(index_path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  if (index_lock >= 0) ::flock(index_lock, LOCK_EX | LOCK_NB);
+  struct CloseLock {
+    int fd;
+    ~CloseLock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } close_lock{index_lock};
   if (!o.index.empty()) {
     const std::string map = key_map_path(o.index);
     if (keys.key_count() > 0) {

@@ -171,9 +171,16 @@ std::vector<std::string> list_files(const fs::path& dir) {
   std::vector<std::string> files;
   std::error_code ec;
   fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
-  for (; !ec && it != end; it.increment(ec))
+  fs::path last = dir;  // the entry before a failure: the directory that could not be opened
+  for (; !ec && it != end; it.increment(ec)) {
+    last = it->path();
     if (it->is_regular_file(ec) && !ec) files.push_back(it->path().lexically_relative(dir).generic_string());
-  if (ec) throw Error(errc::io, "cannot list directory '" + dir.string() + "': " + ec.message());
+  }
+  if (ec) {
+    std::error_code is_dir;
+    const fs::path where = fs::is_directory(last, is_dir) ? last : last.parent_path();
+    throw Error(errc::io, "cannot list directory '" + where.string() + "': " + ec.message());
+  }
   std::sort(files.begin(), files.end());
   return files;
 }

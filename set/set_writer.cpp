@@ -216,6 +216,14 @@ uint32_t SetWriter::block_bytes() const { return state_->current().block_bytes; 
 SetChange SetWriter::add(IndexBuilder& builder) {
   State& s = *state_;
   SetChange change;
+  // Checked before the builder's pairs are used up: after this error it can go to another set.
+  const BuildOptions& o = builder.options();
+  const unsigned k = o.scheme ? o.scheme->max_distance : o.k;  // the k its file will have
+  if (s.manifest && (k != s.manifest->max_distance || o.block_bytes != s.manifest->block_bytes))
+    throw Error(errc::usage, "the set '" + s.path + "' has k = " + std::to_string(s.manifest->max_distance) +
+                                 " and block size " + std::to_string(s.manifest->block_bytes) +
+                                 "; the pairs are for k = " + std::to_string(k) + " and block size " +
+                                 std::to_string(o.block_bytes));
   // A manifest names at most 65,536 members (§2.1): a set that has them all (added without merging)
   // is merged first, unless merging is off.
   if (s.manifest && s.manifest->members.size() >= format::kMaxSetEntries) {

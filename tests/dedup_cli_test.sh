@@ -123,4 +123,23 @@ printf 'another text on another subject with other words' > "$dir/docs/c.txt"
 check dedup-dir 0 "$simdex" dedup "$dir/docs" -o "$dir/kept.txt" -q
 check dedup-dir-out 0 cmp "$dir/kept.txt" <(printf 'a.txt\nc.txt\n')
 
+# Outputs are written whole or not at all, and never over the input or each other.
+printf '{"id": 1, "text": "one text about ships"}\n{"id": 2, "text": "another about trains"}\n' > "$dir/small.jsonl"
+cp "$dir/small.jsonl" "$dir/small.before"
+check fingerprint-self 2 "$simdex" fingerprint "$dir/small.jsonl" -o "$dir/small.jsonl"
+same fingerprint-self-input-kept "$dir/small.jsonl" "$dir/small.before"
+printf 'old\n' > "$dir/fp.out"; chmod 600 "$dir/fp.out"
+printf '{"id": 3, "text": "fine"}\n{"id": 4, "text": \n' > "$dir/broken.jsonl"
+check fingerprint-error 1 "$simdex" fingerprint -q "$dir/broken.jsonl" -o "$dir/fp.out"
+check fingerprint-error-kept-old 0 grep -qx old "$dir/fp.out"
+check fingerprint-ok 0 "$simdex" fingerprint -q "$dir/small.jsonl" -o "$dir/fp.out"
+[ "$(stat -c %a "$dir/fp.out")" = 600 ] && ok || bad "a replaced output lost its permissions"
+ls -a "$dir" | grep -q '\.tmp-' && bad "temporary files left: $(ls -a "$dir" | grep '\.tmp-')" || ok
+check report-is-output 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d.jsonl" --report "$dir/./d.jsonl"
+check report-missing-dir 1 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/small.jsonl" --report "$dir/none/r.json"
+same report-missing-dir-before-work "$dir/small.jsonl" "$dir/small.before"
+check dedup-output-missing-dir 1 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/none/d.jsonl"
+expect_grep dedup-output-missing-dir-msg "cannot write $dir/none/d.jsonl" "$dir/err"
+check dedup-no-key-map-option 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d.jsonl" --key-map "$dir/k.tsv"
+
 finish dedup_cli_test

@@ -290,7 +290,44 @@ TEST_CASE("the writer refuses what the reader would reject: block size, table co
   o.scheme->name = "paper-4";
   o.scheme->tables.clear();
   CHECK(refused(o));
+  // A scheme made by hand that misses fingerprints within k, or that no reader opens.
+  o.scheme = Scheme::one_level(4, 3);
+  o.scheme->tables.resize(1);  // one table of four: a difference in its prefix is missed
+  CHECK(refused(o));
+  o.scheme = Scheme::one_level(4, 3);
+  o.scheme->tables[1].prefix_bits = 1000;
+  CHECK(refused(o));
+  o.scheme = Scheme::one_level(4, 3);
+  o.scheme->tables[2].source_bit[0] = o.scheme->tables[2].source_bit[1];  // not a permutation
+  CHECK(refused(o));
   CHECK(!std::filesystem::exists(dir.file("r.sdx")));
+}
+
+TEST_CASE("a builder writes once; what fails before its pairs are used leaves them for a retry") {
+  TempDir dir;
+  std::mt19937_64 rng(18);
+  const Pairs pairs = random_pairs(rng, 100);
+  IndexBuilder b({.k = 3});
+  for (auto [f, id] : pairs) b.add(f, id);
+  CHECK_THROWS_WITH_AS(b.write(dir.file("missing/x.sdx")), doctest::Contains("does not exist"), Error);
+  const BuildSummary s = b.write(dir.file("x.sdx"));
+  CHECK(s.fingerprint_count == Index::open(dir.file("x.sdx")).fingerprint_count());
+  CHECK(s.fingerprint_count > 90);
+  CHECK_THROWS_WITH_AS(b.write(dir.file("y.sdx")), doctest::Contains("uses up the pairs"), Error);
+  CHECK_THROWS_AS(b.add(1, 1), Error);
+  CHECK(!std::filesystem::exists(dir.file("y.sdx")));
+  // A file replaced keeps its permissions.
+  std::filesystem::permissions(dir.file("x.sdx"),
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  build(dir.file("x.sdx"), pairs, {});
+  CHECK(std::filesystem::status(dir.file("x.sdx")).permissions() ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  // Ids are ascending: the iterator is random access.
+  const Index index = Index::open(dir.file("x.sdx"));
+  const auto hits = index.query(pairs[0].first, 0);
+  REQUIRE(hits.size() == 1);
+  CHECK(std::binary_search(hits[0].ids.begin(), hits[0].ids.end(), pairs[0].second));
+  CHECK(hits[0].ids.end() - hits[0].ids.begin() == static_cast<std::ptrdiff_t>(hits[0].ids.size()));
 }
 
 TEST_CASE("identical bytes when the tables' sorts share threads: more threads than tables, any bound") {

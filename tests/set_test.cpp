@@ -458,6 +458,19 @@ TEST_CASE("a writer never replaces a published file, nor publishes over a manife
     CHECK(e.path().filename().string().find(".pending-") == std::string::npos);  // the refused member's
 }
 
+TEST_CASE("pairs for another k are refused before the builder is used up") {
+  TempDir dir;
+  add_pairs(dir.file("k3.sdxs"), {{0x10, 1}});
+  IndexBuilder b({.k = 4});
+  b.add(0x20, 2);
+  b.add(0x30, 3);
+  CHECK_THROWS_WITH_AS(SetWriter(dir.file("k3.sdxs")).add(b), doctest::Contains("k = 3"), Error);
+  SetWriter(dir.file("k4.sdxs")).add(b);
+  CHECK(Index::open(dir.file("k4.sdxs")).fingerprint_count() == 2);
+  CHECK_THROWS_AS(SetWriter(dir.file("k4.sdxs")).add(b), Error);  // used up: no empty member
+  CHECK(read_manifest(dir.file("k4.sdxs")).members.size() == 1);
+}
+
 TEST_CASE("two writers: the second waits or fails clearly, never loses an update") {
   TempDir dir;
   const std::string s = dir.file("s.sdxs");

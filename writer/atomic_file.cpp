@@ -70,6 +70,9 @@ AtomicFile::AtomicFile(std::string target)
             return prefix + std::to_string(counter++);
           },
           O_RDWR, 0644) {
+  // Leftovers of killed writes of this target: ".NAME.tmp-*" that no live process holds locked
+  // (this one's is locked). Here rather than at publish, so that killed builds do not pile up.
+  remove_unlocked(directory_of(target_), "." + base_of(target_) + ".tmp-");
   buffer_.reserve(kBufferBytes);
   huge_page_bytes_ = format::page_cache::huge_page_bytes(temp_.fd());
 }
@@ -228,6 +231,9 @@ void AtomicFile::publish() {
   // The tail that cache_regions added beyond the last byte written.
   if (extended_ > end_ && ::ftruncate(temp_.fd(), static_cast<off_t>(end_)) != 0)
     fail("cannot truncate", temp_.path());
+  // A file replaced keeps its permissions (a private 0600 file stays private).
+  struct stat old {};
+  if (::stat(target_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(temp_.fd(), old.st_mode & 07777);
   if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
   checked_target(target_);  // it may have changed during the build
   if (!temp_.rename_to(target_)) fail("cannot rename temporary file over", target_);
@@ -240,8 +246,6 @@ void AtomicFile::publish() {
   const int rc = ::fsync(dfd);
   ::close(dfd);
   if (rc != 0) fail("cannot fsync directory", dir);
-  // Leftovers of killed builds of this target: ".NAME.tmp-*" that no live process holds locked.
-  remove_unlocked(dir, "." + base_of(target_) + ".tmp-");
 }
 
 }  // namespace simdex::writer

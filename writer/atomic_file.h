@@ -38,8 +38,9 @@ class AtomicFile {
   // Reads back bytes written before (a section derived from earlier ones, e.g. from the block keys).
   void read_at(uint64_t offset, void* data, std::size_t size);
   uint64_t position() const { return position_; }
-  // Flush, fsync, rename over the target (checked again: still absent or a regular file), fsync the
-  // directory. Then removes temporary files of the same target that no live build holds locked.
+  // Flush, fsync, rename over the target (checked again: still absent or a regular file; a file
+  // replaced gives the new one its permissions), fsync the directory. (The constructor removes the
+  // temporary files of the same target that no live process holds locked.)
   void publish();
 
   const std::string& temp_path() const { return temp_.path(); }

@@ -1,12 +1,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "format/permutation.h"
 #include "format/run_tasks.h"
 #include "format/thread_count.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
+#include "writer/atomic_file.h"
 #include "writer/collect_pairs.h"
 #include "writer/external_sorter.h"
 #include "writer/index_writer.h"
@@ -38,6 +40,7 @@ struct IndexBuilder::State {
   unsigned threads;
   writer::ScratchSpace scratch;
   writer::ExternalSorter<writer::SortPairs> pairs;  // (fingerprint, id)
+  bool written = false;                             // write() was called: the pairs are used up
 };
 
 IndexBuilder::IndexBuilder(BuildOptions options)
@@ -47,6 +50,9 @@ IndexBuilder::IndexBuilder(IndexBuilder&&) noexcept = default;
 IndexBuilder& IndexBuilder::operator=(IndexBuilder&&) noexcept = default;
 
 void IndexBuilder::add(uint64_t fingerprint, uint64_t id) {
+  if (!state_) throw Error(errc::usage, "this IndexBuilder was moved from");
+  if (state_->written)
+    throw Error(errc::usage, "this IndexBuilder has written its index already: add to a new IndexBuilder");
   state_->pairs.add({fingerprint, id});
   ++added_;
 }
@@ -54,7 +60,21 @@ void IndexBuilder::add(uint64_t fingerprint, uint64_t id) {
 using writer::U64Store;
 
 BuildSummary IndexBuilder::write(const std::string& path) {
+  if (!state_) throw Error(errc::usage, "this IndexBuilder was moved from");
   State& s = *state_;
+  if (s.written)
+    throw Error(errc::usage,
+                "this IndexBuilder has written (or tried to write) its index already: write() uses "
+                "up the pairs; add them to a new IndexBuilder");
+  // What can fail without the pairs is checked before they are used up: a retry after these
+  // errors has them all.
+  writer::checked_target(path);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw Error(errc::io, "cannot write '" + path + "': directory '" + dir + "' does not exist");
+  if (options_.scheme) writer::check_writable(*options_.scheme, options_);
+  s.written = true;
   auto progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
     if (options_.progress) options_.progress(stage, done, total);
   };

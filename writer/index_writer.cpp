@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 
 #include "format/block_directory.h"
 #include "format/checksum.h"
+#include "format/coverage.h"
 #include "format/endian.h"
 #include "format/fingerprint_settings.h"
 #include "format/header_region.h"
@@ -475,6 +477,32 @@ void check_writable(const Scheme& scheme, const BuildOptions& options) {
                                      std::min<std::size_t>(scheme.tables.size(), UINT32_MAX))),
                                  format::check_scheme_name(scheme.name)})
     if (!why.empty()) throw Error(errc::usage, why);
+  // A scheme made by hand is checked as a reader checks the file it would make (spec/FORMAT.md
+  // §10): a file no reader opens, or one whose queries miss fingerprints, is not written.
+  const unsigned k = scheme.max_distance;  // the file's k
+  if (k > 64) throw Error(errc::usage, "the scheme's k = " + std::to_string(k) + " is above 64");
+  for (std::size_t t = 0; t < scheme.tables.size(); ++t) {
+    const TableLayout& table = scheme.tables[t];
+    uint64_t seen = 0;
+    for (const uint8_t bit : table.source_bit) seen |= bit < 64 ? uint64_t{1} << bit : 0;
+    if (seen != ~uint64_t{0})
+      throw Error(errc::usage,
+                  "table " + std::to_string(t) + " of the scheme: source_bit is not a permutation of 0..63");
+    if (table.prefix_bits > 64)
+      throw Error(errc::usage, "table " + std::to_string(t) + " of the scheme: prefix_bits " +
+                                   std::to_string(table.prefix_bits) + " is above 64");
+  }
+  // With verify's budget: a scheme it cannot decide is written, as verify then reports it unchecked.
+  std::vector<uint64_t> masks;
+  for (const TableLayout& table : scheme.tables) masks.push_back(table.prefix_mask());
+  const format::Coverage c = format::check_coverage(masks, k);
+  if (c.status == format::Coverage::Status::uncovered) {
+    char bits[19];
+    std::snprintf(bits, sizeof bits, "0x%016llx", static_cast<unsigned long long>(c.uncovered));
+    throw Error(errc::usage, "the scheme does not cover its k = " + std::to_string(k) +
+                                 ": two fingerprints differing in the bits " + bits +
+                                 " share no table's prefix (spec/FORMAT.md §11)");
+  }
 }
 
 BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,

@@ -221,7 +221,8 @@ void remove_registered_temps() noexcept {
 namespace simdex {
 
 void remove_temporary_files_on_signals() {
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+  // SIGPIPE too: `simdex dedup - -o - | head` ends by it, and must not leave its copy of stdin.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
     struct sigaction old {};
     // An ignored or handled signal stays as it is (a build started with nohup or `&` ignores SIGINT).
     if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)

@@ -47,7 +47,7 @@ struct BuildOptions {
 // A quarter of physical memory (sysconf), at least 64 MiB.
 SIMDEX_EXPORT uint64_t default_memory_bytes();
 
-// Installs handlers for SIGINT, SIGTERM and SIGHUP (those whose action is the default) that remove
+// Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those whose action is the default) that remove
 // the temporary files of the builds in progress, then end the process by the same signal. The CLI
 // calls it; without it a signal leaves the files to the next build's cleanup (spec/FORMAT.md §11).
 SIMDEX_EXPORT void remove_temporary_files_on_signals();
@@ -86,7 +86,12 @@ class SIMDEX_EXPORT IndexBuilder {
   IndexBuilder& operator=(IndexBuilder&&) noexcept;
   void add(uint64_t fingerprint, uint64_t id);
   uint64_t pairs_added() const { return added_; }
+  const BuildOptions& options() const { return options_; }
   // Writes the index to `path` atomically. Throws simdex::Error; on failure `path` is untouched.
+  // A builder writes once: write() uses up its pairs, and a second call (after a failed one too)
+  // throws Error(usage), as add() then does. The path, its directory and a given scheme are checked
+  // before the pairs are used, so a retry after those errors still has them. A moved-from builder
+  // may only be assigned to or destroyed (add and write throw Error(usage)).
   BuildSummary write(const std::string& path);
 
  private:

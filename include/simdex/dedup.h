@@ -83,7 +83,7 @@ struct DedupCluster {
   std::size_t kept = 0;              // members[kept] is the document kept
 };
 
-struct DedupResult {
+struct SIMDEX_EXPORT DedupResult {
   std::uint64_t documents = 0;         // in the input
   std::uint64_t removed = 0;           // documents dropped: members of clusters but their kept ones
   std::vector<DedupCluster> clusters;  // in input order of their first members

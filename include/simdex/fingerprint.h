@@ -64,6 +64,7 @@ class SIMDEX_EXPORT Fingerprinter {
   // data cannot be loaded.
   explicit Fingerprinter(FingerprintOptions options = {});
   ~Fingerprinter();
+  // A moved-from Fingerprinter may only be assigned to or destroyed.
   Fingerprinter(Fingerprinter&&) noexcept;
   Fingerprinter& operator=(Fingerprinter&&) noexcept;
 

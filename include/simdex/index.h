@@ -11,6 +11,7 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <iterator>
 #include <memory>
@@ -48,8 +49,30 @@ class SIMDEX_EXPORT IdList {
       p_ += 8;
       return t;
     }
+    iterator& operator--() {
+      p_ -= 8;
+      return *this;
+    }
+    iterator operator--(int) {
+      auto t = *this;
+      p_ -= 8;
+      return t;
+    }
+    iterator& operator+=(difference_type n) {
+      p_ += 8 * n;
+      return *this;
+    }
+    iterator& operator-=(difference_type n) {
+      p_ -= 8 * n;
+      return *this;
+    }
+    friend iterator operator+(iterator it, difference_type n) { return it += n; }
+    friend iterator operator+(difference_type n, iterator it) { return it += n; }
+    friend iterator operator-(iterator it, difference_type n) { return it -= n; }
+    uint64_t operator[](difference_type n) const { return *(*this + n); }
     difference_type operator-(const iterator& o) const { return (p_ - o.p_) / 8; }
     bool operator==(const iterator& o) const = default;
+    auto operator<=>(const iterator& o) const = default;
 
    private:
     const uint8_t* p_ = nullptr;
@@ -71,6 +94,7 @@ class SIMDEX_EXPORT IdList {
   std::size_t count_ = 0;
   std::shared_ptr<const void> owner_;  // null for a view into a mapping
 };
+static_assert(std::random_access_iterator<IdList::iterator>);  // ids are ascending: binary_search works
 
 struct Hit {
   uint64_t fingerprint = 0;
@@ -187,6 +211,7 @@ class SIMDEX_EXPORT Index {
   Index reopen() const;
   bool is_set() const;
 
+  // A moved-from Index may only be assigned to or destroyed (as a moved-from stream).
   Index(Index&&) noexcept;
   Index& operator=(Index&&) noexcept;
   ~Index();

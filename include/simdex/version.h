@@ -1,7 +1,7 @@
 // The version of simdex and of the file format it reads and writes. CMake reads the numbers below
 // (project(VERSION) comes from here), so this header is the one place to bump them.
 //
-// Versioning (README "Versioning"): simdex is 0.x; until index sets land its API and ABI may change
+// Versioning (README "Versioning"): simdex is 0.x; while it is, its API and ABI may change
 // between minor versions (the shared library's SONAME is libsimdex.so.0.MINOR), never within one.
 // The file format has its own version (spec/FORMAT.md): a reader reads every minor version of its
 // major version.
