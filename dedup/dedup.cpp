@@ -69,7 +69,8 @@ std::string temp_dir_of(const DedupOptions& o) {
 }
 
 // A file of this process's own in `dir` (.simdex-dedup-tmp-PID-N.SUFFIX), removed when it goes out of
-// scope or on SIGINT/SIGTERM/SIGHUP (writer/temp_files.h); cleanup of other builds leaves it alone.
+// scope or on SIGINT/SIGTERM/SIGHUP/SIGPIPE (writer/temp_files.h); cleanup of other runs leaves it
+// alone while it lives.
 std::unique_ptr<writer::OwnedTemp> own_temp(const std::string& dir, const std::string& suffix) {
   // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes.
   writer::remove_unlocked(dir, ".simdex-dedup-tmp-");
