@@ -95,7 +95,7 @@ void run_dedup(const DedupArgs& a) {
   if (!a.memory.empty()) o.memory_bytes = parse_size(a.memory, "--memory");
   o.temp_dir = temp_dir_for(a.tmp_dir, a.output);  // "" for stdout: the library's system temp directory
   o.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
-    progress.update(stage, done, total);
+    progress.update(stage, done, total, stage == "reading" ? Progress::Unit::bytes : Progress::Unit::items);
   };
   const DedupResult r = dedup(a.input, a.output, o);
   progress.finish();

@@ -129,7 +129,6 @@ DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, 
       [&](std::uint64_t i, std::uint64_t fingerprint) {
         records[i].fingerprint = fingerprint;
         builder.add(fingerprint, records[i].id);
-        if ((i & 0xffff) == 0) report(o, "fingerprinting", i, 0);
       },
       batch_bytes);
   const DocumentFormat format = read([&](const Document& doc) {
@@ -146,15 +145,22 @@ ReadDocuments read_file(const std::string& input, const DedupOptions& o) {
   return [&input, &o](const std::function<void(const Document&)>& each) {
     DocumentSource docs(input, document_options(o));
     Document doc;
-    while (docs.next(doc)) each(doc);
+    // How much of the input was read, after each document: the stage "reading" counts bytes (of a
+    // directory: files) against the input's size, so it shows a percentage however long the
+    // documents are.
+    while (docs.next(doc)) {
+      each(doc);
+      const DocumentSource::Position at = docs.position();
+      report(o, at.in_bytes ? "reading" : "reading files", at.done, at.total);
+    }
     return docs.format();
   };
 }
 
 // Texts in batches: document i is the i-th text, id i, as on line i + 1 of a JSON Lines file of
 // records without an id.
-ReadDocuments read_texts(const TextBatches& next) {
-  return [&next](const std::function<void(const Document&)>& each) {
+ReadDocuments read_texts(const TextBatches& next, const DedupOptions& o) {
+  return [&next, &o](const std::function<void(const Document&)>& each) {
     std::vector<std::string_view> batch;
     Document doc;
     doc.id_kind = IdKind::line;
@@ -167,6 +173,7 @@ ReadDocuments read_texts(const TextBatches& next) {
         doc.line = ++n;
         doc.text = text;
         each(doc);
+        if ((n & 0xffff) == 0) report(o, "fingerprinting", n, 0);  // texts: a count, their number unknown
       }
     }
   };
@@ -352,7 +359,7 @@ DedupResult find_duplicates(const std::string& input, const DedupOptions& option
 }
 
 DedupResult find_duplicates(const TextBatches& texts, const DedupOptions& options) {
-  return find_in(read_texts(texts), options);
+  return find_in(read_texts(texts, options), options);
 }
 
 void write_deduplicated(const std::string& input, const DedupResult& result, const std::string& output,

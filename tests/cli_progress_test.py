@@ -103,6 +103,11 @@ def main():
             with open(os.devnull, "wb") as null:
                 p = subprocess.run([SIMDEX, *args], stdin=stdin and open(lone), stdout=null, stderr=subprocess.PIPE)
             check(f"{name}: nothing when stderr is not a terminal", p.returncode == 0 and p.stderr == b"", p.stderr.decode())
+        # dedup: the longest stage shows how much of the input is read, against its size.
+        rc, err, _ = on_pty(["dedup", docs, "-o", os.path.join(tmp, "kept.jsonl")])
+        check("dedup: exit 0", rc == 0, err)
+        check("dedup: a bar while reading", re.search(r"reading " + BAR.pattern, err) is not None, err)
+        check("dedup: total = the file's size", f"/{human(os.path.getsize(docs))}" in err, err)
         rc, err, _ = on_pty(["build", "-q", "-o", index, fps])
         check("build -q: nothing on the terminal", rc == 0 and err == "", err)
         # An index is not written to a terminal (-o - with stdout on one).

@@ -63,7 +63,9 @@ struct DedupOptions {
   std::string temp_dir;
   unsigned threads = 0;  // 0: all cores
   // Called from the calling thread as work advances: stage name, units done, units in all (0:
-  // unknown).
+  // unknown). Stages: "reading" (bytes of a file input, as it is fingerprinted; "reading files"
+  // for a directory), "fingerprinting" (documents, for texts), then the index build's and
+  // "clusters".
   std::function<void(std::string_view stage, std::uint64_t done, std::uint64_t total)> progress;
 };
 
