@@ -34,7 +34,7 @@ struct AddArgs : SetWriteArgs {
 // next writer's cleanup) removed when the add ends; for fingerprint lines, the map beside them.
 class AddedKeys {
  public:
-  explicit AddedKeys(AddArgs& a) {
+  explicit AddedKeys(AddArgs& a) : input_(a.input == "-" ? "<stdin>" : a.input) {
     if (!a.text) {
       if (a.input != "-") path_ = key_map_path(a.input);
       return;
@@ -55,10 +55,12 @@ class AddedKeys {
   // Into the set's key map (SET.keys.tsv), when the documents had keys.
   void extend(const std::string& set) const {
     std::error_code ec;
-    if (!path_.empty() && std::filesystem::exists(path_, ec)) extend_key_map(key_map_path(set), path_);
+    if (!path_.empty() && std::filesystem::exists(path_, ec))
+      extend_key_map(key_map_path(set), path_, temporary_ ? input_ : path_);
   }
 
  private:
+  std::string input_;
   std::string path_;
   bool temporary_ = false;
 };

@@ -50,7 +50,7 @@ void carry_key_map(const std::string& input, const std::string& output) {
   out.publish();
 }
 
-void extend_key_map(const std::string& set_map, const std::string& added) {
+void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name) {
   const KeyMap more = KeyMap::read(added);
   std::error_code ec;
   const KeyMap old = std::filesystem::exists(set_map, ec) ? KeyMap::read(set_map) : KeyMap();
@@ -64,7 +64,7 @@ void extend_key_map(const std::string& set_map, const std::string& added) {
       if (more.key_at(j) != key)
         throw Error(errc::input, "id " + std::to_string(id) + " is the key '" + escape_key(key) + "' in " +
                                      set_map + " and the key '" + escape_key(more.key_at(j)) + "' in " +
-                                     added +
+                                     added_name +
                                      ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
       ++j;
     }

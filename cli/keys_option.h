@@ -58,6 +58,7 @@ void carry_key_map(const std::string& input, const std::string& output);
 // An index set's key map (SET.keys.tsv) extended by the key map `added` (of the documents an add
 // brings), written atomically: each id once. Error(input) when an id has another key in each (two
 // documents with one id, spec/KEYS.md §1.1), naming both; the set's map is then unchanged.
-void extend_key_map(const std::string& set_map, const std::string& added);
+// `added_name` names the added keys' origin in that message (the input of an add --text).
+void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name);
 
 }  // namespace simdex::cli
