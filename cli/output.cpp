@@ -72,14 +72,6 @@ void Output::close() {
   if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) fail(errno);
 }
 
-void require_output_directory(const std::string& output) {
-  if (output.empty() || output == "-") return;
-  const std::string dir = std::filesystem::path(output).parent_path().string();
-  std::error_code ec;
-  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-    throw Error(errc::io, "cannot write " + output + ": directory '" + dir + "' does not exist");
-}
-
 void refuse_input_as_output(const std::string& input, const std::string& output) {
   struct stat out {
   }, in{};

@@ -67,9 +67,6 @@ class Output {
 // `cmd -o X X` would replace its own input: Error(usage) when `output` exists and is the same file
 // as `input` (device and inode compared, so another path to it is caught too; "-" is stdin).
 void refuse_input_as_output(const std::string& input, const std::string& output);
-// Error(io) naming `output` when its directory does not exist (checked before the work, so that
-// the message names the output, not a temporary directory beside it); "-" passes.
-void require_output_directory(const std::string& output);
 
 // A write error an Output met in its destructor (then an exception was already on its way), or "".
 std::string take_deferred_error();

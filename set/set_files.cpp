@@ -70,12 +70,7 @@ void publish_entry_file(const std::string& manifest_path, const std::string& pen
       throw Error(errc::io, "cannot rename '" + pending + "' to '" + target + "': " + std::strerror(err));
     }
   }
-  const std::string dir = set_directory(manifest_path);
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  const int rc = dfd < 0 ? -1 : ::fsync(dfd);
-  const int err = errno;
-  if (dfd >= 0) ::close(dfd);
-  if (rc != 0) throw Error(errc::io, "cannot fsync directory '" + dir + "': " + std::strerror(err));
+  writer::fsync_directory(set_directory(manifest_path));
 }
 
 std::string checked_set_path(std::string path) {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "format/page_cache.h"
 #include "simdex/error.h"
@@ -240,12 +241,25 @@ void AtomicFile::publish() {
   // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
   // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
   temp_.close();
-  const std::string dir = directory_of(target_);
+  fsync_directory(directory_of(target_));
+}
+
+void fsync_directory(const std::string& dir) {
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) fail("cannot open directory", dir);
   const int rc = ::fsync(dfd);
+  const int err = errno;
   ::close(dfd);
+  errno = err;
   if (rc != 0) fail("cannot fsync directory", dir);
+}
+
+void require_target_directory(const std::string& target) {
+  if (target.empty() || target == "-") return;
+  const std::string dir = std::filesystem::path(target).parent_path().string();
+  std::error_code ec;
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+    throw Error(errc::io, "cannot write " + target + ": directory '" + dir + "' does not exist");
 }
 
 }  // namespace simdex::writer

@@ -1,7 +1,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 
 #include "format/permutation.h"
 #include "format/run_tasks.h"
@@ -69,10 +68,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
   // What can fail without the pairs is checked before they are used up: a retry after these
   // errors has them all.
   writer::checked_target(path);
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  std::error_code ec;
-  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-    throw Error(errc::io, "cannot write '" + path + "': directory '" + dir + "' does not exist");
+  writer::require_target_directory(path);
   if (options_.scheme) writer::check_writable(*options_.scheme, options_);
   s.written = true;
   auto progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
