@@ -68,7 +68,8 @@ class AddedKeys {
 void run_add(AddArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   remove_temporary_files_on_signals();
-  SetWriterOptions options = set_writer_options(a);
+  Progress progress(Progress::wanted(a.quiet, a.progress));
+  SetWriterOptions options = set_writer_options(a, progress);
   options.merge_after_add = !a.no_merge;
   SetWriter set(a.set, options);
   BuildOptions build = options.build;
@@ -83,11 +84,11 @@ void run_add(AddArgs& a) {
   }
   build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
-  Progress progress(Progress::wanted(a.quiet));
   const AddedKeys added_keys(a);
   for_each_input_pair(a.input, a.text, a.text_options,
                       build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "", progress,
-                      [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
+                      [&](uint64_t fp, uint64_t id) { builder.add(fp, id); })
+      .commit();  // to --key-map FILE or AddedKeys' file, read by extend() below
   progress.finish();
   if (builder.pairs_added() == 0 && set.exists()) {
     if (!a.quiet)
@@ -98,6 +99,7 @@ void run_add(AddArgs& a) {
   // Before the manifest that names the new member: a key without a live pair is never printed.
   added_keys.extend(a.set);
   const SetChange change = set.add(builder);
+  progress.finish();
   report_set_change(a, "added", change,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }

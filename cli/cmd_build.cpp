@@ -81,7 +81,7 @@ std::string system_tmp_dir() {
 void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const bool to_stdout = a.output == "-";
-  if (!to_stdout) refuse_input_as_output(a.input, a.output);
+  if (!to_stdout) writer::refuse_input_as_output(a.input, a.output);
   remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
   Progress progress(Progress::wanted(a.quiet, a.progress));
   BuildOptions options;
@@ -98,15 +98,13 @@ void run_build(const BuildArgs& a) {
   if (a.text) options.fingerprint_settings = text_settings(a.text_options);  // spec/FORMAT.md §5.2
   IndexBuilder builder(options);
 
-  for_each_input_pair(
+  PendingKeyMap keys = for_each_input_pair(
       a.input, a.text, a.text_options, options.memory_bytes ? options.memory_bytes : default_memory_bytes(),
       to_stdout ? "" : a.output, progress, [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
+  if (!a.text && !to_stdout) keys = carried_key_map(a.input, a.output);  // checked before the index is
   const BuildSummary s = builder.write(target);
-  if (to_stdout) {
-    stream_to_stdout(target);
-  } else if (!a.text) {
-    carry_key_map(a.input, a.output);  // with --text the documents' keys were written
-  }
+  if (to_stdout) stream_to_stdout(target);
+  keys.commit();  // the index first: a failed build leaves the old index with its old map
   progress.finish();
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -168,8 +166,7 @@ void add_build_command(CLI::App& app) {
       "--text", args->text,
       "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");
   add_text_options(*cmd, args->text_options);
-  cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");
+  add_progress_flags(*cmd, args->quiet, args->progress, "No progress, no summary");
   cmd->callback([args] {
     args->text_options.threads = args->threads;
     run_build(*args);

@@ -33,7 +33,7 @@ void run_clusters(ClustersArgs a) {
   const KeyMap* key_map = keys ? &*keys : nullptr;
   const IndexInput opened(a.index);
   const Index& index = *opened;
-  Progress progress(Progress::wanted(a.quiet));
+  Progress progress(Progress::wanted(a.quiet, a.progress));
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;

@@ -76,12 +76,11 @@ void run_dedup(const DedupArgs& a) {
   // output is published; it is written whole or not at all.
   std::optional<Output> report;
   if (!a.report.empty()) {
-    std::error_code ec;
-    if (a.report == "-" ? a.output == "-"
-                        : a.output != "-" && std::filesystem::weakly_canonical(a.report, ec) ==
-                                                 std::filesystem::weakly_canonical(a.output, ec))
-      throw Error(errc::usage, "--report " + a.report + " is the output too: give it another path");
-    refuse_input_as_output(a.input, a.report);
+    if (a.report == "-" && a.output == "-")
+      throw Error(errc::usage, "--report - and the output both go to standard output: give one a file");
+    writer::refuse_same_output(a.report, "--report", a.output, "the output");
+    writer::refuse_same_output(a.report, "--report", a.index, "--index");
+    writer::refuse_input_as_output(a.input, a.report, "--report");
     report.emplace(a.report);
   }
   Progress progress(a.progress || (!a.quiet && Progress::stderr_is_terminal()));
@@ -140,8 +139,7 @@ void add_dedup_command(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
   add_text_options(*cmd, args->text);
   cmd->remove_option(cmd->get_option("--key-map"));  // dedup's key map goes beside --index
-  cmd->add_flag("--progress", args->progress, "Show progress on stderr even when it is not a terminal");
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress, no summary");
+  add_progress_flags(*cmd, args->quiet, args->progress, "No progress, no summary");
   cmd->footer(
       "What it does: the pipeline `fingerprint` -> `build` -> `clusters --ids` in one command. Every\n"
       "document is fingerprinted (spec/FINGERPRINT.md; the Text flags apply), the fingerprints go into\n"

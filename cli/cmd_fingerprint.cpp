@@ -16,19 +16,19 @@ struct FingerprintArgs {
   std::string input = "-";
   std::string output;  // empty or "-": stdout
   OutputStyle style;
-  bool quiet = false;
+  bool quiet = false, progress = false;
   TextOptions text;
 };
 
 void run_fingerprint(const FingerprintArgs& a) {
-  refuse_input_as_output(a.input, a.output);
+  writer::refuse_input_as_output(a.input, a.output);
   Output out(a.output);
   TextOptions text = a.text;
   text.note_unmapped_keys = true;  // to stdout: the keys' map needs --key-map
   const std::string listing_beside = a.output == "-" ? "" : a.output;
-  Progress progress(Progress::wanted(a.quiet));
+  Progress progress(Progress::wanted(a.quiet, a.progress));
   auto& b = out.buffer();
-  for_each_text_fingerprint(
+  PendingKeyMap keys = for_each_text_fingerprint(
       a.input, text, listing_beside,
       [&](std::uint64_t id, std::uint64_t fp, std::optional<std::string_view>) {
         if (a.style.json) {
@@ -43,6 +43,7 @@ void run_fingerprint(const FingerprintArgs& a) {
       &progress);
   progress.finish();
   out.close();
+  keys.commit();  // after the output it belongs to
 }
 
 }  // namespace
@@ -56,7 +57,7 @@ void add_fingerprint_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "Write here instead of stdout (- is stdout)");
   add_json_flag(*cmd, args->style, "JSON Lines: {\"id\":I,\"fingerprint\":F}");
   add_base_flags(*cmd, args->style, true);
-  cmd->add_flag("-q,--quiet", args->quiet, "No progress bar (shown only when stderr is a terminal)");
+  add_progress_flags(*cmd, args->quiet, args->progress);
   cmd->add_option("--threads", args->text.threads, "Worker threads (0: all cores); the output is the same")
       ->capture_default_str();
   add_text_options(*cmd, args->text);

@@ -135,7 +135,7 @@ void run_join(const JoinArgs& a) {
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
   if (a.text) require_index_settings(index, a.index, a.text_options);  // and texts made another way
   Output out;
-  Progress progress(Progress::wanted(a.quiet));
+  Progress progress(Progress::wanted(a.quiet, a.progress));
   ChunkedJoin joiner(index, a, out, progress);
   // --keys: a query's key comes with its document (--text) or from the key map beside QUERIES, the
   // one `simdex fingerprint` wrote there, when there is one.

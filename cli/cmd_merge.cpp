@@ -20,8 +20,10 @@ void add_merge_command(CLI::App& app) {
   cmd->callback([args] {
     const auto start = std::chrono::steady_clock::now();
     remove_temporary_files_on_signals();
-    SetWriter set(args->set, set_writer_options(*args));
+    Progress progress(Progress::wanted(args->quiet, args->progress));
+    SetWriter set(args->set, set_writer_options(*args, progress));
     const SetChange change = set.merge();
+    progress.finish();
     report_set_change(*args, "merged", change,
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   });

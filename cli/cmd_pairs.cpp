@@ -31,7 +31,7 @@ void run_pairs(PairsArgs a) {
   const ResultFormat f{a.format, a.style, ids};
   const IndexInput opened(a.index);
   const Index& index = *opened;
-  Progress progress(Progress::wanted(a.quiet));
+  Progress progress(Progress::wanted(a.quiet, a.progress));
   BatchOptions o;
   o.k = a.k;
   o.threads = a.threads;

@@ -44,7 +44,8 @@ void run_query(const QueryArgs& a) {
   const unsigned k = index.search_distance(a.k);
   Output out;
   // A bar for queries read from a file or pipe, not typed at a terminal nor mixed with hits shown on one.
-  Progress progress(Progress::wanted(a.quiet) && ::isatty(STDIN_FILENO) == 0 && ::isatty(STDOUT_FILENO) == 0);
+  Progress progress(a.progress || (Progress::wanted(a.quiet) && ::isatty(STDIN_FILENO) == 0 &&
+                                   ::isatty(STDOUT_FILENO) == 0));
   std::vector<Hit> hits;
   auto run_one = [&](uint64_t q, std::optional<uint64_t> query_id = std::nullopt,
                      std::optional<std::string_view> key = std::nullopt) {
@@ -58,12 +59,13 @@ void run_query(const QueryArgs& a) {
       throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
     require_index_settings(index, a.index, a.text_options);
-    for_each_text_fingerprint(
+    PendingKeyMap keys_of_queries = for_each_text_fingerprint(
         input, a.text_options, "",
         [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { run_one(fp, id, key); },
         &progress, "query");
     progress.finish();
-    return out.close();
+    out.close();
+    return keys_of_queries.commit();
   }
   if (!a.fingerprints.empty()) {
     for (std::size_t i = 0; i < a.fingerprints.size(); ++i)
@@ -72,13 +74,15 @@ void run_query(const QueryArgs& a) {
   }
   io::InputStream in("-");
   std::string line;
-  while (in.next_line(line)) {
-    if ((in.line_number() & 0xfff) == 0)
-      progress.update("query", in.bytes_read(), in.size(), Progress::Unit::bytes);
-    const std::string_view text = chomp(line);
-    if (is_blank(text)) continue;
-    run_one(parse_query(text, in.name() + ":" + std::to_string(in.line_number())));
-  }
+  io::reporting_corrupt_stream(in, [&] {
+    while (in.next_line(line)) {
+      if ((in.line_number() & 0xfff) == 0)
+        progress.update("query", in.bytes_read(), in.size(), Progress::Unit::bytes);
+      const std::string_view text = chomp(line);
+      if (is_blank(text)) continue;
+      run_one(parse_query(text, in.name() + ":" + std::to_string(in.line_number())));
+    }
+  });
   progress.update("query", in.bytes_read(), in.size(), Progress::Unit::bytes);
   progress.finish();
   out.close();

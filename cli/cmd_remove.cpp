@@ -22,8 +22,7 @@ uint64_t parse_id(std::string_view text, const std::string& where) {
   uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
-    throw Error(errc::input,
-                where + ": '" + std::string(text.substr(0, 40)) + "' is not a decimal 64-bit id");
+    throw Error(errc::input, where + ": '" + printable(text.substr(0, 40)) + "' is not a decimal 64-bit id");
   return v;
 }
 
@@ -33,10 +32,13 @@ void run_remove(const RemoveArgs& a) {
   auto read_file = [&](const std::string& path) {
     io::InputStream in(path);
     std::string line;
-    while (in.next_line(line)) {
-      const std::string_view text = chomp(line);
-      if (!is_blank(text)) ids.push_back(parse_id(text, in.name() + ":" + std::to_string(in.line_number())));
-    }
+    io::reporting_corrupt_stream(in, [&] {
+      while (in.next_line(line)) {
+        const std::string_view text = chomp(line);
+        if (!is_blank(text))
+          ids.push_back(parse_id(text, in.name() + ":" + std::to_string(in.line_number())));
+      }
+    });
   };
   for (std::size_t i = 0; i < a.ids.size(); ++i) {
     const std::string& arg = a.ids[i];
@@ -49,8 +51,10 @@ void run_remove(const RemoveArgs& a) {
   if (!a.from.empty()) read_file(a.from);
   if (ids.empty())
     throw Error(errc::usage, "no ids to remove: give them as arguments or with --from FILE (- for stdin)");
-  SetWriter set(a.set, set_writer_options(a));
-  const SetChange change = set.remove(ids);
+  Progress progress(Progress::wanted(a.quiet, a.progress));
+  SetWriter set(a.set, set_writer_options(a, progress));
+  const SetChange change = set.remove(ids);  // merges first when the tombstones are full
+  progress.finish();
   report_set_change(a, "removed ids", change,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }

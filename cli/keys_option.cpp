@@ -1,8 +1,6 @@
 #include "cli/keys_option.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "cli/output.h"
 #include "simdex/error.h"
@@ -34,20 +32,11 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
   return KeyMap::read(file);
 }
 
-void carry_key_map(const std::string& input, const std::string& output) {
+PendingKeyMap carried_key_map(const std::string& input, const std::string& output) {
   const std::string from = key_map_path(input), to = key_map_path(output);
   std::error_code ec;
-  if (input == "-" || !std::filesystem::exists(from, ec)) {
-    std::filesystem::remove(to, ec);
-    return;
-  }
-  KeyMap::read(from);  // a malformed map is refused, not carried along
-  std::ifstream in(from, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) throw Error(errc::io, "read error on '" + from + "'");
-  writer::AtomicFile out(to);
-  out.write(bytes.data(), bytes.size());
-  out.publish();
+  if (input == "-" || !std::filesystem::exists(from, ec)) return PendingKeyMap::removal(to);
+  return PendingKeyMap::copy_of(from, to);
 }
 
 void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name) {

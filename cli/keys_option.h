@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "cli/output.h"
+#include "cli/pending_key_map.h"
 #include "simdex/keys.h"
 
 namespace simdex::cli {
@@ -51,9 +52,9 @@ void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
   }
 }
 
-// `build` from fingerprint lines: the key map beside INPUT (written by `fingerprint`) is copied
-// beside OUTPUT, checked; without one, a map left beside OUTPUT by an earlier build is removed.
-void carry_key_map(const std::string& input, const std::string& output);
+// `build` from fingerprint lines: the key map beside INPUT (written by `fingerprint`), checked, to be
+// copied beside OUTPUT; without one, a map left beside OUTPUT by an earlier build is to be removed.
+PendingKeyMap carried_key_map(const std::string& input, const std::string& output);
 
 // An index set's key map (SET.keys.tsv) extended by the key map `added` (of the documents an add
 // brings), written atomically: each id once. Error(input) when an id has another key in each (two

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "cli/output.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -81,12 +82,12 @@ std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view 
   const std::string_view fp_text = has_id ? line.substr(0, tab) : line;
   const auto fp = parse_fingerprint(fp_text);
   if (!fp)
-    fail("'" + std::string(fp_text.substr(0, 40)) +
+    fail("'" + printable(fp_text.substr(0, 40)) +
          "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)");
-  if (!has_id) return std::pair{*fp, line_ - 1};
+  if (!has_id) return std::pair{*fp, id_offset_ + line_ - 1};
   const std::string_view id_text = line.substr(tab + 1);
   const auto id = parse_id(id_text);
-  if (!id) fail("'" + std::string(id_text.substr(0, 40)) + "' is not a decimal 64-bit id");
+  if (!id) fail("'" + printable(id_text.substr(0, 40)) + "' is not a decimal 64-bit id");
   return std::pair{*fp, *id};
 }
 
@@ -95,10 +96,12 @@ void for_each_pair_line(io::InputStream& in, Progress& progress, std::string_vie
   PairReader reader(in.name());
   auto show = [&] { progress.update(stage, in.bytes_read(), in.size(), Progress::Unit::bytes); };
   std::string line;
-  for (uint64_t n = 1; in.next_line(line); ++n) {
-    if (auto pair = reader.parse(line)) fn(pair->first, pair->second);
-    if ((n & 0xfff) == 0 && progress.enabled()) show();  // a clock read per 4096 lines, not per line
-  }
+  io::reporting_corrupt_stream(in, [&] {
+    for (uint64_t n = 1; in.next_line(line); ++n) {
+      if (auto pair = reader.parse(line)) fn(pair->first, pair->second);
+      if ((n & 0xfff) == 0 && progress.enabled()) show();  // a clock read per 4096 lines, not per line
+    }
+  });
   show();
 }
 

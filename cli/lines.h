@@ -39,8 +39,14 @@ class PairReader {
   explicit PairReader(std::string source_name) : source_(std::move(source_name)) {}
   // A reader of a range of the input that starts after `lines_before` lines, where the first data
   // line (has_id of it) decided `with_ids`: the ids and error lines are those of a reader of it all.
-  PairReader(std::string source_name, uint64_t lines_before, std::optional<bool> with_ids)
-      : source_(std::move(source_name)), line_(lines_before), with_ids_(with_ids ? *with_ids : -1) {}
+  // An input of several files: `lines_before` counts those of the files before (the ids of lines
+  // without one), `lines_before_in_file` those of this file before the range (the error lines).
+  PairReader(std::string source_name, uint64_t lines_before, std::optional<bool> with_ids,
+             std::optional<uint64_t> lines_before_in_file = std::nullopt)
+      : source_(std::move(source_name)),
+        line_(lines_before_in_file.value_or(lines_before)),
+        id_offset_(lines_before - line_),
+        with_ids_(with_ids ? *with_ids : -1) {}
   // Returns the pair of one line, nothing for a blank line; throws Error(input) naming the line.
   std::optional<std::pair<uint64_t, uint64_t>> parse(std::string_view line);
   // Whether a line is FINGERPRINT<TAB>ID rather than a lone one; nothing for a blank line.
@@ -49,8 +55,9 @@ class PairReader {
  private:
   [[noreturn]] void fail(const std::string& what) const;
   std::string source_;
-  uint64_t line_ = 0;  // lines seen
-  int with_ids_ = -1;  // unknown until the first data line
+  uint64_t line_ = 0;       // lines seen (of this file)
+  uint64_t id_offset_ = 0;  // lines of the files before it
+  int with_ids_ = -1;       // unknown until the first data line
 };
 
 // Every pair of `in` (read by a PairReader) to fn(fingerprint, id), in input order, showing on

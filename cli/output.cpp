@@ -72,17 +72,6 @@ void Output::close() {
   if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) fail(errno);
 }
 
-void refuse_input_as_output(const std::string& input, const std::string& output) {
-  struct stat out {
-  }, in{};
-  if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;
-  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
-  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
-    throw Error(errc::usage, "output " + output + " is the same file as the input " +
-                                 (input == "-" ? "<stdin>" : input) +
-                                 ": it would replace its own input; write to another path");
-}
-
 std::string take_deferred_error() { return std::exchange(deferred_error, std::string()); }
 
 void append_json_string(fmt::memory_buffer& b, std::string_view text) {

@@ -64,10 +64,6 @@ class Output {
   fmt::memory_buffer buffer_;
 };
 
-// `cmd -o X X` would replace its own input: Error(usage) when `output` exists and is the same file
-// as `input` (device and inode compared, so another path to it is caught too; "-" is stdin).
-void refuse_input_as_output(const std::string& input, const std::string& output);
-
 // A write error an Output met in its destructor (then an exception was already on its way), or "".
 std::string take_deferred_error();
 

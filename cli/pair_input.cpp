@@ -9,17 +9,16 @@
 
 namespace simdex::cli {
 
-void for_each_input_pair(const std::string& input, bool text, const TextOptions& text_options,
-                         uint64_t memory, const std::string& key_map_beside, Progress& progress,
-                         const std::function<void(uint64_t, uint64_t)>& add) {
+PendingKeyMap for_each_input_pair(const std::string& input, bool text, const TextOptions& text_options,
+                                  uint64_t memory, const std::string& key_map_beside, Progress& progress,
+                                  const std::function<void(uint64_t, uint64_t)>& add) {
   if (text) {
     TextOptions options = text_options;  // a document line is held whole (and parsed): keep it in the bound
     options.max_line_bytes = std::min<uint64_t>(options.max_line_bytes, memory / 4);
-    for_each_text_fingerprint(
+    return for_each_text_fingerprint(
         input, options, key_map_beside,
         [&](uint64_t id, uint64_t fp, std::optional<std::string_view>) { add(fp, id); }, &progress,
         "reading");
-    return;
   }
   io::InputStream in(input);
   const unsigned threads = format::thread_count(text_options.threads);
@@ -27,6 +26,7 @@ void for_each_input_pair(const std::string& input, bool text, const TextOptions&
     for_each_pair_line_parallel(in, threads, memory, progress, "reading", add);
   else
     for_each_pair_line(in, progress, "reading", add);
+  return {};
 }
 
 void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
@@ -35,7 +35,8 @@ void for_each_query(const std::string& queries, bool text, const TextOptions& te
     for_each_text_fingerprint(
         queries, text_options, "",
         [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { fn(fp, id, key); }, &progress,
-        "join: reading");
+        "join: reading")
+        .commit();  // --key-map FILE: the queries' keys, beside no output
     return;
   }
   io::InputStream in(queries);

@@ -30,6 +30,12 @@ std::string human_count(double value, Progress::Unit unit) {
   return i == 0 ? fmt::format("{:.0f}", value) : fmt::format("{:.2f}{}", value, suffix[i]);
 }
 
+void add_progress_flags(CLI::App& cmd, bool& quiet, bool& progress, const char* quiet_help) {
+  cmd.add_flag("-q,--quiet", quiet,
+               quiet_help ? quiet_help : "No progress bar (shown only when stderr is a terminal)");
+  cmd.add_flag("--progress", progress, "Show progress on stderr even when it is not a terminal");
+}
+
 Progress::Progress(bool enabled) : enabled_(enabled) {}
 
 bool Progress::stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }

@@ -3,6 +3,7 @@
 // forced: build --progress), so pipes and logs never get it.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -36,6 +37,10 @@ class Progress {
   std::vector<std::pair<std::string, clock::time_point>> starts_;  // of each stage seen
   std::size_t width_ = 0;                                          // of the line shown, cleared by the next
 };
+
+// -q/--quiet (no progress bar) and --progress (a bar even when stderr is not a terminal: a log, a
+// job's captured stderr), as every long-running command has them.
+void add_progress_flags(CLI::App& cmd, bool& quiet, bool& progress, const char* quiet_help = nullptr);
 
 // "12.3 MB", "4.56M", "789": a count of `unit`s, short.
 std::string human_count(double value, Progress::Unit unit);

@@ -1,7 +1,10 @@
 #include "cli/query_output.h"
 
+#include <filesystem>
+
 #include "cli/keys_option.h"
 #include "cli/lines.h"
+#include "cli/output.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -54,10 +57,20 @@ void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits
 
 uint64_t parse_query(std::string_view text, const std::string& where) {
   const auto fp = parse_fingerprint(text);
-  if (!fp)
-    throw Error(errc::input,
-                where + ": '" + std::string(text.substr(0, 40)) + "' is not a 64-bit fingerprint");
-  return *fp;
+  if (fp) return *fp;
+  std::string message = where + ": '" + printable(text.substr(0, 40)) + "' is not a 64-bit fingerprint";
+  // The two likely mix-ups: `simdex fingerprint`'s output, and a file named where queries go.
+  const auto tab = text.find('\t');
+  std::error_code ec;
+  if (tab != std::string_view::npos && parse_fingerprint(text.substr(0, tab)))
+    message +=
+        " (query reads one fingerprint a line; `simdex join INDEX FILE` reads FINGERPRINT<TAB>ID lines "
+        "and prints each query's id)";
+  else if (text.find('\0') == std::string_view::npos &&
+           std::filesystem::is_regular_file(std::string(text), ec))
+    message +=
+        " (to query the fingerprints in a file: `simdex query INDEX < FILE`, or `simdex join INDEX FILE`)";
+  throw Error(errc::input, message);
 }
 
 }  // namespace simdex::cli

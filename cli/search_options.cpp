@@ -6,7 +6,7 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
   cmd.add_option("index", args.index, "Index file, or - to read it from stdin")->required();
   cmd.add_option("-k,--max-distance", args.k, "Hamming distance (default: the index's k; not above it)")
       ->check(CLI::Range(0, 64));
-  cmd.add_flag("-q,--quiet", args.quiet, "No progress bar (shown only when stderr is a terminal)");
+  add_progress_flags(cmd, args.quiet, args.progress);
   if (threads) {
     cmd.add_option("--threads", args.threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
     cmd.add_flag(

@@ -11,17 +11,18 @@ namespace simdex::cli {
 
 struct SearchArgs {
   std::string index;
-  int k = -1;            // -1: the index's k
-  unsigned threads = 0;  // 0: all cores
-  bool force = false;    // batch commands: no work limit
-  bool quiet = false;    // no progress bar
-  std::string preload;   // --preload: "", "keys" or "all" (add_preload_option)
+  int k = -1;             // -1: the index's k
+  unsigned threads = 0;   // 0: all cores
+  bool force = false;     // batch commands: no work limit
+  bool quiet = false;     // no progress bar
+  bool progress = false;  // a progress bar even when stderr is not a terminal
+  std::string preload;    // --preload: "", "keys" or "all" (add_preload_option)
   // What Index::open loads before the first query, from --preload.
   OpenOptions open_options() const;
 };
 
-// INDEX (positional, required), -k/--max-distance, -q/--quiet and, with `threads` (the batch
-// commands), --threads and --force.
+// INDEX (positional, required), -k/--max-distance, -q/--quiet, --progress and, with `threads` (the
+// batch commands), --threads and --force.
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads);
 // --preload[=keys|all]: what Index::open loads before the first query (OpenOptions::preload).
 void add_preload_option(CLI::App& cmd, SearchArgs& args);

@@ -17,11 +17,15 @@ void add_set_write_options(CLI::App& cmd, SetWriteArgs& args) {
   cmd.add_option("--tmp-dir", args.tmp_dir,
                  "Directory for temporary sort files (default: the set's directory)");
   cmd.add_option("--threads", args.threads, "Worker threads (0: all cores)")->capture_default_str();
-  cmd.add_flag("-q,--quiet", args.quiet, "No summary");
+  add_progress_flags(cmd, args.quiet, args.progress, "No progress, no summary");
 }
 
-SetWriterOptions set_writer_options(const SetWriteArgs& args) {
+SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress) {
   SetWriterOptions o;
+  if (progress.enabled())
+    o.build.progress = [&progress](std::string_view stage, uint64_t done, uint64_t total) {
+      progress.update(stage, done, total);
+    };
   o.wait_for_lock = !args.no_wait;
   if (!args.memory.empty()) o.build.memory_bytes = parse_size(args.memory, "--memory");
   o.build.temp_dir = args.tmp_dir;

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "cli/progress.h"
 #include "simdex/set.h"
 
 namespace simdex::cli {
@@ -12,15 +13,17 @@ struct SetWriteArgs {
   std::string set;
   bool no_wait = false;
   bool quiet = false;
+  bool progress = false;
   std::string memory;   // "": default_memory_bytes()
   std::string tmp_dir;  // "": the set's directory
   unsigned threads = 0;
 };
 
-// SET, --no-wait, --memory, --tmp-dir, --threads, -q.
+// SET, --no-wait, --memory, --tmp-dir, --threads, -q, --progress.
 void add_set_write_options(CLI::App& cmd, SetWriteArgs& args);
-// The writer options those give.
-SetWriterOptions set_writer_options(const SetWriteArgs& args);
+// The writer options those give; merges report their stages to `progress`, which must outlive the
+// writer.
+SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress);
 // "simdex: SET: generation G, M members; wrote N bytes (...); removed ..." unless quiet.
 void report_set_change(const SetWriteArgs& args, const char* what, const SetChange& change, double seconds);
 

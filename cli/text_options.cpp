@@ -93,9 +93,9 @@ DocumentOptions document_options(const TextOptions& o) {
   return d;
 }
 
-void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
-                               const std::string& listing_beside, const TextFingerprintFn& fn,
-                               Progress* progress, std::string_view stage) {
+PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOptions& o,
+                                        const std::string& listing_beside, const TextFingerprintFn& fn,
+                                        Progress* progress, std::string_view stage) {
   // The pipeline emits in the order of its input: the keys of the documents in flight wait in a queue.
   std::deque<std::optional<std::string>> keys_in_flight;
   TextPipeline fingerprints(fingerprint_options(o), o.threads, [&](std::uint64_t id, std::uint64_t fp) {
@@ -106,6 +106,9 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
   DocumentSource documents(input, document_options(o));
   std::string key_map = o.paths_file;
   if (key_map.empty() && !listing_beside.empty()) key_map = key_map_path(listing_beside);
+  // Written at the end: it must not replace the documents being read, nor the output.
+  writer::refuse_input_as_output(input, key_map, "the key map");
+  if (!o.paths_file.empty()) writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
   if (key_map.empty() && documents.format() == DocumentFormat::directory)
     throw Error(errc::usage,
                 "a directory input needs --key-map FILE for its key map (the files' paths) when the "
@@ -131,15 +134,13 @@ void for_each_text_fingerprint(const std::string& input, const TextOptions& o,
   fingerprints.finish();
   if (progress) show();
   keys.check();  // a collision is an error even when no map is written
-  if (keys.key_count() > 0 && !key_map.empty()) {
-    keys.write(key_map);
-  } else if (keys.key_count() > 0 && o.note_unmapped_keys) {
+  if (keys.key_count() > 0 && !key_map.empty()) return PendingKeyMap::of(keys, key_map);
+  if (keys.key_count() > 0 && o.note_unmapped_keys)
     std::cerr
         << "simdex: note: the input's keys are in no key map (the output is stdout): use --key-map FILE\n";
-  } else if (o.paths_file.empty() && !key_map.empty()) {
-    std::error_code ec;  // no keys: a map left by an earlier run beside the output would mislead
-    std::filesystem::remove(key_map, ec);
-  }
+  else if (o.paths_file.empty() && !key_map.empty())
+    return PendingKeyMap::removal(key_map);  // no keys: a map left beside the output by an earlier run
+  return {};
 }
 
 }  // namespace simdex::cli

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/pending_key_map.h"
 #include "cli/progress.h"
 #include "simdex/documents.h"
 #include "simdex/fingerprint.h"
@@ -57,13 +58,16 @@ using TextFingerprintFn =
 // simdex::DocumentSource (its ids), and calls fn(id, fingerprint, key) for each, in input order (from
 // the calling thread; the fingerprints are computed on options.threads threads meanwhile); `key` is
 // the document's key (spec/KEYS.md), nothing for an integer id or a line number. The key
-// map of the documents' keys (spec/KEYS.md) is written to options.paths_file, or when that is empty
-// to key_map_path(listing_beside) (a stale one there is removed when the input has no keys); with
-// neither, a directory input is a usage error. Throws simdex::Error: errc::input naming the file and
-// line of a malformed document or a collision of ids, errc::io, errc::usage.
-// With `progress`, shows how much of the input was read under the stage name `stage`.
-void for_each_text_fingerprint(const std::string& input, const TextOptions& options,
-                               const std::string& listing_beside, const TextFingerprintFn& fn,
-                               Progress* progress = nullptr, std::string_view stage = "fingerprint");
+// map of the documents' keys (spec/KEYS.md) is for options.paths_file, or when that is empty for
+// key_map_path(listing_beside) (a stale one there is removed when the input has no keys), and is
+// returned to be committed after the output is published; with neither, a directory input is a
+// usage error, and a map path that is the input or the output is refused. Throws simdex::Error: errc::input
+// naming the file and line of a malformed document or a collision of ids, errc::io, errc::usage. With
+// `progress`, shows how much of the input was read under the stage name `stage`.
+[[nodiscard]] PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOptions& options,
+                                                      const std::string& listing_beside,
+                                                      const TextFingerprintFn& fn,
+                                                      Progress* progress = nullptr,
+                                                      std::string_view stage = "fingerprint");
 
 }  // namespace simdex::cli

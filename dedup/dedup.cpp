@@ -21,6 +21,7 @@
 #include "simdex/builder.h"
 #include "simdex/error.h"
 #include "simdex/index.h"
+#include "writer/atomic_file.h"
 #include "writer/temp_files.h"
 
 namespace simdex {
@@ -354,6 +355,7 @@ auto with_input(const std::string& input, const DedupOptions& options, Fn fn) {
 }  // namespace
 
 DedupResult find_duplicates(const std::string& input, const DedupOptions& options) {
+  writer::refuse_input_as_output(input, options.index, "the index");
   return with_input(input, options,
                     [&](const std::string& path) { return find_in(read_file(path, options), options); });
 }
@@ -367,10 +369,15 @@ void write_deduplicated(const std::string& input, const DedupResult& result, con
   if (input == "-")
     throw Error(errc::usage,
                 "standard input cannot be read a second time: use simdex::dedup, which keeps a copy");
+  writer::refuse_input_as_output(input, output);
   write_from_file(input, result, output, options);
 }
 
 DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
+  // Each would lose the input or the index: the output replaces what it names, after the index.
+  writer::refuse_input_as_output(input, output);
+  writer::refuse_input_as_output(input, options.index, "the index");
+  writer::refuse_same_output(options.index, "the index", output, "the output");
   return with_input(input, options, [&](const std::string& path) {
     DedupResult result = find_in(read_file(path, options), options);
     write_from_file(path, result, output, options);

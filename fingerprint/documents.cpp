@@ -229,7 +229,8 @@ DocumentSource& DocumentSource::operator=(DocumentSource&&) noexcept = default;
 DocumentFormat DocumentSource::format() const { return impl_->format; }
 
 bool DocumentSource::next(Document& doc) {
-  if (impl_->reader) return impl_->reader->next(doc);
+  if (impl_->reader)
+    return io::reporting_corrupt_stream(*impl_->in, [&] { return impl_->reader->next(doc); });
   if (impl_->next_file >= impl_->paths.size()) return false;
   const std::string& path = impl_->paths[impl_->next_file++];
   io::InputStream in((impl_->dir / path).string());

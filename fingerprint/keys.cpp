@@ -192,9 +192,15 @@ void KeyMapBuilder::check() {
 void KeyMapBuilder::write(const std::string& path) {
   check();
   writer::AtomicFile out(path);
+  write_to([&](std::string_view bytes) { out.write(bytes.data(), bytes.size()); });
+  out.publish();
+}
+
+void KeyMapBuilder::write_to(const std::function<void(std::string_view bytes)>& sink) {
+  check();
   std::string buffer(kHeader);
   auto emit = [&] {
-    out.write(buffer.data(), buffer.size());
+    sink(buffer);
     buffer.clear();
   };
   for (std::size_t i = 0; i < keys_.size(); ++i) {
@@ -208,7 +214,6 @@ void KeyMapBuilder::write(const std::string& path) {
     if (buffer.size() >= (1 << 16)) emit();
   }
   emit();
-  out.publish();
 }
 
 std::optional<std::string_view> KeyMapBuilder::find(std::uint64_t id) const {

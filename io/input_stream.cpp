@@ -118,7 +118,9 @@ class DecodingBuf : public std::streambuf {
     const auto* m = reinterpret_cast<const unsigned char*>(in_.data());
     if (in_end_ >= 2 && m[0] == 0x1f && m[1] == 0x8b)
       decoder_ = std::make_unique<GzipDecoder>(name);
-    else if (in_end_ >= 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd)
+    else if (in_end_ >= 4 && ((m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f && m[3] == 0xfd) ||
+                              // a skippable frame (magic 0x184D2A50..5F) may come first too
+                              ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18)))
       decoder_ = std::make_unique<ZstdDecoder>(name);
     if (decoder_) out_.resize(buffer_bytes);
   }
@@ -296,6 +298,18 @@ std::istream& InputStream::stream() { return impl_->stream; }
 uint64_t InputStream::bytes_read() const { return impl_->bytes_read; }
 uint64_t InputStream::size() const { return impl_->size; }
 bool InputStream::plain_file() const { return impl_->regular && !impl_->buf->decodes(); }
+
+bool InputStream::compressed() const { return impl_->buf->decodes(); }
+
+void InputStream::check_rest() {
+  if (!compressed()) return;
+  std::string piece;
+  uint64_t decoded = 0;
+  // Lines longer than a piece come in pieces (too_long leaves the stream inside the line).
+  for (LineResult r;
+       decoded < check_rest_bytes && (r = impl_->buf->read_line(piece, 1 << 16)) != LineResult::end;)
+    decoded += piece.size() + 1;
+}
 
 std::size_t InputStream::read_parallel(char* dst, std::size_t n, unsigned threads) {
   if (!plain_file()) {

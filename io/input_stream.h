@@ -10,6 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "simdex/error.h"
+
 namespace simdex::io {
 
 // A line of fingerprints or pairs is at most a few dozen bytes; anything longer is not such a line.
@@ -52,6 +54,13 @@ class InputStream {
   // A regular file that is not compressed: its bytes are the decoded ones, so it may be cut into
   // ranges at line ends and parsed at once (build does).
   bool plain_file() const;
+  bool compressed() const;  // gzip or zstd, decoded as it is read
+  // After a malformed record met in a compressed stream: decodes up to check_rest_bytes more of it,
+  // so that a corrupt stream throws its own error (`in.gz: corrupt gzip stream: ...`) rather than
+  // the parse error of the garbage it decoded to (gzip checks a member's bytes only at its end).
+  // Returns when those bytes decode, or at once for a plain stream.
+  void check_rest();
+  static constexpr uint64_t check_rest_bytes = uint64_t{256} << 20;
   // The next n bytes of the stream (fewer only at its end), as stream().read gives them; from a
   // plain file those past what the stream holds are read by `threads` threads at once (pread), so
   // that the kernel's copy of a cached file is not one thread's work.
@@ -63,5 +72,17 @@ class InputStream {
   std::string name_;
   uint64_t line_number_ = 0;
 };
+
+// read(), whose errc::input errors (a malformed record) are checked against `in` first (check_rest):
+// a corrupt compressed input is reported as corrupt, not by the garbage line it decoded to.
+template <typename Fn>
+decltype(auto) reporting_corrupt_stream(InputStream& in, Fn&& read) {
+  try {
+    return read();
+  } catch (const Error& e) {
+    if (e.code() == errc::input) in.check_rest();
+    throw;
+  }
+}
 
 }  // namespace simdex::io

@@ -70,6 +70,9 @@ void run_build(const BuildArgs& a) {
         const std::vector<uint8_t> bytes = set::read_whole_file(a.output);
         const format::SetManifest old = format::SetManifest::decode(bytes.data(), bytes.size());
         base = old.generation;
+        if (base > UINT64_MAX - ranks)
+          throw Error(errc::usage, "the set '" + a.output + "' is at generation " + std::to_string(base) +
+                                       ": too near 2^64 - 1 for a member per rank");
         for (const auto* list : {&old.members, &old.tombstones})
           for (const auto& e : *list) old_names += e.name + "\n";
       }
@@ -97,7 +100,7 @@ void run_build(const BuildArgs& a) {
 
   // The lines before each piece: ids without ids in the lines, and the line numbers of messages for
   // the byte ranges of one file (whole files with ids are numbered each from its start).
-  std::vector<uint64_t> lines_before(pieces.size(), 0);
+  std::vector<uint64_t> lines_before(pieces.size(), 0), lines_before_in_file(pieces.size(), 0);
   if (with_ids == 0 || (!pieces.empty() && !pieces[0].whole)) {
     std::vector<uint64_t> counts(pieces.size(), 0);
     world.step([&] {
@@ -106,9 +109,14 @@ void run_build(const BuildArgs& a) {
     });
     const std::vector<uint64_t> all_counts = world.all_gather(counts);
     uint64_t before = 0;
+    std::vector<uint64_t> in_file(a.inputs.size(), 0);
     for (std::size_t p = 0; p < pieces.size(); ++p) {
       lines_before[p] = before;
-      for (std::size_t r = 0; r < ranks; ++r) before += all_counts[r * pieces.size() + p];
+      lines_before_in_file[p] = in_file[pieces[p].file];
+      for (std::size_t r = 0; r < ranks; ++r) {
+        before += all_counts[r * pieces.size() + p];
+        in_file[pieces[p].file] += all_counts[r * pieces.size() + p];
+      }
     }
   }
 
@@ -118,28 +126,22 @@ void run_build(const BuildArgs& a) {
       if (pieces[p].rank != world.rank()) continue;
       const std::string& path = a.inputs[pieces[p].file];
       cli::PairReader reader(path, lines_before[p],
-                             with_ids < 0 ? std::nullopt : std::optional<bool>(with_ids == 1));
+                             with_ids < 0 ? std::nullopt : std::optional<bool>(with_ids == 1),
+                             lines_before_in_file[p]);
       for_each_line(path, pieces[p], [&](std::string_view line) {
         if (auto pair = reader.parse(line)) builder.add(pair->first, pair->second);
       });
     }
   });
 
-  // A member per rank that read pairs (rank 0's even when no rank did: a set has a member), numbered
-  // in rank order: generations base+1..base+M, the manifest's generation base+M (a reader of the
-  // replaced set that reopens it sees a newer generation, never a stale one).
-  const std::vector<uint64_t> added = world.all_gather(std::vector<uint64_t>{builder.pairs_added()});
-  uint64_t total = 0, generation = 0, members = 0;
-  for (uint64_t n : added) total += n;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    if (added[r] == 0 && (total > 0 || r > 0)) continue;
-    ++members;
-    if (static_cast<int>(r) == world.rank()) generation = base + members;
-  }
+  // A member per rank, empty where the rank read no pairs, numbered in rank order: generations
+  // base+1..base+P, so that member i is rank i's (what `--assign index` relies on when members lie
+  // on each machine's disk), and the manifest's generation base+P (a reader of the replaced set that
+  // reopens it sees a newer generation, never a stale one).
+  const uint64_t members = ranks, generation = base + static_cast<uint64_t>(world.rank()) + 1;
   MemberFile file;
   std::vector<uint64_t> entry(6, 0);  // generation, file_bytes, header_checksum, count, id_count, k | B << 8
   world.step([&] {
-    if (generation == 0) return;
     const std::string name = set::member_name(a.output, generation);
     file.path = set::entry_path(a.output, name);
     builder.write(file.path);
@@ -194,8 +196,9 @@ void add_build_command(CLI::App& app) {
       "INPUT lines are those of `simdex build` (FINGERPRINT or FINGERPRINT<TAB>ID, all lines alike;\n"
       "without ids a line's id is its 0-based line number, counted over all inputs in order). One plain\n"
       "file is cut into P byte ranges at line boundaries, one per rank; several files, or a .gz/.zst one\n"
-      "(never split), are spread whole over the ranks by size. Each rank that read pairs writes one\n"
-      "member, SET-GGGGGGGGGGGGGGGG.sdx, in SET's directory on its own machine; rank 0 publishes the\n"
+      "(never split), are spread whole over the ranks by size. Each rank writes one member (empty when\n"
+      "it read no pairs), SET-GGGGGGGGGGGGGGGG.sdx, in SET's directory on its own machine, rank r the\n"
+      "set's member r (what `--assign index` expects); rank 0 publishes the\n"
       "manifest SET (spec/SET.md) once every member is written. The set answers exactly as the one\n"
       "index `simdex build` makes of the whole input. An existing SET is replaced\n"
       "(new generations, then its files removed); grow a set instead with `simdex add`.\n"

@@ -31,7 +31,7 @@ void run_clusters(ClustersArgs a) {
     throw Error(errc::usage, "--min-size below 2 prints every stored fingerprint: use `simdex clusters`");
   cli::resolve_format(a.format, a.style, a.ids);
   const cli::ResultFormat format{a.format, a.style, a.ids};
-  ResultSink sink(world, a.output, "", "");
+  ResultSink sink(world, a.output, "", "", files_read(a.index));
   ScanOptions scan;
   scan.path = a.index;
   scan.k = a.k;

@@ -48,7 +48,9 @@ void run_join(const JoinArgs& a) {
     own.emplace(open_members(a.index, plan, mine));
     own->search_distance(a.k);
   });
-  ResultSink sink(world, a.output, a.output_dir, a.style.json ? "jsonl" : "tsv");
+  std::vector<std::string> inputs = files_read(a.index);
+  inputs.push_back(a.queries);
+  ResultSink sink(world, a.output, a.output_dir, a.style.json ? "jsonl" : "tsv", inputs);
   BatchOptions options;
   options.k = a.k;
   options.threads = a.threads ? a.threads : world.default_threads();

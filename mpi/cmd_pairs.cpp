@@ -23,7 +23,7 @@ void run_pairs(PairsArgs a) {
   if (a.index == "-") throw Error(errc::usage, "simdex-mpi reads the set from a file, not from stdin");
   cli::resolve_format(a.format, a.style, a.ids);
   const cli::ResultFormat format{a.format, a.style, a.ids};
-  ResultSink sink(world, a.output, a.output_dir, a.format == "json" ? "jsonl" : "tsv");
+  ResultSink sink(world, a.output, a.output_dir, a.format == "json" ? "jsonl" : "tsv", files_read(a.index));
   ScanOptions scan;
   scan.path = a.index;
   scan.k = a.k;

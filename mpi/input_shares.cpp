@@ -151,7 +151,9 @@ void for_each_line(const std::string& path, const Piece& piece,
   }
   io::InputStream in(path);
   std::string line;
-  while (in.next_line(line)) fn(line);
+  io::reporting_corrupt_stream(in, [&] {
+    while (in.next_line(line)) fn(line);
+  });
 }
 
 int first_line_form(const std::string& path, const Piece& piece) {

@@ -1,6 +1,10 @@
 #include "mpi/members.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <numeric>
 
 #include "format/set_manifest.h"
@@ -36,6 +40,9 @@ MemberPlan plan_members(const std::string& path, int ranks, Assign how) {
       plan.bytes.push_back(e.file_bytes);
     }
   } else {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+      throw Error(errc::io, "cannot open index '" + path + "': " + std::strerror(errno));
     set::require_regular_file(path);
     plan.names.push_back(path);
     plan.bytes.push_back(0);
@@ -57,6 +64,19 @@ MemberPlan plan_members(const std::string& path, int ranks, Assign how) {
     load[least] += plan.bytes[m] + 1;  // + 1: empty members spread too
   }
   return plan;
+}
+
+std::vector<std::string> files_read(const std::string& path) {
+  std::vector<std::string> files{path};
+  if (!set::starts_with_set_magic(path)) return files;
+  try {
+    const std::vector<uint8_t> bytes = set::read_whole_file(path);
+    const format::SetManifest m = format::SetManifest::decode(bytes.data(), bytes.size());
+    for (const auto* list : {&m.members, &m.tombstones})
+      for (const auto& e : *list) files.push_back(set::entry_path(path, e.name));
+  } catch (const Error&) {  // a bad manifest: its readers report it
+  }
+  return files;
 }
 
 Index open_members(const std::string& path, const MemberPlan& plan, const std::vector<std::size_t>& members) {

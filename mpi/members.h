@@ -29,6 +29,10 @@ struct MemberPlan {
 // takes `path` as one index file, and gives each member an owner.
 MemberPlan plan_members(const std::string& path, int ranks, Assign how);
 
+// The files a command reads for `path`: the file itself and, for a set, its members and tombstones
+// (an output must replace none of them).
+std::vector<std::string> files_read(const std::string& path);
+
 // The set holding only `members` (every removal applied), or the index file itself.
 Index open_members(const std::string& path, const MemberPlan& plan, const std::vector<std::size_t>& members);
 

@@ -10,21 +10,44 @@
 #include <vector>
 
 #include "simdex/error.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::mpi {
 
+namespace {
+// A part file of a finished job in `dir` ("part-RRRRR.EXT"), or "" when there is none.
+std::string earlier_part(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("part-", 0) == 0 && name.find(".tmp-") == std::string::npos) return name;
+  }
+  return "";
+}
+}  // namespace
+
 ResultSink::ResultSink(const World& world, const std::string& output, const std::string& output_dir,
-                       const std::string& extension)
+                       const std::string& extension, const std::vector<std::string>& inputs)
     : world_(world), per_rank_(!output_dir.empty()) {
+  // Checked by every rank before any makes its file: a rank's new temporary file is no earlier part.
+  world.step([&] {
+    if (!per_rank_) return;
+    std::error_code ec;
+    std::filesystem::create_directories(output_dir, ec);
+    if (const std::string part = earlier_part(output_dir); !part.empty())
+      throw Error(errc::usage, "--output-dir " + output_dir + " holds " + part +
+                                   " of an earlier job, which would mix with this one's parts: remove "
+                                   "the directory's part files, or give a new directory");
+  });
   world.step([&] {
     if (per_rank_) {
-      std::error_code ec;
-      std::filesystem::create_directories(output_dir, ec);
       final_path_ = fmt::format("{}/part-{:05}.{}", output_dir, world.rank(), extension);
     } else if (world.root() && !output.empty() && output != "-") {
       final_path_ = output;
     }
     if (!per_rank_ && !world.root()) return;
+    for (const std::string& input : inputs)
+      if (!final_path_.empty()) writer::refuse_input_as_output(input, final_path_);
     if (final_path_.empty()) {
       out_.emplace();
       return;

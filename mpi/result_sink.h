@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "cli/output.h"
 #include "mpi/world.h"
@@ -18,10 +19,12 @@ namespace simdex::mpi {
 
 class ResultSink {
  public:
-  // `output`: rank 0's file ("" or "-": standard output); `output_dir`: one file per rank instead.
-  // Collective (every rank opens its file, failures reported by World::step).
+  // `output`: rank 0's file ("" or "-": standard output); `output_dir`: one file per rank instead,
+  // refused when it holds part files of an earlier job (they would mix with this job's). `inputs`:
+  // the files the job reads, which an output must not replace. Collective (every rank opens its
+  // file, failures reported by World::step).
   ResultSink(const World& world, const std::string& output, const std::string& output_dir,
-             const std::string& extension);
+             const std::string& extension, const std::vector<std::string>& inputs);
   ~ResultSink();  // without publish(): temporary files removed
 
   // Collective: `print` writes records to an Output: on rank 0 for every rank's `words` in turn (with

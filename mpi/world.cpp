@@ -39,25 +39,62 @@ unsigned World::default_threads() const {
 
 void World::step(const std::function<void()>& work) const {
   int status = 0;
-  // One write per message: the ranks' messages share mpirun's stderr and must not interleave.
-  auto report = [&](const char* what) {
-    const std::string line = "simdex-mpi: rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
-                             ": " + cli::printable(what) + "\n";
-    std::fflush(stderr);
-    [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
-  };
+  std::string message;
   try {
     work();
   } catch (const Error& e) {
-    report(e.what());
+    message = cli::printable(e.what());
     status = e.code() == errc::usage ? 2 : 1;
   } catch (const std::exception& e) {
-    report(e.what());
+    message = cli::printable(e.what());
     status = 1;
   }
   int worst = 0;
   MPI_Allreduce(&status, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (worst != 0) throw JobFailed(worst);
+  if (worst == 0) return;
+  report_failures(message);
+  throw JobFailed(worst);
+}
+
+void World::report_failures(const std::string& message) const {
+  // Every rank's message to rank 0, which prints each distinct one once, with the ranks that met it
+  // (seven ranks that cannot open one input make one line, not seven).
+  const int length = static_cast<int>(std::min<std::size_t>(message.size(), INT_MAX / 2 / size_));
+  std::vector<int> lengths(static_cast<std::size_t>(size_)), starts(static_cast<std::size_t>(size_));
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < size_; ++r) {
+    starts[static_cast<std::size_t>(r)] = total;
+    total += lengths[static_cast<std::size_t>(r)];
+  }
+  std::string all(root() ? static_cast<std::size_t>(total) : 0, '\0');
+  MPI_Gatherv(message.data(), length, MPI_CHAR, all.data(), lengths.data(), starts.data(), MPI_CHAR, 0,
+              MPI_COMM_WORLD);
+  if (!root()) return;
+  std::vector<std::pair<std::string, std::vector<int>>> distinct;  // in the order of the first rank
+  for (int r = 0; r < size_; ++r) {
+    const auto n = static_cast<std::size_t>(lengths[static_cast<std::size_t>(r)]);
+    if (n == 0) continue;
+    std::string text = all.substr(static_cast<std::size_t>(starts[static_cast<std::size_t>(r)]), n);
+    auto it = std::find_if(distinct.begin(), distinct.end(), [&](const auto& d) { return d.first == text; });
+    if (it == distinct.end()) it = distinct.insert(distinct.end(), {std::move(text), {}});
+    it->second.push_back(r);
+  }
+  std::string out;
+  for (const auto& [text, ranks] : distinct) {
+    std::string who;  // "3", "0-3", "0, 2, 5-6"
+    for (std::size_t i = 0; i < ranks.size();) {
+      std::size_t j = i;
+      while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+      who += (who.empty() ? "" : ", ") + std::to_string(ranks[i]) +
+             (j > i ? "-" + std::to_string(ranks[j]) : std::string());
+      i = j + 1;
+    }
+    out += "simdex-mpi: rank" + std::string(ranks.size() > 1 ? "s " : " ") + who + " of " +
+           std::to_string(size_) + ": " + text + "\n";
+  }
+  std::fflush(stderr);
+  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, out.data(), out.size());
 }
 
 std::vector<uint64_t> World::exchange(std::vector<std::vector<uint64_t>>& out) const {

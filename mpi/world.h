@@ -30,9 +30,9 @@ class World {
   unsigned local_ranks() const { return local_ranks_; }
   unsigned default_threads() const;
 
-  // Runs `work` here; then all ranks learn whether any rank's work failed. A failure is printed on
-  // stderr as "simdex-mpi: rank R of P: WHAT" by the rank that failed, and every rank throws
-  // JobFailed.
+  // Runs `work` here; then all ranks learn whether any rank's work failed. Rank 0 prints the
+  // failures on stderr, each message once with the ranks that met it ("simdex-mpi: rank 3 of 4:
+  // WHAT", "simdex-mpi: ranks 0-3 of 4: WHAT"), and every rank throws JobFailed.
   void step(const std::function<void()>& work) const;
 
   // Sends out[d] to rank d, returns what every rank sent here (concatenated in rank order). Large
@@ -50,6 +50,8 @@ class World {
                       const std::function<void(std::span<const uint64_t>)>& take) const;
 
  private:
+  void report_failures(const std::string& message) const;  // collective; "" where this rank did not fail
+
   int rank_ = 0, size_ = 1;
   unsigned local_ranks_ = 1;
 };

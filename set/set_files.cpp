@@ -130,13 +130,16 @@ bool starts_with_set_magic(const std::string& path) {
   return r == static_cast<ssize_t>(sizeof head) && format::has_set_magic(head, sizeof head);
 }
 
-SetLock::SetLock(const std::string& manifest_path, bool wait) {
-  const std::string path = manifest_path + ".lock";
+SetLock::SetLock(const std::string& manifest_path, bool wait) : path_(manifest_path + ".lock") {
+  writer::require_target_directory(manifest_path);  // its message names the set, not SET.lock
+  const std::string& path = path_;
   // A lock taken on a file that was then removed (or replaced) locks nothing: a writer that opens
   // the path afterwards gets another file. So the lock must be on the file at the path, checked
   // after locking; else locked again on the file there now.
   for (;;) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created_ = fd_ >= 0;
+    if (!created_ && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0)
       throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno));
     while (::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
@@ -158,5 +161,14 @@ SetLock::SetLock(const std::string& manifest_path, bool wait) {
 }
 
 SetLock::~SetLock() { ::close(fd_); }  // closing releases the flock
+
+void SetLock::remove_if_created() {
+  struct stat held {
+  }, named{};
+  if (created_ && ::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 &&
+      held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+    ::unlink(path_.c_str());
+  created_ = false;
+}
 
 }  // namespace simdex::set

@@ -46,8 +46,15 @@ class SetLock {
   SetLock(const SetLock&) = delete;
   SetLock& operator=(const SetLock&) = delete;
 
+  // The lock file removed, when this lock created it: a writer that made no set (a remove of a set
+  // that does not exist, a path that is not a manifest) leaves no SET.lock behind. Done while the
+  // lock is held; a writer waiting on the removed file finds it unnamed and locks a new one.
+  void remove_if_created();
+
  private:
+  std::string path_;
   int fd_ = -1;
+  bool created_ = false;  // this lock's open created the file
 };
 
 }  // namespace simdex::set

@@ -36,7 +36,8 @@ struct SetWriter::State {
     return manifest->generation + 1;
   }
   const format::SetManifest& current() const {
-    if (!manifest) throw Error(errc::usage, "there is no index set at '" + path + "': create it with add");
+    if (!manifest)
+      throw Error(errc::io, "there is no index set at '" + path + "' (no such file): create it with add");
     return *manifest;
   }
 
@@ -195,19 +196,26 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
     : state_(std::make_unique<State>(std::move(manifest_path), std::move(options))) {
   struct stat st {};
   if (::stat(state_->path.c_str(), &st) != 0) return;  // created by the first add
-  std::vector<uint8_t> bytes = set::read_whole_file(state_->path);
-  if (!format::has_set_magic(bytes.data(), bytes.size()))
-    throw Error(errc::usage, "'" + state_->path + "' exists and is not an index set manifest");
   try {
-    state_->manifest = format::SetManifest::decode(bytes.data(), bytes.size());
-  } catch (const Error& e) {
-    throw Error(e.code(), "'" + state_->path + "': " + e.detail());
+    std::vector<uint8_t> bytes = set::read_whole_file(state_->path);
+    if (!format::has_set_magic(bytes.data(), bytes.size()))
+      throw Error(errc::usage, "'" + state_->path + "' exists and is not an index set manifest");
+    try {
+      state_->manifest = format::SetManifest::decode(bytes.data(), bytes.size());
+    } catch (const Error& e) {
+      throw Error(e.code(), "'" + state_->path + "': " + e.detail());
+    }
+    state_->manifest_bytes = std::move(bytes);
+  } catch (...) {
+    state_->lock.remove_if_created();  // no PATH.lock beside a file that is no set
+    throw;
   }
-  state_->manifest_bytes = std::move(bytes);
   state_->remove_orphans();
 }
 
-SetWriter::~SetWriter() = default;
+SetWriter::~SetWriter() {
+  if (state_ && !state_->manifest) state_->lock.remove_if_created();  // no set was made
+}
 
 bool SetWriter::exists() const { return state_->manifest.has_value(); }
 unsigned SetWriter::max_distance() const { return state_->current().max_distance; }

@@ -84,6 +84,22 @@ done
 printf '(\xb5/\xfd' > "$dir/magic.zst"
 check "zstd magic alone" 1 "$simdex" build -q -o "$dir/cut.sdx" "$dir/magic.zst"
 expect_grep "zstd magic alone: message" "magic.zst: truncated zstd stream" "$dir/err"
+# A corrupt byte inside a gzip member decodes to garbage (a stored block here), found bad only by
+# the member's CRC at its end: the error names the corrupt stream, not the garbage line.
+python3 -c '
+import gzip, sys
+data = bytearray(gzip.compress(b"".join(b"%d\t%d\n" % (i, i) for i in range(20000)), compresslevel=0))
+data[len(data) // 2] = ord("x")
+open(sys.argv[1], "wb").write(data)' "$dir/garbage.gz"
+check "corrupt byte in a gzip member" 1 "$simdex" build -q -o "$dir/cut.sdx" "$dir/garbage.gz"
+expect_grep "corrupt byte in a gzip member: message" "garbage.gz: corrupt gzip stream" "$dir/err"
+check "corrupt byte in gzip queries" 1 bash -c "'$simdex' query '$dir/a.sdx' < '$dir/garbage.gz'"
+expect_grep "corrupt byte in gzip queries: message" "corrupt gzip stream" "$dir/err"
+# A zstd file may start with a skippable frame (magic 0x184D2A50, 4 bytes of length, the bytes).
+{ printf 'P*M\x18\x04\0\0\0abcd'; printf '5\t1\n6\t2\n' | zstd -q -c; } > "$dir/skip.zst"
+check "zstd skippable frame first" 0 "$simdex" build -q -o "$dir/skip.sdx" "$dir/skip.zst"
+check "its lines are read" 0 "$simdex" query "$dir/skip.sdx" -k 0 6
+expect_grep "its lines are read: output" "$(printf '6\t6\t0\t2')" "$dir/out"
 printf '{"id": 1, "text": "hello world"}\n{"id": 2, "text": "good night moon"}\n' | gzip -c | head -c 30 > "$dir/docs.jsonl.gz"
 check "fingerprint cut .gz" 1 "$simdex" fingerprint "$dir/docs.jsonl.gz"
 expect_grep "fingerprint cut .gz: message" "docs.jsonl.gz: truncated gzip stream" "$dir/err"

@@ -199,6 +199,12 @@ check verify-json-utf8 0 python3 -c 'import json,sys; json.loads(open(sys.argv[1
 printf 'ab\xe9\xff\n' > "$dir/bad.txt"
 check bad-bytes-line 1 "$simdex" build -q -o "$dir/z.sdx" "$dir/bad.txt"
 expect_grep bad-bytes-shown 'ab\\xe9\\xff' "$dir/err"
+# A NUL byte is shown too, and the message goes on after it.
+printf '1\t1\n2\0\t2\n' > "$dir/nul.txt"
+check nul-byte-line 1 "$simdex" build -q -o "$dir/z.sdx" "$dir/nul.txt"
+expect_grep nul-byte-shown "nul.txt:2: '2\\\\x00' is not a 64-bit fingerprint" "$dir/err"
+check nul-byte-query 1 bash -c "printf '2\\0\\n' | '$simdex' query '$dir/t.sdx'"
+expect_grep nul-byte-query-shown "'2\\\\x00' is not a 64-bit fingerprint" "$dir/err"
 check utf8-name-kept 1 "$simdex" query "$dir/é-§-missing.sdx" 1
 expect_grep utf8-name-kept-msg "é-§-missing" "$dir/err"
 

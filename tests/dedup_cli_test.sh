@@ -61,6 +61,12 @@ check fp-keys 0 "$simdex" fingerprint "$dir/k.jsonl" --id-field url -o "$dir/k.f
 expect_grep fp-keys-line-id "$(printf '\t1$')" "$dir/k.fp"
 check build-carries-map 0 "$simdex" build -q -k 8 -o "$dir/k2.sdx" "$dir/k.fp"
 check build-carries-map-same 0 cmp "$dir/k.fp.keys.tsv" "$dir/k2.sdx.keys.tsv"
+# A build whose key map is malformed fails before it replaces anything: the old index keeps its map.
+cp "$dir/k2.sdx" "$dir/k2.before"; cp "$dir/k2.sdx.keys.tsv" "$dir/k2.keys.before"
+printf '0x0123456789abcdef\t5\n' > "$dir/bad-map.fp"; printf '#simdex-keys 1\n5\tnew' > "$dir/bad-map.fp.keys.tsv"
+check build-bad-map 1 "$simdex" build -q -k 8 -o "$dir/k2.sdx" "$dir/bad-map.fp"
+same build-bad-map-index-kept "$dir/k2.sdx" "$dir/k2.before"
+same build-bad-map-map-kept "$dir/k2.sdx.keys.tsv" "$dir/k2.keys.before"
 # query, join and pairs print keys too; a bare --keys takes no argument (FP stays a query).
 check query-keys 0 "$simdex" query "$dir/k2.sdx" --keys "$(head -1 "$dir/k.fp" | cut -f1)"
 expect_grep query-keys-out "$(printf '\t0\thttps://a.example/1$')" "$dir/out"
@@ -140,6 +146,21 @@ check report-missing-dir 1 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/small.
 same report-missing-dir-before-work "$dir/small.jsonl" "$dir/small.before"
 check dedup-output-missing-dir 1 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/none/d.jsonl"
 expect_grep dedup-output-missing-dir-msg "cannot write $dir/none/d.jsonl" "$dir/err"
+# dedup's output and --index never replace its input, nor each other.
+check dedup-output-is-input 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/./small.jsonl"
+check dedup-index-is-input 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.jsonl" --index "$dir/small.jsonl"
+same dedup-self-input-kept "$dir/small.jsonl" "$dir/small.before"
+check dedup-index-is-output 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.jsonl" --index "$dir/d2.jsonl"
+expect_grep dedup-index-is-output-msg "is also the output" "$dir/err"
+check dedup-report-is-index 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.jsonl" --index "$dir/i.sdx" --report "$dir/i.sdx"
+[ -e "$dir/d2.jsonl" ] && bad "a refused dedup wrote its output" || ok
+# A key map never replaces the documents it maps, nor the output.
+printf '{"url": "a", "text": "one text about ships"}\n' > "$dir/keyed.jsonl"
+cp "$dir/keyed.jsonl" "$dir/keyed.before"
+check key-map-is-input 2 "$simdex" fingerprint -q --id-field url --key-map "$dir/keyed.jsonl" "$dir/keyed.jsonl" -o "$dir/k.fp"
+check build-key-map-is-input 2 "$simdex" build -q --text --id-field url --key-map "$dir/keyed.jsonl" -o "$dir/k2.sdx" "$dir/keyed.jsonl"
+same key-map-self-input-kept "$dir/keyed.jsonl" "$dir/keyed.before"
+check build-key-map-is-output 2 "$simdex" build -q --text --id-field url --key-map "$dir/k2.sdx" -o "$dir/k2.sdx" "$dir/keyed.jsonl"
 check dedup-no-key-map-option 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d.jsonl" --key-map "$dir/k.tsv"
 
 finish dedup_cli_test

@@ -62,6 +62,14 @@ expect_grep "names the lock" "lock" "$dir/err"
 check "a set name its files cannot carry" 2 "$simdex" add -q "$dir/my docs.sdxs" "$dir/b.tsv"
 expect_grep "says why" "spec/SET.md" "$dir/err"
 [ ! -e "$dir/my docs.sdxs" ] && [ ! -e "$dir/my docs.sdxs.lock" ] && ok || bad "a refused set name left files"
+# Mistakes leave no SET.lock behind, and a missing set is a missing file (exit 1).
+check "remove from a missing set" 1 "$simdex" remove -q "$dir/none.sdxs" 5
+expect_grep "says there is no set" "no index set" "$dir/err"
+check "merge of a missing set" 1 "$simdex" merge -q "$dir/none.sdxs"
+check "add with its arguments swapped" 2 "$simdex" add -q "$dir/b.tsv" "$s"
+check "add in a missing directory" 1 "$simdex" add -q "$dir/nodir/x.sdxs" "$dir/b.tsv"
+expect_grep "names the directory" "directory '$dir/nodir' does not exist" "$dir/err"
+ls "$dir"/*.lock 2>/dev/null | grep -v "^$s.lock$" | grep -q . && bad "lock files left: $(ls "$dir"/*.lock)" || ok
 check "upgrade of a set points to merge" 2 "$simdex" upgrade "$s" -o "$dir/u.sdx"
 expect_grep "upgrade names merge" "simdex merge" "$dir/err"
 

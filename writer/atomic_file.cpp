@@ -244,6 +244,30 @@ void AtomicFile::publish() {
   fsync_directory(directory_of(target_));
 }
 
+void refuse_input_as_output(const std::string& input, const std::string& output, const std::string& what) {
+  struct stat out {
+  }, in{};
+  if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;
+  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
+  if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
+    throw Error(errc::usage, what + " " + output + " is the same file as the input " +
+                                 (input == "-" ? "<stdin>" : input) +
+                                 ": it would replace its own input; write to another path");
+}
+
+void refuse_same_output(const std::string& a, const std::string& a_what, const std::string& b,
+                        const std::string& b_what) {
+  if (a.empty() || b.empty() || a == "-" || b == "-") return;
+  std::error_code ec_a, ec_b;
+  bool same = std::filesystem::weakly_canonical(a, ec_a) == std::filesystem::weakly_canonical(b, ec_b) &&
+              !ec_a && !ec_b;
+  struct stat sa {
+  }, sb{};
+  if (!same && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+    same = sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  if (same) throw Error(errc::usage, a_what + " " + a + " is also " + b_what + ": give them different paths");
+}
+
 void fsync_directory(const std::string& dir) {
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) fail("cannot open directory", dir);

@@ -18,6 +18,16 @@ const std::string& checked_target(const std::string& target);
 // Error(io) naming `target` when its directory does not exist ("" and "-" pass): checked before
 // a command's or a builder's work, so that the message names the output.
 void require_target_directory(const std::string& target);
+// Error(usage) when writing `output` would replace `input`: both exist and are one file (device and
+// inode, so another path or a hard link to it is caught too; "-" as input is stdin). `what` names
+// the output in the message ("output", "the key map", ...).
+void refuse_input_as_output(const std::string& input, const std::string& output,
+                            const std::string& what = "output");
+// Error(usage) when two outputs of one job are one file (the same path once made absolute and
+// resolved, or the same device and inode): the second written would replace the first. "" and "-"
+// (standard output) never clash with a file.
+void refuse_same_output(const std::string& a, const std::string& a_what, const std::string& b,
+                        const std::string& b_what);
 // fsync of `dir`, after a name in it changed (a rename, a link); Error(io) naming it on failure.
 void fsync_directory(const std::string& dir);
 

@@ -27,7 +27,7 @@ namespace simdex {
 
 struct BatchOptions {
   int k = -1;             // -1: the index's k; more than it is a usage error
-  unsigned threads = 0;   // 0: all cores
+  unsigned threads = 0;   // 0: all cores; at most 4096 are used
   bool with_ids = false;  // fill the ids of results (costs a lookup in table 0 for hits of other tables)
   // find_pairs with ids: also report each fingerprint with several ids as a pair (f, f, 0).
   bool duplicates = false;

@@ -28,7 +28,7 @@ struct BuildOptions {
   // a little more file; 256 was chosen from bench/RESULTS.md ("Block size": against 1024, about
   // half the query time for about 8% more bytes).
   uint32_t block_bytes = 256;
-  unsigned threads = 0;  // 0: all cores
+  unsigned threads = 0;  // 0: all cores; at most 4096 are used
   // Memory bound of the build (0: default_memory_bytes()), for the peak RSS of a process whose only
   // large user of memory is the builder (the pairs added are held within it too). Beyond it the
   // builder sorts externally: sorted runs in temporary files, merged; the output bytes are the same

@@ -61,7 +61,7 @@ struct DedupOptions {
   // Directory of the temporary index, the sort's runs and the copy of standard input; "" : the
   // system's temporary directory.
   std::string temp_dir;
-  unsigned threads = 0;  // 0: all cores
+  unsigned threads = 0;  // 0: all cores; at most 4096 are used
   // Called from the calling thread as work advances: stage name, units done, units in all (0:
   // unknown). Stages: "reading" (bytes of a file input, as it is fingerprinted; "reading files"
   // for a directory), "fingerprinting" (documents, for texts), then the index build's and

@@ -87,8 +87,8 @@ class SIMDEX_EXPORT Fingerprinter {
 SIMDEX_EXPORT std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options = {});
 
 // out[i] = the fingerprint of texts[i], the same bits as Fingerprinter, on `threads` threads (0: all
-// cores), each with its own Fingerprinter. Throws Error(usage) when the spans' sizes differ or the
-// options are out of range; `out` is then unspecified.
+// cores; at most 4096), each with its own Fingerprinter. Throws Error(usage) when the spans' sizes differ or
+// the options are out of range; `out` is then unspecified.
 SIMDEX_EXPORT void fingerprint_all(std::span<const std::string_view> texts, std::span<std::uint64_t> out,
                                    const FingerprintOptions& options = {}, unsigned threads = 0);
 

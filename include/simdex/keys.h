@@ -67,6 +67,9 @@ class SIMDEX_EXPORT KeyMapBuilder {
   void check();
   // check(), then writes the key map to `path` atomically (temporary file, fsync, rename).
   void write(const std::string& path);
+  // check(), then hands the key map's bytes to `sink` in pieces, in order: for a caller that
+  // publishes the map itself (after the index it belongs to, say).
+  void write_to(const std::function<void(std::string_view bytes)>& sink);
   // The key of `id` (after check()); nothing for an id without a key.
   std::optional<std::string_view> find(std::uint64_t id) const;
 

@@ -93,3 +93,4 @@ def test_set_errors(tmp_path):
         simdex.remove(tmp_path / "none.sdxs", [1])
     with pytest.raises(simdex.FileError):
         simdex.merge(tmp_path / "none.sdxs")
+    assert not (tmp_path / "none.sdxs.lock").exists()  # a writer that made no set leaves no lock

@@ -47,4 +47,34 @@ expect_grep "k named" "k" "$dir/err"
 check "build, a set name members cannot carry" 2 mpi 2 build -o "$dir/my docs.sdxs" "$dir/all.tsv"
 expect_grep "name: the rule cited" "spec/SET.md" "$dir/err"
 ls "$dir" | grep -q '^my docs' && bad "name: files left: $(ls "$dir" | grep '^my docs')" || ok
+
+# Several inputs without ids: an error names the line of its own file (ids count over all files).
+seq 1 700 >"$dir/first.tsv"; printf '5\n6\nzz9\n7\n' >"$dir/second.tsv"
+check "build, bad line of a second input" 1 mpi 2 build -o "$dir/two-files.sdxs" "$dir/first.tsv" "$dir/second.tsv"
+expect_grep "second input: its own line" "second.tsv:3: 'zz9'" "$dir/err"
+
+# One message for the ranks that all failed alike; a missing index is a missing file (exit 1).
+check "a missing index" 1 mpi 3 pairs "$dir/none.sdxs"
+expect_grep "missing index: once, every rank" "simdex-mpi: ranks 0-2 of 3: io: cannot open index" "$dir/err"
+[ "$(grep -c simdex-mpi "$dir/err")" = 1 ] && ok || bad "missing index: more than one line: $(cat "$dir/err")"
+
+# An output never replaces what the job reads: the manifest, a member, the queries.
+cp "$dir/set.sdxs" "$dir/set.before"
+check "pairs -o the set" 2 mpi 2 pairs "$dir/set.sdxs" -o "$dir/set.sdxs"
+check "join -o a member" 2 mpi 2 join "$dir/set.sdxs" "$dir/all.tsv" -o "$member"
+check "join -o the queries" 2 mpi 2 join "$dir/set.sdxs" "$dir/all.tsv" -o "$dir/all.tsv"
+same "the set is intact" "$dir/set.sdxs" "$dir/set.before"
+check "the member is intact" 0 "$simdex" verify "$dir/set.sdxs"
+
+# --output-dir with the parts of an earlier job (on more ranks) is refused: they would mix.
+check "pairs --output-dir" 0 mpi 3 pairs "$dir/set.sdxs" --output-dir "$dir/parts"
+check "again on fewer ranks" 2 mpi 2 pairs "$dir/set.sdxs" --output-dir "$dir/parts"
+expect_grep "earlier parts named" "holds part-0000[0-2].tsv of an earlier job" "$dir/err"
+[ "$(ls "$dir/parts" | wc -l)" = 3 ] && ok || bad "parts: $(ls "$dir/parts")"
+
+# build on 4 ranks of a 2-line input: a member per rank, member i on rank i, as --assign index opens.
+printf '1\t1\n2\t2\n' >"$dir/two.tsv"
+check "build, fewer lines than ranks" 0 mpi 4 build -q -o "$dir/two.sdxs" "$dir/two.tsv"
+"$simdex" info "$dir/two.sdxs" | grep -q "set of 4 members" && ok || bad "two lines, 4 ranks: not 4 members"
+check "pairs --assign index" 0 mpi 4 pairs "$dir/two.sdxs" -k 2 --assign index
 finish mpi_failure_test

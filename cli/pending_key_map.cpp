@@ -1,0 +1,45 @@
+#include "cli/pending_key_map.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
+  PendingKeyMap p;
+  p.file_ = std::make_unique<writer::AtomicFile>(path);
+  keys.write_to([&](std::string_view bytes) { p.file_->write(bytes.data(), bytes.size()); });
+  return p;
+}
+
+PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string& path) {
+  KeyMap::read(from);  // a malformed map is refused, not carried along
+  std::ifstream in(from, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) throw Error(errc::io, "read error on '" + from + "'");
+  PendingKeyMap p;
+  p.file_ = std::make_unique<writer::AtomicFile>(path);
+  p.file_->write(bytes.data(), bytes.size());
+  return p;
+}
+
+PendingKeyMap PendingKeyMap::removal(const std::string& path) {
+  PendingKeyMap p;
+  p.remove_ = path;
+  return p;
+}
+
+void PendingKeyMap::commit() {
+  if (file_) file_->publish();
+  file_.reset();
+  if (!remove_.empty()) {
+    std::error_code ec;  // absent already: nothing to do
+    std::filesystem::remove(remove_, ec);
+    remove_.clear();
+  }
+}
+
+}  // namespace simdex::cli

@@ -1,0 +1,33 @@
+// A key map (spec/KEYS.md) that belongs beside an output: written in full first, put at its path
+// only after the output is published, so that a command that fails leaves the old output with its
+// old map, never a new map beside an old index (whose ids would print another document's key).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "simdex/keys.h"
+#include "writer/atomic_file.h"
+
+namespace simdex::cli {
+
+class PendingKeyMap {
+ public:
+  PendingKeyMap() = default;  // nothing to publish
+  // `keys`' map, to be published at `path`.
+  static PendingKeyMap of(KeyMapBuilder& keys, const std::string& path);
+  // The key map file `from` (checked: a malformed map is refused now), to be copied to `path`.
+  static PendingKeyMap copy_of(const std::string& from, const std::string& path);
+  // No map for the new output: one left at `path` by an earlier run would mislead, and is removed.
+  static PendingKeyMap removal(const std::string& path);
+
+  // Publishes the map (temporary file, fsync, rename) or removes the stale one. Dropped without
+  // commit(), the map's temporary file is removed and `path` is left as it was.
+  void commit();
+
+ private:
+  std::unique_ptr<writer::AtomicFile> file_;
+  std::string remove_;
+};
+
+}  // namespace simdex::cli
