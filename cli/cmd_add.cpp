@@ -46,23 +46,46 @@ class AddedKeys {
     }
     path_ = a.text_options.paths_file;
   }
+  // Called for each pair added: an id that the set's map holds as a key's is kept, to be checked
+  // once the added map is known (extend).
+  void note(uint64_t id) {
+    if (set_keys_ && set_keys_->find(id)) keyed_.push_back(id);
+  }
+  // Reads the set's key map, if it has one, for note().
+  void read_set_map(const std::string& set) {
+    std::error_code ec;
+    if (std::filesystem::exists(key_map_path(set), ec)) set_keys_ = KeyMap::read(key_map_path(set));
+  }
   ~AddedKeys() {
     if (temporary_) ::unlink(path_.c_str());
   }
   AddedKeys(const AddedKeys&) = delete;
   AddedKeys& operator=(const AddedKeys&) = delete;
 
-  // Into the set's key map (SET.keys.tsv), when the documents had keys.
+  // Into the set's key map (SET.keys.tsv), when the documents had keys. Error(input) when an added
+  // id that the set holds as a key's is not that key here too (an integer id or a line number: two
+  // documents with one id, spec/KEYS.md §1.1); the set and its map are then unchanged.
   void extend(const std::string& set) const {
     std::error_code ec;
-    if (!path_.empty() && std::filesystem::exists(path_, ec))
-      extend_key_map(key_map_path(set), path_, temporary_ ? input_ : path_);
+    const bool has_map = !path_.empty() && std::filesystem::exists(path_, ec);
+    if (!keyed_.empty()) {
+      const std::optional<KeyMap> added = has_map ? std::optional<KeyMap>(KeyMap::read(path_)) : std::nullopt;
+      for (const uint64_t id : keyed_)
+        if (!added || !added->find(id))
+          throw Error(errc::input,
+                      "id " + std::to_string(id) + " is the key '" + escape_key(*set_keys_->find(id)) +
+                          "' in " + key_map_path(set) + ", and an integer id (or line number) in " + input_ +
+                          ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
+    }
+    if (has_map) extend_key_map(key_map_path(set), path_, temporary_ ? input_ : path_);
   }
 
  private:
   std::string input_;
   std::string path_;
   bool temporary_ = false;
+  std::optional<KeyMap> set_keys_;
+  std::vector<uint64_t> keyed_;  // added ids that set_keys_ holds
 };
 
 void run_add(AddArgs& a) {
@@ -84,10 +107,14 @@ void run_add(AddArgs& a) {
   }
   build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
-  const AddedKeys added_keys(a);
+  AddedKeys added_keys(a);
+  if (set.exists()) added_keys.read_set_map(a.set);
   for_each_input_pair(a.input, a.text, a.text_options,
                       build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "", progress,
-                      [&](uint64_t fp, uint64_t id) { builder.add(fp, id); })
+                      [&](uint64_t fp, uint64_t id) {
+                        builder.add(fp, id);
+                        added_keys.note(id);
+                      })
       .commit();  // to --key-map FILE or AddedKeys' file, read by extend() below
   progress.finish();
   if (builder.pairs_added() == 0 && set.exists()) {

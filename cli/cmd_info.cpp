@@ -58,6 +58,7 @@ void run_info(const InfoArgs& a) {
     }
     out.print(R"(],"fingerprint_settings":)");
     append_settings_json(out, i.fingerprint_settings);
+    if (i.fingerprint_settings_differ) out.print(R"(,"fingerprint_settings_differ":true)");
     if (i.is_set) {  // spec/SET.md's names
       out.print(R"(,"generation":{},"tombstone_count":{},"removed_ids":{},"members":[)", i.generation,
                 i.tombstone_count, i.removed_ids);
@@ -87,7 +88,9 @@ void run_info(const InfoArgs& a) {
             n > 0 ? static_cast<double>(i.file_bytes) / n : 0.0, i.ids_bytes);
   out.print("text settings  {}\n",
             i.fingerprint_settings ? describe(*i.fingerprint_settings)
-                                   : std::string("none recorded (built from fingerprints, or format 1.x)"));
+            : i.fingerprint_settings_differ
+                ? std::string("differ between members (queries by text refuse the set)")
+                : std::string("none recorded (built from fingerprints, or format 1.x)"));
   for (const auto& ts : i.tagged_sections)
     out.print("tagged section tag {} {} ({} bytes{})\n", ts.tag, ts.name.empty() ? "(unknown)" : ts.name,
               ts.bytes, ts.critical ? ", critical" : "");

@@ -43,8 +43,11 @@ std::optional<uint64_t> expected_section_bytes(uint32_t index, const FileHeader&
 
 // The FileHeader's rules up to the header checksum (spec §10, rows 1..7).
 FileHeader decode_header(const uint8_t* file, uint64_t size) {
-  if (size < FileHeader::kEncodedBytes)
-    fail(errc::file_too_small, std::to_string(size) + " bytes, less than the 128-byte header");
+  if (size < FileHeader::kEncodedBytes)  // under 8 bytes not even the magic tells an index from a set
+    fail(errc::file_too_small,
+         std::to_string(size) + (size < 8 ? " bytes, less than an index's 128-byte header "
+                                            "or a set manifest's 64 bytes"
+                                          : " bytes, less than the 128-byte header"));
   FileHeader h = FileHeader::decode_from(file);
   if (h.file_bytes != size)
     fail(errc::file_size_mismatch, "the header says " + std::to_string(h.file_bytes) +

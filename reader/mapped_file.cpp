@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,10 +15,32 @@
 
 namespace simdex::reader {
 
+void allow_more_open_files(std::size_t more) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  // What is open now is not known cheaply; the highest descriptor a fresh open gets bounds it.
+  const int probe = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const rlim_t in_use = probe >= 0 ? static_cast<rlim_t>(probe) + 1 : 0;
+  if (probe >= 0) ::close(probe);
+  const rlim_t wanted = in_use + static_cast<rlim_t>(more) + 64;  // 64: room for the process's other files
+  if (wanted <= limit.rlim_cur) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+  ::setrlimit(RLIMIT_NOFILE, &limit);  // best effort: an open beyond it says what to do (EMFILE below)
+}
+
 MappedFile::MappedFile(const std::string& path, bool watch_changes) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
   if (fd_ < 0) {
     const int e = errno;
+    if (e == EMFILE) {
+      struct rlimit limit {};
+      ::getrlimit(RLIMIT_NOFILE, &limit);
+      throw Error(errc::io,
+                  "cannot open index '" + path + "': the process has its " + std::to_string(limit.rlim_cur) +
+                      " open files (ulimit -n); each open index, and each member of an open index "
+                      "set, keeps one: raise the limit (once, to merge a set's members into one with "
+                      "simdex merge)");
+    }
     throw Error(errc::io,
                 "cannot open index '" + path + "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
   }

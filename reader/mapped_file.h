@@ -11,6 +11,11 @@
 
 namespace simdex::reader {
 
+// A mapped file keeps its descriptor (its read lease, spec/FORMAT.md §14), so a set of many members
+// holds as many: the soft limit on open files is raised (up to the hard one) to leave room for
+// `more` descriptors beyond those open now. Nothing happens when it already does.
+void allow_more_open_files(std::size_t more);
+
 class MappedFile {
  public:
   // Throws Error(io). With `watch_changes`, a ChangeWatch guards the mapping (reader/change_watch.h).

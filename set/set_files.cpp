@@ -81,6 +81,16 @@ std::string checked_set_path(std::string path) {
                 "'" + path + "' cannot name an index set: its files are named after it ('" + member +
                     "'), and in such a name " + why +
                     " (spec/SET.md §2.2); choose a name of A-Z a-z 0-9 . _ - not starting with '.'");
+  // The longest name a writer makes from it: a member's hidden pending name, written through a
+  // temporary file ("..NAME-G.sdx.pending-PID.tmp-PID-N"), at most 68 bytes more than NAME.
+  constexpr std::size_t longest_derived = 68, name_max = 255;
+  const std::string name = std::filesystem::path(path).filename().string();
+  if (name.size() + longest_derived > name_max)
+    throw Error(errc::usage,
+                "'" + path + "' cannot name an index set: its name has " + std::to_string(name.size()) +
+                    " bytes, and the names of its files (up to " + std::to_string(longest_derived) +
+                    " bytes longer) must fit the file system's " + std::to_string(name_max) +
+                    "; choose a name of at most " + std::to_string(name_max - longest_derived) + " bytes");
   return path;
 }
 

@@ -7,6 +7,7 @@
 #include "format/endian.h"
 #include "reader/fingerprint_scan.h"
 #include "reader/index_impl.h"
+#include "reader/mapped_file.h"
 #include "set/set_files.h"
 
 namespace simdex::set {
@@ -72,6 +73,7 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
       std::vector<std::size_t> chosen = options.set_members;
       if (chosen.empty())
         for (std::size_t i = 0; i < m.members.size(); ++i) chosen.push_back(i);
+      reader::allow_more_open_files(chosen.size());  // a descriptor per member
       for (std::size_t i : chosen) {
         if (i >= m.members.size())
           throw Error(errc::usage, "set '" + path + "' has " + std::to_string(m.members.size()) +
@@ -95,7 +97,13 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
       return s;
     } catch (const Error& e) {
       if (!is_set_rule(e.code()) || attempt >= 50) throw;
-      std::vector<uint8_t> again = read_whole_file(path);
+      std::vector<uint8_t> again;
+      try {
+        again = read_whole_file(path);
+      } catch (
+          const Error&) {  // the manifest unreadable now (no descriptor left, say): the first error says why
+        throw e;
+      }
       if (again == bytes) throw;
       bytes = std::move(again);
     }
@@ -275,7 +283,12 @@ IndexInfo SetSnapshot::info() const {
     info.file_bytes += mi.file_bytes;
     info.ids_bytes += mi.ids_bytes;
   }
-  info.fingerprint_settings = fingerprint_settings();
+  try {
+    info.fingerprint_settings = fingerprint_settings();
+  } catch (const Error& e) {  // info describes the set all the same: the settings are what differs
+    if (e.code() != errc::settings_mismatch) throw;
+    info.fingerprint_settings_differ = true;
+  }
   if (single()) {
     info.fingerprint_count = info.members[0].fingerprint_count;
     info.id_count = info.members[0].id_count;

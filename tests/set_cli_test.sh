@@ -95,4 +95,55 @@ check "an id with another key is refused" 1 "$simdex" add -q "$t" "$dir/e.fp"
 expect_grep "names both keys" "url:other" "$dir/err"
 same "the set's key map is unchanged" "$t.keys.tsv" "$dir/keys.before"
 same "the manifest is unchanged" "$t" "$dir/manifest.before"
+# The same id as a plain integer id (no key for it beside the lines): refused too.
+rm "$dir/e.fp.keys.tsv"
+check "a key's id as an integer id is refused" 1 "$simdex" add -q "$t" "$dir/e.fp"
+expect_grep "names the key" "is the key 'url:c'" "$dir/err"
+same "the manifest is still unchanged" "$t" "$dir/manifest.before"
+
+# A good set whose members record different text settings (hand-made: writers refuse to make one):
+# info describes it and says so; a query by text refuses it.
+if command -v python3 >/dev/null; then
+  printf '{"id":1,"text":"alpha beta gamma delta epsilon"}\n' > "$dir/sa.jsonl"
+  "$simdex" build -q --text -o "$dir/sa.sdx" "$dir/sa.jsonl"
+  "$simdex" build -q --text --shingle 2 -o "$dir/sb.sdx" "$dir/sa.jsonl"
+  python3 -c '
+import sys; sys.path.insert(0, sys.argv[1] + "/../spec/reference"); import simdex_ref as r
+d = sys.argv[2]
+open(d + "/mixed.sdxs", "wb").write(r.encode_manifest(2, 256, 3, [r.member_entry(d + "/sa.sdx", 1, "sa.sdx"),
+                                                           r.member_entry(d + "/sb.sdx", 2, "sb.sdx")], []))' \
+    "$(cd "$(dirname "$0")" && pwd)" "$dir"
+  check "info on a set of mixed text settings" 0 "$simdex" info "$dir/mixed.sdxs"
+  expect_grep "info says they differ" "differ between members" "$dir/out"
+  check "info --json on it" 0 "$simdex" info --json "$dir/mixed.sdxs"
+  expect_grep "json says they differ" '"fingerprint_settings_differ":true' "$dir/out"
+  check "a text query refuses it" 1 "$simdex" query --text "$dir/mixed.sdxs" "$dir/sa.jsonl"
+  expect_grep "names the mismatch" "settings_mismatch" "$dir/err"
+fi
+
+# A set of more members than the soft limit on open files (each member keeps its descriptor): the
+# limit is raised as far as the hard one allows; below what the set needs, the error says what to do.
+if command -v python3 >/dev/null; then
+  mkdir "$dir/many"; printf '1\t1\n2\t2\n' > "$dir/many/a.tsv"
+  "$simdex" build -q -o "$dir/many/m0.sdx" "$dir/many/a.tsv"
+  python3 -c '
+import os, sys; sys.path.insert(0, sys.argv[1] + "/../spec/reference"); import simdex_ref as r
+os.chdir(sys.argv[2]); n = 1100; e = r.member_entry("m0.sdx", 1, "m0.sdx"); entries = []
+for i in range(n):
+    if i: os.link("m0.sdx", "m%d.sdx" % i)
+    entries.append((i + 1,) + e[1:5] + ("m%d.sdx" % i,))
+open("s.sdxs", "wb").write(r.encode_manifest(n, 256, 3, entries, []))' "$(cd "$(dirname "$0")" && pwd)" "$dir/many"
+  if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1300 ]; then
+    check "1,100 members under a soft limit of 1,024" 0 bash -c "ulimit -Sn 1024 && '$simdex' query '$dir/many/s.sdxs' 1"
+    expect_grep "its answer" "$(printf '^1\t1\t0\t1$')" "$dir/out"
+  fi
+  check "1,100 members under a hard limit of 512" 1 bash -c "ulimit -n 512 && '$simdex' info '$dir/many/s.sdxs'"
+  expect_grep "says what to do" "ulimit -n" "$dir/err"
+fi
+
+# A name whose files' hidden temporary names would pass 255 bytes: refused before anything is written.
+long="$dir/$(printf 'n%.0s' $(seq 1 190)).sdxs"
+check "a set name too long for its files" 2 "$simdex" add -q "$long" "$dir/b.tsv"
+expect_grep "says how long" "at most 187 bytes" "$dir/err"
+ls "$dir" | grep -q '^nnnn' && bad "a refused long name left files" || ok
 finish set_cli

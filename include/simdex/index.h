@@ -136,6 +136,9 @@ struct IndexInfo {
   // How the fingerprints were made from text (FINGERPRINT_SETTINGS), nullopt when not recorded;
   // a set: see Index::fingerprint_settings.
   std::optional<FingerprintSettings> fingerprint_settings;
+  // A set whose members record different settings (fingerprint_settings is then nullopt): a good
+  // set, but one that queries by text refuse (Error(settings_mismatch)).
+  bool fingerprint_settings_differ = false;
   // An index set (spec/SET.md): its generation and members (the fields above then describe the
   // set: live fingerprints and ids, all its files' bytes; `tables` stays empty, see members).
   struct Member {

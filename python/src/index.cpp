@@ -304,6 +304,7 @@ class PyIndex {
     } else {
       d["fingerprint_settings"] = py::none();
     }
+    if (i.fingerprint_settings_differ) d["fingerprint_settings_differ"] = true;
     if (i.is_set) {  // spec/SET.md's names, as `simdex info --json` prints them
       d["generation"] = i.generation;
       d["tombstone_count"] = i.tombstone_count;

@@ -1444,7 +1444,7 @@ class IndexSet:
         for e, idx in self.members:
             for f, ids in fingerprints_with_ids(idx):
                 for i in ids:
-                    if self.removed.get(i, 0) < e.generation:
+                    if self.removed.get(i, 0) <= e.generation:  # a tombstone of g or older: live
                         live.setdefault(f, set()).add(i)
         return {f: sorted(ids) for f, ids in live.items()}
 

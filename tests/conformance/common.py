@@ -57,10 +57,15 @@ def run(cmd, input_text=None, timeout=120):
     return p.returncode, p.stdout, p.stderr
 
 
+def command(binary):
+    """A reader's command line prefix: a path, or a list (an outside reader: ["python3", "r.py"])."""
+    return list(binary) if isinstance(binary, (list, tuple)) else [binary]
+
+
 def cpp_query(binary, index, queries, k):
     """{query: [(f, distance, [ids])]} from `simdex query --json` (queries on stdin)."""
     text = "".join("%d\n" % q for q in queries)
-    rc, out, err = run([binary, "query", index, "-k", str(k), "--json"], text)
+    rc, out, err = run(command(binary) + ["query", index, "-k", str(k), "--json"], text)
     if rc != 0:
         raise RuntimeError("simdex query failed (%d): %s" % (rc, err.strip()))
     answers = {q: [] for q in queries}
@@ -73,7 +78,7 @@ def cpp_query(binary, index, queries, k):
 
 
 def cpp_info(binary, index):
-    rc, out, err = run([binary, "info", "--json", index])
+    rc, out, err = run(command(binary) + ["info", "--json", index])
     if rc != 0:
         raise RuntimeError("simdex info failed (%d): %s" % (rc, err.strip()))
     return json.loads(out)

@@ -136,6 +136,27 @@ def make_good(binary):
         f.write(simdex_ref.encode_manifest(3, 256, K, entries, tombs))
     sidecar(d, m, rng, "members in a subdirectory; manifest by simdex_ref.encode_manifest")
 
+    # A tombstone of the same generation as a member: it removes ids of older members only (SET.md
+    # §4, "greater than g"). Writers never make one; a reader must still answer it right.
+    d, s, m = new("tombstone_same_generation")
+    first, second = pairs(40, 20), pairs(40, 20)
+    x = first[0][1]
+    second.append((rng.getrandbits(64), x))
+    entries = []
+    for g, p in ((1, first), (2, second)):
+        member = os.path.join(d, "m%d.sdx" % g)
+        sh(binary, "build", "-q", "-k", str(K), "-o", member, "-", stdin=tsv(p))
+        entries.append(simdex_ref.member_entry(member, g, "m%d.sdx" % g))
+    tomb = simdex_ref.encode_tombstone(2, [x])
+    with open(os.path.join(d, "t2.sdt"), "wb") as f:
+        f.write(tomb)
+    with open(s, "wb") as f:
+        f.write(simdex_ref.encode_manifest(2, 256, K, entries, [(2, len(tomb), simdex_ref.xxh3_64(tomb), 1, 0, "t2.sdt")]))
+    m.add([q for q in first if q[1] != x])
+    m.add(second)
+    sidecar(d, m, rng, "member 2 and a tombstone of generation 2 listing an id of both members: "
+            "removed from member 1 only")
+
 
 def u64(data, at):
     return struct.unpack_from("<Q", data, at)[0]
@@ -238,6 +259,50 @@ def make_bad():
         open(p, "wb").write(data[:-8])
     case("file_size_mismatch__member_truncated", "file_size_mismatch",
          "the second member lost its last 8 bytes (FORMAT.md's rule, naming the member)", truncate_member)
+
+    def rewrite_tombstone(change):
+        """The tombstone file rewritten by change(bytearray); its entry's size, checksum and count made
+        to match, the manifest resealed: only the rule the change breaks is broken."""
+        def mutate(d, data):
+            p = os.path.join(d, tombs[0].name)
+            tomb = bytearray(open(p, "rb").read())
+            change(tomb)
+            open(p, "wb").write(bytes(tomb))
+            data = bytearray(data)
+            at = len(data) - 48 - (len(tombs[0].name) + 7) // 8 * 8  # the last entry
+            struct.pack_into("<QQQ", data, at + 8, len(tomb), simdex_ref.xxh3_64(bytes(tomb)),
+                             struct.unpack_from("<Q", tomb, 24)[0])
+            return reseal(data)
+        return mutate
+
+    def descending(tomb):
+        n = struct.unpack_from("<Q", tomb, 24)[0]
+        ids = sorted(struct.unpack_from("<%dQ" % n, tomb, 32), reverse=True)
+        struct.pack_into("<%dQ" % n, tomb, 32, *ids)
+    case("bad_tombstone__ids_descending", "bad_tombstone", "the tombstone's ids in descending order",
+         rewrite_tombstone(descending))
+
+    def no_ids(tomb):
+        del tomb[32:]
+        struct.pack_into("<Q", tomb, 24, 0)
+    case("bad_tombstone__no_ids", "bad_tombstone", "a tombstone of id_count 0", rewrite_tombstone(no_ids))
+    case("bad_tombstone__magic", "bad_tombstone", "the tombstone's magic changed",
+         rewrite_tombstone(lambda t: t.__setitem__(3, ord("X"))))
+    case("bad_tombstone__generation", "bad_tombstone", "the tombstone's generation is not its entry's",
+         rewrite_tombstone(lambda t: struct.pack_into("<Q", t, 16, 2)))
+    case("bad_member_name__duplicate", "bad_member_name", "the second member named as the first",
+         rename(second_entry, members[0].name))
+    case("member_mismatch__block_bytes", "member_mismatch", "the manifest's block_bytes 512, its members' 256",
+         set_field("<I", 40, 512))
+    case("member_mismatch__max_distance", "member_mismatch", "the manifest's max_distance 2, its members' 3",
+         set_field("<B", 44, 2))
+
+    def first_mismatch_second_missing(d, data):
+        os.remove(os.path.join(d, members[1].name))
+        return set_field("<Q", first_entry + 16, 12345)(d, data)
+    case("member_mismatch__before_a_missing_member", "member_mismatch",
+         "the first member's entry checksum is wrong and the second member is missing: rules 12 and 13 "
+         "are checked member by member (SET.md §5)", first_mismatch_second_missing)
 
     def flip_tombstone(d, _):
         p = os.path.join(d, tombs[0].name)

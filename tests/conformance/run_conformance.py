@@ -4,6 +4,12 @@ Python reader of spec/reference/simdex_ref.py.
 
     python3 tests/conformance/run_conformance.py SIMDEX_BINARY [-v] [--no-python] [--strict] [--only SUBSTRING]
            [--skip SUBSTRING]...
+    python3 tests/conformance/run_conformance.py --reader 'COMMAND' [-v] [--only SUBSTRING] [--skip SUBSTRING]...
+
+--reader tests an outside reader through its command line, which answers as simdex's does (see
+"Testing another reader" in README.md): COMMAND verify PATH, COMMAND info --json PATH, COMMAND query
+PATH -k K --json (queries on stdin). Every check of a reader below runs against it; the writer
+checks (rebuild, upgrade) and the Python reference's own checks do not.
 
 Good files (good/NAME.sdx with good/NAME.expected.json):
   - `simdex verify` exits 0; the Python reader opens and verifies the file;
@@ -28,14 +34,15 @@ Last line: `N passed, N failed`; exit status 0 only if nothing failed.
 import json
 import os
 import re
+import shlex
 import struct
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (python_open_verified, Tally, brute_force, cpp_info, cpp_query, normalize_hits, read_input, run,  # noqa: E402
-                    simdex_ref)
+from common import (python_open_verified, Tally, brute_force, command, cpp_info, cpp_query, normalize_hits,  # noqa: E402
+                    read_input, run, simdex_ref)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOOD = os.path.join(HERE, "good")
@@ -43,6 +50,7 @@ BAD = os.path.join(HERE, "bad")
 
 OPEN_RULES = []  # filled from spec/FORMAT.md §10
 STRICT = False   # --strict: verify-phase bad files must give the same set of rules in C++ and Python
+OUTSIDE = False  # --reader CMD: an outside reader is tested; the writer checks (build, upgrade) are not run
 
 INFO_FIELDS = ["format", "scheme", "k", "fingerprints", "ids", "block_bytes", "file_bytes", "ids_bytes"]
 # `simdex info --json` prints the spec's names; the sidecars keep their own short ones.
@@ -58,7 +66,7 @@ def check_good(binary, name, tally, use_python, tmp):
     side = json.load(open(os.path.join(GOOD, name + ".expected.json")))
     label = "good/%s" % name
 
-    rc, out, err = run([binary, "verify", path])
+    rc, out, err = run(command(binary) + ["verify", path])
     tally.check(rc == 0, "%s: simdex verify exits 0" % label, (out + err).strip()[:300])
 
     # info
@@ -68,10 +76,13 @@ def check_good(binary, name, tally, use_python, tmp):
         diff = [f for f in INFO_FIELDS if ci.get(CPP_INFO_NAMES.get(f, f)) != want[f]]
         if table_figures(ci) != want["tables"]:
             diff.append("tables")
-        if ci.get("fingerprint_settings") != want.get("fingerprint_settings"):
+        # an outside reader may leave out what the README's "Testing another reader" calls optional
+        if ci.get("fingerprint_settings") != want.get("fingerprint_settings") and not (
+                OUTSIDE and "fingerprint_settings" not in ci):
             diff.append("fingerprint_settings")
         # d_t per table (§5.3): the sidecar's list, or null without BLOCK_DIRECTORY (simdex: all 0)
-        if "directory_bits" in want and [t.get("directory_bits") for t in ci["tables"]] != (
+        reports_bits = not OUTSIDE or all("directory_bits" in t for t in ci["tables"])
+        if "directory_bits" in want and reports_bits and [t.get("directory_bits") for t in ci["tables"]] != (
                 want["directory_bits"] or [0] * len(ci["tables"])):
             diff.append("directory_bits")
         tally.check(not diff, "%s: simdex info --json figures == sidecar" % label,
@@ -106,12 +117,12 @@ def check_good(binary, name, tally, use_python, tmp):
     # §3: readers MUST refuse queries with a larger distance than max_distance
     K = side["info"]["k"]
     if K < 64:
-        rc, out, err = run([binary, "query", path, "-k", str(K + 1), "0"])
+        rc, out, err = run(command(binary) + ["query", path, "-k", str(K + 1), "0"])
         tally.check(rc != 0 and not out.strip(), "%s: simdex query -k %d (above k) is refused" % (label, K + 1),
                     "exit %d" % rc)
 
     # byte-for-byte rebuild by the C++ writer
-    if side.get("writer_output", True):
+    if side.get("writer_output", True) and not OUTSIDE:
         out_path = os.path.join(tmp, name + ".sdx")
         rc, _, err = run([binary, "build", "-q", "-o", out_path] + side["build_args"] + [os.path.join(GOOD, side["input"])])
         if tally.check(rc == 0 and os.path.exists(out_path), "%s: simdex build %s" % (label, " ".join(side["build_args"])),
@@ -124,7 +135,7 @@ def check_good(binary, name, tally, use_python, tmp):
 
     # §12: `simdex upgrade` turns a 1.x, 2.0 or 2.1 file into the writer's 2.2 bytes (the version, and a
     # BLOCK_DIRECTORY made from BLOCK_KEYS inserted in tag order)
-    if side.get("upgrades_to"):
+    if side.get("upgrades_to") and not OUTSIDE:
         out_path = os.path.join(tmp, name + ".upgraded.sdx")
         rc, _, err = run([binary, "upgrade", "-q", path, "-o", out_path])
         tally.check(rc == 0 and open(out_path, "rb").read() == open(os.path.join(GOOD, side["upgrades_to"]), "rb").read(),
@@ -199,7 +210,7 @@ def check_bad(binary, name, rule, phase, tally, use_python):
     if phase == "open":
         # the error names the rule, and no other open rule (the first broken one is reported)
         for cmd in (["info", path], ["query", path, "0"], ["verify", path]):
-            rc, out, err = run([binary] + cmd)
+            rc, out, err = run(command(binary) + cmd)
             text = err if cmd[0] != "verify" else out + err
             named = {r for r in OPEN_RULES if re.search(r"\b%s\b" % r, text)}
             tally.check(rc == 1 and named == {rule}, "%s: simdex %s exits 1 naming %s" % (label, cmd[0], rule),
@@ -211,11 +222,11 @@ def check_bad(binary, name, rule, phase, tally, use_python):
             except simdex_ref.SimdexError as e:
                 tally.check(e.rule == rule, "%s: python open raises %s" % (label, rule), str(e))
     else:
-        rc, out, err = run([binary, "verify", path])
+        rc, out, err = run(command(binary) + ["verify", path])
         named = [ln for ln in out.splitlines() if ln.strip().startswith(rule + " ") or ln.strip().startswith(rule + ":")]
         tally.check(rc == 1 and bool(named), "%s: simdex verify exits 1 naming %s" % (label, rule),
                     "exit %d, output %r" % (rc, (out + err).strip()[:300]))
-        rc, out, err = run([binary, "info", path])
+        rc, out, err = run(command(binary) + ["info", path])
         tally.check(rc == 0, "%s: simdex info opens it (a verify-phase rule)" % label,
                     "exit %d, stderr %r" % (rc, err.strip()[:200]))
         try:
@@ -231,7 +242,7 @@ def check_bad(binary, name, rule, phase, tally, use_python):
                 e = struct.unpack_from("<Q", idx.data, idx.block_offset(t, j) + 8)[0]
                 queries.append(tab.perm.invert(e))
         queries = list(dict.fromkeys(queries))[:40] + [0, (1 << 64) - 1]
-        rc, out, err = run([binary, "query", path, "-k", str(idx.max_distance)], "".join("%d\n" % q for q in queries))
+        rc, out, err = run(command(binary) + ["query", path, "-k", str(idx.max_distance)], "".join("%d\n" % q for q in queries))
         tally.check(rc in (0, 1) and "Sanitizer" not in err,
                     "%s: simdex query on %d stored fingerprints exits 0 or 1" % (label, len(queries)),
                     "exit %d, stderr %r" % (rc, err.strip()[-300:]))
@@ -239,7 +250,7 @@ def check_bad(binary, name, rule, phase, tally, use_python):
             rules = {p[0] for p in simdex_ref.verify_index(idx)}
             tally.check(rule in rules, "%s: python verify reports %s" % (label, rule), repr(sorted(rules)))
             if STRICT:
-                rc, out, err = run([binary, "verify", path])
+                rc, out, err = run(command(binary) + ["verify", path])
                 cpp_rules = {m.group(1) for m in re.finditer(r"^\s+(\w+) at ", out, re.M)}
                 tally.check(cpp_rules == rules, "%s: (strict) simdex verify reports the same rules as python" % label,
                             "C++ %s, python %s" % (sorted(cpp_rules), sorted(rules)))
@@ -265,15 +276,17 @@ def set_rules():
     return sorted(set(re.findall(r"^\| (?:\d+ \| )?`([a-z_]+)`", section, re.M)))
 
 
-def check_sets(binary, tally, use_python):
+def check_sets(binary, tally, use_python, wanted):
     """Index sets (spec/SET.md): good sets answer as their sidecars say, in C++ and Python; bad sets
-    are refused by both, naming the rule."""
+    are refused by both, naming the rule. wanted(label): whether --only/--skip select a set."""
     for name in sorted(os.listdir(os.path.join(SETS, "good"))):
         d = os.path.join(SETS, "good", name)
         side = json.load(open(os.path.join(d, "expected.json")))
         path = os.path.join(d, side["set"])
         label = "sets/good/%s" % name
-        rc, out, err = run([binary, "verify", path])
+        if not wanted(label):
+            continue
+        rc, out, err = run(command(binary) + ["verify", path])
         tally.check(rc == 0, "%s: simdex verify exits 0" % label, (out + err).strip()[:300])
         try:
             ci = cpp_info(binary, path)
@@ -290,6 +303,14 @@ def check_sets(binary, tally, use_python):
                    if normalize_hits(got.get(q["query"], [])) != [[h["fingerprint"], h["distance"], h["ids"]]
                                                                    for h in q["hits"]]]
             tally.check(not bad, "%s: simdex query -k %d == sidecar" % (label, k), "differs for %s" % bad[:3])
+        # SET.md §6 (as FORMAT.md §3): a query with k above the set's max_distance is refused
+        try:
+            K = cpp_info(binary, path)["max_distance"]
+        except (RuntimeError, ValueError, KeyError):
+            K = 3  # make_sets.py's K; the info check above reports the failure
+        rc, out, err = run(command(binary) + ["query", path, "-k", str(K + 1), "0"])
+        tally.check(rc != 0 and not out.strip(), "%s: simdex query -k %d (above k) is refused" % (label, K + 1),
+                    "exit %d" % rc)
         if use_python:
             try:
                 ps = simdex_ref.open_set(path)
@@ -316,8 +337,10 @@ def check_sets(binary, tally, use_python):
     for name, rule, what in rows:
         path = os.path.join(SETS, "bad", name, "set.sdxs")
         label = "sets/bad/%s" % name
+        if not wanted(label):
+            continue
         for cmd in (["info"], ["query", "-k", "1", "1"], ["verify"]):
-            rc, out, err = run([binary] + cmd + [path] if cmd[0] != "query" else [binary, "query", path, "-k", "1", "1"])
+            rc, out, err = run(command(binary) + (cmd + [path] if cmd[0] != "query" else ["query", path, "-k", "1", "1"]))
             tally.check(rc == 1 and re.search(r"\b%s\b" % rule, out + err),
                         "%s: simdex %s exits 1 naming %s" % (label, cmd[0], rule), "rc %d: %s" % (rc, (out + err).strip()[:200]))
         if use_python:
@@ -332,18 +355,30 @@ def main(argv):
     if len(argv) < 2:
         print(__doc__)
         return 2
-    binary = os.path.abspath(argv[1])
+    global STRICT, OUTSIDE
+    if argv[1] == "--reader":  # an outside reader: its command line, split as a shell would
+        if len(argv) < 3:
+            print(__doc__)
+            return 2
+        binary = shlex.split(argv[2])
+        OUTSIDE = True
+        argv = argv[:1] + argv[3:]
+    else:
+        binary = os.path.abspath(argv[1])
+        argv = argv[:1] + argv[2:]
     tally = Tally(verbose="-v" in argv)
-    use_python = "--no-python" not in argv
-    global STRICT
+    use_python = "--no-python" not in argv and not OUTSIDE
     STRICT = "--strict" in argv
     only = argv[argv.index("--only") + 1] if "--only" in argv else ""
     skip = [argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--skip"]
+
+    def wanted(label):
+        return only in label and not any(x in label for x in skip)
     t0 = time.time()
     goods = sorted(f[:-len(".expected.json")] for f in os.listdir(GOOD) if f.endswith(".expected.json"))
     with tempfile.TemporaryDirectory(prefix="simdex-conformance-") as tmp:
         for name in goods:
-            if only in "good/" + name and not any(x in "good/" + name for x in skip):
+            if wanted("good/" + name):
                 check_good(binary, name, tally, use_python, tmp)
     manifest = read_manifest()
     listed = {m[0] for m in manifest}
@@ -359,10 +394,9 @@ def main(argv):
                 "every rule of spec §10 (%d rule/phase pairs) has a bad file of its phase" % len(rules),
                 "missing %s, not in the spec %s" % (missing, unknown))
     for name, rule, phase, _ in manifest:
-        if only in "bad/" + name and not any(x in "bad/" + name for x in skip):
+        if wanted("bad/" + name):
             check_bad(binary, name, rule, phase, tally, use_python)
-    if only in "sets/" and not any(x in "sets/" for x in skip):
-        check_sets(binary, tally, use_python)
+    check_sets(binary, tally, use_python, wanted)
     if tally.verbose:
         print("time %.1f s" % (time.time() - t0))
     return tally.finish()
