@@ -141,6 +141,7 @@ void add_build_command(CLI::App& app) {
       "Output is written to a temporary file beside INDEX, fsynced and renamed over it: readers of an\n"
       "old INDEX are unaffected. The same pairs always give the same bytes. INDEX must be absent or a\n"
       "regular file (a symbolic link is refused, not followed) and not the input.\n"
+      "A line of INPUT holds at most 4096 bytes (blank lines too); a longer one is an error naming it.\n"
       "With -o - the index goes to stdout (not a terminal): the writer puts the header last, so the\n"
       "file is built in --tmp-dir (default $TMPDIR, else /tmp), unlinked once written, and copied;\n"
       "that directory needs room for one index. `simdex info -`, `verify -`, `query -` read it back.\n\n"

@@ -20,7 +20,7 @@ namespace {
 struct ClustersArgs : SearchArgs {
   std::size_t min_size = 2;
   bool ids = false, sort = false;
-  std::string format = "tsv";
+  std::string format;  // "": tsv, unless --json
   KeysArg keys;
   OutputStyle style;
 };
@@ -28,7 +28,7 @@ struct ClustersArgs : SearchArgs {
 void run_clusters(ClustersArgs a) {
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
   const bool ids = a.ids || keys;  // --keys prints the ids' keys
-  resolve_format(a.format, a.style, ids);
+  resolve_format(a.format, a.style, a.ids, keys.has_value());
   const ResultFormat f{a.format, a.style, a.ids};
   const KeyMap* key_map = keys ? &*keys : nullptr;
   const IndexInput opened(a.index);
@@ -77,7 +77,8 @@ void add_clusters_command(CLI::App& app) {
       "  KEY,KEY,...                            with --keys: their keys (',' in a key as \\x2c)\n"
       "  {\"size\":N,\"fingerprints\":[...]}        with --json or --format json "
       "({\"size\":N,\"ids\":[...]}\n"
-      "                                         with --ids)\n"
+      "                                         with --ids, {\"size\":N,\"keys\":[...]} with --keys: a key\n"
+      "                                         as a JSON string, an id without one as a number)\n"
       "  [FP, FP, ...]                          with --format seomoz (as simhash-find-clusters)\n"
       "--hex prints fingerprints as 0x and 16 hex digits (strings in JSON); ids stay decimal.\n"
       "Clusters smaller than --min-size (default 2; counted in fingerprints, or in ids with --ids,\n"

@@ -54,7 +54,8 @@ void add_fingerprint_command(CLI::App& app) {
   cmd->add_option("input", args->input,
                   "Documents: a file (gzip/zstd compressed or plain), - for stdin, or a directory")
       ->capture_default_str();
-  cmd->add_option("-o,--output", args->output, "Write here instead of stdout (- is stdout)");
+  cmd->add_option("-o,--output", args->output,
+                  "Write here instead of stdout (- is stdout); a name ending .gz or .zst is compressed so");
   add_json_flag(*cmd, args->style, "JSON Lines: {\"id\":I,\"fingerprint\":F}");
   add_base_flags(*cmd, args->style, true);
   add_progress_flags(*cmd, args->quiet, args->progress);

@@ -1,9 +1,11 @@
 // simdex help: a command's --help by name, the list of commands, and the bash completion script,
 // all read from the command line definitions themselves (so they cover every command there is).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/command_names.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "simdex/error.h"
@@ -22,6 +24,9 @@ std::vector<const CLI::App*> commands_of(const CLI::App& app) {
   return out;
 }
 
+}  // namespace
+
+namespace {
 // Every spelling of every option of `cmd`: --long and -s.
 std::string option_words(const CLI::App& cmd) {
   std::string words;
@@ -75,11 +80,7 @@ void run_help(const CLI::App& app, const HelpArgs& a) {
     const CLI::App* sub = nullptr;
     for (const CLI::App* candidate : commands_of(app))
       if (candidate->get_name() == a.command) sub = candidate;
-    if (sub == nullptr) {
-      std::string names;
-      for (const CLI::App* c : commands_of(app)) names += " " + c->get_name();
-      throw Error(errc::usage, "no command '" + a.command + "'; the commands are:" + names);
-    }
+    if (sub == nullptr) require_command(app, a.command);
     out.print("{}", sub->help(app.get_name()));
   }
   out.close();

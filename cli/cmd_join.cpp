@@ -129,7 +129,7 @@ class ChunkedJoin {
 };
 
 void run_join(const JoinArgs& a) {
-  refuse_two_stdin_inputs(a.index, a.queries, "queries");
+  refuse_two_stdin_inputs(a.index, a.queries, "queries", "give the queries as a file");
   const IndexInput opened(a.index);
   const Index& index = *opened;
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
@@ -170,8 +170,9 @@ void add_join_command(CLI::App& app) {
       "0-based number is its id; .gz and .zst are read as such), or with --text documents as for\n"
       "`simdex fingerprint`. Default: stdin. Output, one line per (query, stored fingerprint) pair:\n"
       "  QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>ID[,ID...]      (decimal)\n"
-      "(with --keys, ids print as keys: the hits' from the index's key map, a query's from its document\n"
-      "with --text or from the key map beside QUERIES, QUERIES.keys.tsv, when there is one)\n"
+      "(with --keys, ids print as keys, in JSON as strings in \"ids\": the hits' from the index's key map,\n"
+      "a query's from its document with --text or from the key map beside QUERIES, QUERIES.keys.tsv,\n"
+      "when there is one)\n"
       "or with --json: {\"query_id\":I,\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
       "(--hex: fingerprints as 0x and 16 hex digits, strings in JSON). INDEX may be - (stdin) when\n"
       "QUERIES is a file.\n"
@@ -198,7 +199,7 @@ void add_join_command(CLI::App& app) {
       "Memory bound for the queries held at once, e.g. 64M or 2G (default: a quarter of physical memory)");
   cmd->add_flag("--stats", args->stats, "Print blocks decoded and hits per table on stderr");
   cmd->add_flag("--text", args->text, "Queries are documents instead of fingerprints");
-  add_text_options(*cmd, args->text_options);
+  add_text_options(*cmd, args->text_options, true);
   cmd->callback([args] {
     args->text_options.threads = args->threads;
     run_join(*args);

@@ -19,7 +19,7 @@ namespace simdex::cli {
 namespace {
 struct PairsArgs : SearchArgs {
   bool ids = false, sort = false, stats = false;
-  std::string format = "tsv";
+  std::string format;  // "": tsv, unless --json
   KeysArg keys;
   OutputStyle style;
 };
@@ -27,7 +27,7 @@ struct PairsArgs : SearchArgs {
 void run_pairs(PairsArgs a) {
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);  // --keys prints the ids' keys
   const bool ids = a.ids || keys;
-  resolve_format(a.format, a.style, ids);
+  resolve_format(a.format, a.style, a.ids, keys.has_value());
   const ResultFormat f{a.format, a.style, ids};
   const IndexInput opened(a.index);
   const Index& index = *opened;
@@ -73,7 +73,9 @@ void add_pairs_command(CLI::App& app) {
       "                                               F<TAB>F<TAB>0<TAB>IDS<TAB>IDS (its documents are\n"
       "                                               exact duplicates)\n"
       "  {\"a\":A,\"b\":B,\"distance\":D[,\"ids_a\":[...],\"ids_b\":[...]]}   with --json (or --format "
-      "json)\n"
+      "json);\n"
+      "                                               with --keys \"keys_a\", \"keys_b\" (a key as a JSON\n"
+      "                                               string, an id without one as a number)\n"
       "  [A, B]                                       with --format seomoz (as simhash-find-all)\n"
       "--hex prints A and B as 0x and 16 hex digits (strings in JSON).\n"
       "Pairs stream out as they are found, in an order that depends on the thread count (the set\n"

@@ -37,7 +37,8 @@ void run_query(const QueryArgs& a) {
     return serve_queries(a.index, a.k, a.style, a.keys, a.open_options());
   }
   const bool queries_from_stdin = a.fingerprints.empty() || (a.text && a.fingerprints[0] == "-");
-  refuse_two_stdin_inputs(a.index, queries_from_stdin ? "-" : "", "queries");
+  refuse_two_stdin_inputs(a.index, queries_from_stdin ? "-" : "", "queries",
+                          "give them as arguments (or with --text, as a file)");
   const IndexInput opened(a.index, a.open_options());
   const Index& index = *opened;
   const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
@@ -125,7 +126,7 @@ void add_query_command(CLI::App& app) {
                 "line; SIGHUP reopens INDEX");
   add_keys_option(*cmd, args->keys);
   cmd->add_flag("--text", args->text, "Query with documents instead of fingerprints");
-  add_text_options(*cmd, args->text_options);
+  add_text_options(*cmd, args->text_options, true);
   cmd->callback([args] { run_query(*args); });
 }
 

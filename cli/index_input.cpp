@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "format/set_manifest.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -35,19 +36,30 @@ IndexInput::IndexInput(const std::string& path, const OpenOptions& options) {
     return;
   }
   from_stdin_ = true;
+  // A set's members are files named relative to its manifest: there is nothing beside stdin.
+  auto refuse_set = [](const uint8_t* head, std::size_t size) {
+    if (format::has_set_magic(head, size))
+      throw Error(errc::usage,
+                  "an index set cannot be read from stdin (its members are files beside its manifest): give "
+                  "the manifest's path");
+  };
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && ::lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
+    uint8_t head[8];
+    const ssize_t got = ::pread(STDIN_FILENO, head, sizeof head, 0);
+    refuse_set(head, got > 0 ? static_cast<std::size_t>(got) : 0);
     index_.emplace(Index::open("/proc/self/fd/0", options));  // a file: mapped, not copied
     return;
   }
   bytes_ = read_all_stdin();
+  refuse_set(bytes_.data(), bytes_.size());
   index_.emplace(Index::from_buffer(bytes_.data(), bytes_.size()));
 }
 
-void refuse_two_stdin_inputs(const std::string& index, const std::string& other, const std::string& what) {
+void refuse_two_stdin_inputs(const std::string& index, const std::string& other, const std::string& what,
+                             const std::string& instead) {
   if (index == "-" && other == "-")
-    throw Error(errc::usage, "the index is read from stdin (-), so the " + what +
-                                 " cannot be: give them as a file or as arguments");
+    throw Error(errc::usage, "the index is read from stdin (-), so the " + what + " cannot be: " + instead);
 }
 
 }  // namespace simdex::cli

@@ -31,7 +31,9 @@ class IndexInput {
   bool from_stdin_ = false;
 };
 
-// "-" for the index and for another input of the same command cannot both be stdin: Error(usage).
-void refuse_two_stdin_inputs(const std::string& index, const std::string& other, const std::string& what);
+// "-" for the index and for another input of the same command cannot both be stdin: Error(usage),
+// saying what to do `instead`.
+void refuse_two_stdin_inputs(const std::string& index, const std::string& other, const std::string& what,
+                             const std::string& instead);
 
 }  // namespace simdex::cli

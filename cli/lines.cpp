@@ -83,7 +83,8 @@ std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view 
   const auto fp = parse_fingerprint(fp_text);
   if (!fp)
     fail("'" + printable(fp_text.substr(0, 40)) +
-         "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)");
+         "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)" +
+         (fp_text.substr(0, 1) == "{" ? "; documents? --text fingerprints them first" : ""));
   if (!has_id) return std::pair{*fp, id_offset_ + line_ - 1};
   const std::string_view id_text = line.substr(tab + 1);
   const auto id = parse_id(id_text);

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli/command_names.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "simdex/error.h"
@@ -47,10 +48,14 @@ int main(int argc, char** argv) {
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;
   try {
+    if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream err;  // CLI11's message quotes the arguments: made printable line by line
-    rc = app.exit(e, std::cout, err) == 0 ? 0 : 2;
+    const std::string unknown =
+        dynamic_cast<const CLI::ExtrasError*>(&e) ? simdex::cli::unknown_options(app) : std::string();
+    if (!unknown.empty()) err << "simdex: usage: " << unknown << "\n";
+    rc = !unknown.empty() ? 2 : app.exit(e, std::cout, err) == 0 ? 0 : 2;
     std::istringstream lines(err.str());
     for (std::string line; std::getline(lines, line);) std::cerr << simdex::cli::printable(line) << "\n";
   } catch (const simdex::Error& e) {

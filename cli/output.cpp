@@ -51,7 +51,7 @@ void Output::flush() {
       fmt::memory_buffer& b;
       ~Clear() { b.clear(); }
     } clear{buffer_};
-    return file_->write(buffer_.data(), buffer_.size());
+    return file_->write(std::string_view(buffer_.data(), buffer_.size()));
   }
   const char* p = buffer_.data();
   std::size_t left = buffer_.size();
@@ -68,7 +68,7 @@ void Output::flush() {
 void Output::close() {
   closed_ = true;
   flush();
-  if (file_) return file_->publish();
+  if (file_) return file_->close();
   if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) fail(errno);
 }
 

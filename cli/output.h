@@ -3,7 +3,8 @@
 // disk, a closed descriptor) is an Error(errc::io) such as "writing standard output: No space left
 // on device". A reader that goes away (`| head`) ends the process by SIGPIPE, quietly, as coreutils
 // do; a process started with SIGPIPE ignored gets EPIPE, reported as any other write error. A file
-// (absent or regular) is written atomically, as an index is: whole at close(), or not at all.
+// (absent or regular) is written atomically, as an index is: whole at close(), or not at all; a
+// name ending .gz or .zst is compressed so.
 // Also the CLI's text helpers: JSON strings, and bytes from input made safe for a terminal.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "writer/atomic_file.h"
+#include "writer/output_file.h"
 
 namespace simdex::cli {
 
@@ -59,7 +61,7 @@ class Output {
   [[noreturn]] void fail(int error) const;
   std::string name_;  // "standard output" or the path
   int fd_;
-  std::optional<writer::AtomicFile> file_;  // a regular file, replaced at close
+  std::optional<writer::OutputFile> file_;  // a regular file, replaced at close (.gz/.zst: compressed)
   bool closed_ = false;
   fmt::memory_buffer buffer_;
 };

@@ -25,11 +25,15 @@ void add_format_options(CLI::App& cmd, std::string& format, OutputStyle& style) 
   add_base_flags(cmd, style, false);
 }
 
-void resolve_format(std::string& format, OutputStyle& style, bool ids) {
+void resolve_format(std::string& format, OutputStyle& style, bool ids, bool keys) {
+  if (style.json && !format.empty() && format != "json")
+    throw Error(errc::usage, "--format " + format + " and --json exclude each other");
+  if (format.empty()) format = "tsv";
   if (format == "seomoz") {
-    if (style.json) throw Error(errc::usage, "--format seomoz and --json exclude each other");
     if (style.hex()) throw Error(errc::usage, "--format seomoz prints decimal fingerprints; drop --hex");
-    if (ids) throw Error(errc::usage, "--format seomoz prints fingerprints only; drop --ids");
+    if (ids || keys)
+      throw Error(errc::usage, std::string("--format seomoz prints fingerprints only; drop ") +
+                                   (ids ? "--ids" : "--keys"));
   }
   if (style.json) format = "json";
   style.json = format == "json";

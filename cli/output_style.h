@@ -23,9 +23,10 @@ void add_base_flags(CLI::App& cmd, OutputStyle& style, bool hex_default);
 
 // pairs and clusters: --format tsv|json|seomoz, --json (the same as --format json), --hex, --dec.
 void add_format_options(CLI::App& cmd, std::string& format, OutputStyle& style);
-// Settles --format and --json into one (format "json" exactly when style.json). Throws Error(usage)
-// for seomoz with --json, --hex or `ids` (its lines are decimal fingerprints, as simhash-cpp's).
-void resolve_format(std::string& format, OutputStyle& style, bool ids);
+// Settles --format ("" when not given: tsv) and --json into one (format "json" exactly when
+// style.json). Throws Error(usage) for --json with another --format, and for seomoz with --hex,
+// `ids` or `keys` (--keys; its lines are decimal fingerprints, as simhash-cpp's).
+void resolve_format(std::string& format, OutputStyle& style, bool ids, bool keys = false);
 
 // A fingerprint as `style` prints it: decimal, or 0x and 16 hex digits. In JSON a decimal
 // fingerprint is a number and a hex one a string ("0x00000000000000ff"): JSON has no hex numbers.

@@ -8,15 +8,18 @@ void add_table_options(CLI::App& cmd, TableArgs& args, TablesOf of, const std::s
   if (index)
     args.blocks_option =
         cmd.add_option("--blocks", args.blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
-  args.k_option = cmd.add_option("-k,--max-distance", args.k,
-                                 index ? "Largest Hamming distance queries may ask for"
-                                       : "k of a new set (an existing set keeps its own)")
-                      ->capture_default_str()
-                      ->check(CLI::Range(0, 32));
-  args.block_bytes_option = cmd.add_option("--block-bytes", args.block_bytes,
-                                           index ? "Block size B in bytes (multiple of 8, 32..1048576)"
-                                                 : "Block size of a new set (an existing set keeps its own)")
-                                ->capture_default_str();
+  args.k_option =
+      cmd.add_option("-k,--max-distance", args.k,
+                     index ? "Largest Hamming distance queries may ask for"
+                           : "k of a new set (default for an existing set: its own; another is refused)")
+          ->capture_default_str()
+          ->check(CLI::Range(0, 32));
+  args.block_bytes_option =
+      cmd.add_option(
+             "--block-bytes", args.block_bytes,
+             index ? "Block size B in bytes (multiple of 8, 32..1048576)"
+                   : "Block size of a new set (default for an existing set: its own; another is refused)")
+          ->capture_default_str();
 }
 
 void apply_table_options(const TableArgs& a, BuildOptions& options) {

@@ -12,7 +12,7 @@
 
 namespace simdex::cli {
 
-void add_text_options(CLI::App& cmd, TextOptions& o) {
+void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
   const std::string g = "Text";
   cmd.add_option("--input-format", o.input_format,
                  "auto: a directory is 'dir', anything else 'jsonl'.\n"
@@ -48,9 +48,11 @@ void add_text_options(CLI::App& cmd, TextOptions& o) {
   cmd.add_option("--stopwords-file", o.stopwords_file,
                  "More stopwords, one a line (UTF-8; case and width do not matter)")
       ->group(g);
-  cmd.add_option("--key-map,--paths", o.paths_file,
-                 "Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of string keys and paths here "
-                 "(default: beside the output, OUTPUT.keys.tsv)")
+  cmd.add_option(
+         "--key-map,--paths", o.paths_file,
+         std::string("Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of string keys and paths here ") +
+             (queries ? "(default: none; a directory of documents needs one)"
+                      : "(default: beside the output, OUTPUT.keys.tsv)"))
       ->group(g);
 }
 
@@ -111,8 +113,8 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   if (!o.paths_file.empty()) writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
   if (key_map.empty() && documents.format() == DocumentFormat::directory)
     throw Error(errc::usage,
-                "a directory input needs --key-map FILE for its key map (the files' paths) when the "
-                "output goes to stdout");
+                "a directory input needs --key-map FILE: its documents' keys are their paths, kept in "
+                "that key map (there is no output file to put it beside)");
   auto show = [&] {
     const DocumentSource::Position at = documents.position();
     progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);

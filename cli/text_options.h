@@ -34,7 +34,9 @@ struct TextOptions {
 // Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,
 // --stopwords-file and --key-map (alias --paths) to `cmd`, in an option group "Text", storing into
 // `options`.
-void add_text_options(CLI::App& cmd, TextOptions& options);
+// `queries`: the documents are a command's queries (query, join), whose key map goes nowhere unless
+// --key-map names a file.
+void add_text_options(CLI::App& cmd, TextOptions& options, bool queries = false);
 
 // What an index built with these flags records of them (spec/FORMAT.md §5.2). Throws as
 // fingerprint_options does.

@@ -14,7 +14,6 @@
 #include <numeric>
 #include <optional>
 
-#include "dedup/output_file.h"
 #include "fingerprint/text_pipeline.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
@@ -22,12 +21,13 @@
 #include "simdex/error.h"
 #include "simdex/index.h"
 #include "writer/atomic_file.h"
+#include "writer/output_file.h"
 #include "writer/temp_files.h"
 
 namespace simdex {
 
 namespace fs = std::filesystem;
-using dedup_detail::OutputFile;
+using writer::OutputFile;
 
 std::string_view keep_policy_name(KeepPolicy policy) {
   switch (policy) {

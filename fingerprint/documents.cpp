@@ -120,7 +120,15 @@ bool DocumentReader::read_fast(Document& doc) {
 
 void DocumentReader::read_json(Document& doc) {
   auto fail = [&](const std::string& what) {
-    return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what);
+    std::string hint;  // the likely mix-ups, told on the first line
+    const auto start = line_.find_first_not_of(" \t");
+    const std::string head = line_.substr(0, 8);  // the magic's 0x89 may have become U+FFFD
+    if (line_no_ == 1 && !line_.empty() && (line_[0] & 0x80) &&
+        (head.find("SDX") != std::string::npos || head.find("SDS") != std::string::npos))
+      hint = " (a simdex index or set, not documents)";
+    else if (line_no_ == 1 && start != std::string::npos && line_[start] != '{')
+      hint = " (JSON Lines expected; for plain text, one document a line: --input-format lines)";
+    return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what + hint);
   };
   nlohmann::json j;
   try {

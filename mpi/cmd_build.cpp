@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/table_options.h"
@@ -170,10 +171,30 @@ void run_build(const BuildArgs& a) {
     std::sort(m.members.begin(), m.members.end(),
               [](const auto& x, const auto& y) { return x.generation < y.generation; });
     m.generation = m.members.back().generation;
+    // The inputs' key maps (written beside them by `simdex fingerprint`), united and checked before
+    // the manifest is published, put beside it after (as `simdex build` carries one).
+    const std::string united =
+        set::pending_entry_path(a.output, std::filesystem::path(a.output).filename().string() + "-keys.tsv");
+    cli::PendingKeyMap keys = cli::PendingKeyMap::removal(key_map_path(a.output));
+    try {
+      bool any = false;
+      std::error_code ec;
+      for (const std::string& input : a.inputs)
+        if (std::filesystem::exists(key_map_path(input), ec)) {
+          cli::extend_key_map(united, key_map_path(input), input);
+          any = true;
+        }
+      if (any) keys = cli::PendingKeyMap::copy_of(united, key_map_path(a.output));
+    } catch (...) {
+      ::unlink(united.c_str());
+      throw;
+    }
+    ::unlink(united.c_str());
     const std::vector<uint8_t> manifest = m.encode();
     writer::AtomicFile out(a.output);
     out.write(manifest.data(), manifest.size());
     out.publish();
+    keys.commit();
   });
   file.keep = true;
   // The replaced set's files, on every machine that has them (readers that hold them keep them).

@@ -149,7 +149,7 @@ void add_join_command(CLI::App& app) {
                   "Memory bound for the queries held at once (default: a quarter of "
                   "physical memory)");
   cmd->add_flag("--text", args->text, "Queries are documents instead of fingerprints");
-  cli::add_text_options(*cmd, args->text_options);
+  cli::add_text_options(*cmd, args->text_options, true);
   cmd->callback([args] { run_join(*args); });
 }
 

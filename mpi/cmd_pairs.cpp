@@ -14,7 +14,7 @@ namespace simdex::mpi {
 namespace {
 struct PairsArgs : SpreadArgs {
   bool ids = false, sort = false;
-  std::string format = "tsv";
+  std::string format;  // "": tsv, unless --json
   cli::OutputStyle style;
 };
 

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/command_names.h"
 #include "cli/output.h"
 #include "mpi/commands.h"
 #include "mpi/world.h"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   simdex::mpi::add_clusters_command(app);
   int rc = 0;
   try {
+    if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;  // every rank parses alike: rank 0 alone prints

@@ -5,6 +5,10 @@ namespace simdex::mpi {
 
 void add_spread_options(CLI::App& cmd, SpreadArgs& args) {
   cli::add_search_options(cmd, args, true);
+  // simdex-mpi reads files only: every rank opens the set at its path.
+  cmd.get_option("index")->description("The index set's manifest (or one index file); not stdin");
+  cmd.get_option("--threads")
+      ->description("Threads per rank (default: the machine's cores / its ranks on it)");
   cmd.add_option("--assign", args.assign,
                  "Which rank opens which member: size (largest first to the least loaded rank) or index "
                  "(member i on rank i mod P, where `simdex-mpi build` on P ranks wrote it)")
@@ -13,7 +17,8 @@ void add_spread_options(CLI::App& cmd, SpreadArgs& args) {
                              "Write the results to this file on rank 0 (published by rename when the job "
                              "succeeds) instead of standard output");
   cmd.add_option("--output-dir", args.output_dir,
-                 "One file per rank, DIR/part-RRRRR.EXT (created; published by rename when the job succeeds)")
+                 "One file per rank, DIR/part-RRRRR.EXT (created; published by rename when the job succeeds; "
+                 "refused when DIR holds the parts of an earlier job)")
       ->excludes(out);
 }
 

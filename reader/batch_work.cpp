@@ -112,7 +112,8 @@ void check_work(const std::string& command, const Work& work, uint64_t limit) {
       errc::work_limit,
       command + " would compare about " + scientific(work.comparisons) + " pairs of entries, " + why +
           ": the tables' prefixes put many entries together (few prefix bits for this many "
-          "fingerprints). Use --force (BatchOptions::work_limit = UINT64_MAX) to go on anyway, or "
+          "fingerprints). To go on anyway: --force (command line), force=True (Python), "
+          "BatchOptions::work_limit = UINT64_MAX (C++); or "
           "rebuild with a scheme of longer prefixes (more tables or blocks, `simdex build --scheme auto`)");
 }
 

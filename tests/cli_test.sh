@@ -205,6 +205,20 @@ check nul-byte-line 1 "$simdex" build -q -o "$dir/z.sdx" "$dir/nul.txt"
 expect_grep nul-byte-shown "nul.txt:2: '2\\\\x00' is not a 64-bit fingerprint" "$dir/err"
 check nul-byte-query 1 bash -c "printf '2\\0\\n' | '$simdex' query '$dir/t.sdx'"
 expect_grep nul-byte-query-shown "'2\\\\x00' is not a 64-bit fingerprint" "$dir/err"
+# Common mistakes are told as such: a mistyped command or option (with the nearest name), an index
+# set on stdin, both inputs on stdin, conflicting formats, documents given as fingerprint lines.
+check typo-command 2 "$simdex" bulid -o "$dir/x.sdx" "$dir/in.tsv"
+expect_grep typo-command-msg "no command 'bulid' (did you mean build?)" "$dir/err"
+check typo-option 2 "$simdex" build --shingles 2 --text -o "$dir/x.sdx" "$dir/in.tsv"
+expect_grep typo-option-msg "unknown option --shingles (did you mean --shingle?)" "$dir/err"
+check join-two-stdins 2 "$simdex" join - -
+expect_grep join-two-stdins-msg "give the queries as a file" "$dir/err"
+check format-and-json 2 "$simdex" pairs --format tsv --json "$dir/t.sdx"
+printf '{"id": 1, "text": "a document"}\n' > "$dir/doc.jsonl"
+check documents-as-lines 1 "$simdex" build -o "$dir/x.sdx" "$dir/doc.jsonl"
+expect_grep documents-as-lines-hint "documents? --text fingerprints them first" "$dir/err"
+check plain-text-as-jsonl 1 "$simdex" fingerprint "$dir/nul.txt"
+expect_grep plain-text-hint "input-format lines" "$dir/err"
 check utf8-name-kept 1 "$simdex" query "$dir/é-§-missing.sdx" 1
 expect_grep utf8-name-kept-msg "é-§-missing" "$dir/err"
 

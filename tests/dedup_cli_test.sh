@@ -60,6 +60,11 @@ expect_grep clusters-keys-json-out '"keys":\["https://a.example/2,\\u0009b","htt
 check fp-keys 0 "$simdex" fingerprint "$dir/k.jsonl" --id-field url -o "$dir/k.fp"
 expect_grep fp-keys-line-id "$(printf '\t1$')" "$dir/k.fp"
 check build-carries-map 0 "$simdex" build -q -k 8 -o "$dir/k2.sdx" "$dir/k.fp"
+# -o NAME.gz / NAME.zst is compressed, as dedup's output is.
+check fp-gz 0 "$simdex" fingerprint -q "$dir/k.jsonl" --id-field url -o "$dir/k.fp.gz" --key-map "$dir/kgz.tsv"
+check fp-gz-same 0 cmp "$dir/k.fp" <(zcat "$dir/k.fp.gz")
+check fp-zst 0 "$simdex" fingerprint -q "$dir/k.jsonl" --id-field url -o "$dir/k.fp.zst" --key-map "$dir/kzst.tsv"
+check fp-zst-same 0 cmp "$dir/k.fp" <(zstd -dc "$dir/k.fp.zst")
 check build-carries-map-same 0 cmp "$dir/k.fp.keys.tsv" "$dir/k2.sdx.keys.tsv"
 # A build whose key map is malformed fails before it replaces anything: the old index keeps its map.
 cp "$dir/k2.sdx" "$dir/k2.before"; cp "$dir/k2.sdx.keys.tsv" "$dir/k2.keys.before"

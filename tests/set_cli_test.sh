@@ -70,6 +70,9 @@ check "add with its arguments swapped" 2 "$simdex" add -q "$dir/b.tsv" "$s"
 check "add in a missing directory" 1 "$simdex" add -q "$dir/nodir/x.sdxs" "$dir/b.tsv"
 expect_grep "names the directory" "directory '$dir/nodir' does not exist" "$dir/err"
 ls "$dir"/*.lock 2>/dev/null | grep -v "^$s.lock$" | grep -q . && bad "lock files left: $(ls "$dir"/*.lock)" || ok
+check "a set on stdin (redirected)" 2 bash -c "'$simdex' pairs - < '$s'"
+expect_grep "says why" "an index set cannot be read from stdin" "$dir/err"
+check "a set on stdin (piped)" 2 bash -c "cat '$s' | '$simdex' pairs -"
 check "upgrade of a set points to merge" 2 "$simdex" upgrade "$s" -o "$dir/u.sdx"
 expect_grep "upgrade names merge" "simdex merge" "$dir/err"
 

@@ -79,12 +79,12 @@ def _u64(values, name):
         return a.astype(_np.uint64)
     if a.dtype.kind == "O":
         items = a.tolist()
-        odd = next((x for x in items if isinstance(x, bool) or not isinstance(x, (int, _np.integer))), None)
-        if odd is None:
+        odd = [x for x in items if isinstance(x, bool) or not isinstance(x, (int, _np.integer))][:1]
+        if not odd:
             if not all(0 <= x < 2**64 for x in items):
                 raise ValueError(f"{name} holds values outside 0..2**64-1")
             return _np.array(items, dtype=_np.uint64)
-        raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64); got a {type(odd).__name__}")
+        raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64); got a {type(odd[0]).__name__}")
     raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64), got dtype {a.dtype}")
 
 

@@ -78,6 +78,8 @@ def test_wrong_dtypes_and_shapes(index_path):
             index.join(np.array([1.5, 2.0]))
         with pytest.raises(TypeError, match="np.uint64"):
             index.join(["0x12"])
+        with pytest.raises(TypeError, match="NoneType"):  # None is an item, not "nothing found"
+            index.join([1, None])
         with pytest.raises(ValueError, match="negative"):
             index.join(np.array([-1, 2], dtype=np.int64))
         with pytest.raises(ValueError, match="1-D"):

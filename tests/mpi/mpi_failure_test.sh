@@ -53,6 +53,14 @@ seq 1 700 >"$dir/first.tsv"; printf '5\n6\nzz9\n7\n' >"$dir/second.tsv"
 check "build, bad line of a second input" 1 mpi 2 build -o "$dir/two-files.sdxs" "$dir/first.tsv" "$dir/second.tsv"
 expect_grep "second input: its own line" "second.tsv:3: 'zz9'" "$dir/err"
 
+# The inputs' key maps (beside them) are united beside the set, as `simdex build` carries one.
+printf '5\t100\n6\t200\n' >"$dir/k1.tsv"; printf '#simdex-keys 1\n100\turl:a\n' >"$dir/k1.tsv.keys.tsv"
+printf '7\t300\n' >"$dir/k2.tsv"; printf '#simdex-keys 1\n300\turl:c\n' >"$dir/k2.tsv.keys.tsv"
+check "build with key maps" 0 mpi 2 build -q -o "$dir/keyed.sdxs" "$dir/k1.tsv" "$dir/k2.tsv"
+check "keys printed from the set" 0 "$simdex" query "$dir/keyed.sdxs" --keys -k 0 5 7
+expect_grep "first input's key" "$(printf '\turl:a$')" "$dir/out"
+expect_grep "second input's key" "$(printf '\turl:c$')" "$dir/out"
+
 # One message for the ranks that all failed alike; a missing index is a missing file (exit 1).
 check "a missing index" 1 mpi 3 pairs "$dir/none.sdxs"
 expect_grep "missing index: once, every rank" "simdex-mpi: ranks 0-2 of 3: io: cannot open index" "$dir/err"

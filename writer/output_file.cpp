@@ -1,4 +1,4 @@
-#include "dedup/output_file.h"
+#include "writer/output_file.h"
 
 #include <unistd.h>
 #include <zlib.h>
@@ -12,7 +12,7 @@
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 
-namespace simdex::dedup_detail {
+namespace simdex::writer {
 
 namespace {
 enum class Codec { plain, gzip, zstd };
@@ -100,4 +100,4 @@ void OutputFile::close() {
   if (impl_->file) impl_->file->publish();
 }
 
-}  // namespace simdex::dedup_detail
+}  // namespace simdex::writer

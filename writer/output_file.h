@@ -1,12 +1,13 @@
-// The output of `simdex dedup`: a file published atomically (writer/atomic_file.h), compressed by
-// its name's ending (.gz: gzip, .zst: zstd, anything else plain), or "-" for standard output.
+// A text output (dedup's documents, the CLI's -o files): a file published atomically
+// (writer/atomic_file.h), compressed by its name's ending (.gz: gzip, .zst: zstd, anything else
+// plain), or "-" for standard output.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace simdex::dedup_detail {
+namespace simdex::writer {
 
 class OutputFile {
  public:
@@ -22,4 +23,4 @@ class OutputFile {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace simdex::dedup_detail
+}  // namespace simdex::writer

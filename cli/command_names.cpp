@@ -1,0 +1,73 @@
+#include "cli/command_names.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "simdex/error.h"
+
+namespace simdex::cli {
+
+namespace {
+// Edits (insert, delete, substitute, swap two neighbours) from a to b: how near a typo is.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// The name of `names` nearest to `word`, at most 2 edits away; "" when none is.
+std::string nearest(const std::string& word, const std::vector<std::string>& names) {
+  std::string best_name;
+  std::size_t best = 3;
+  for (const std::string& name : names)
+    if (const std::size_t d = edit_distance(word, name); d < best) {
+      best = d;
+      best_name = name;
+    }
+  return best_name;
+}
+}  // namespace
+
+void require_command(const CLI::App& app, const std::string& word) {
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (c->get_name() == word) return;
+    names.push_back(c->get_name());
+  }
+  const std::string guess = nearest(word, names);
+  std::string list;
+  for (const std::string& n : names) list += " " + n;
+  throw Error(errc::usage, "no command '" + word + "'" +
+                               (guess.empty() ? "" : " (did you mean " + guess + "?)") +
+                               "; the commands are:" + list);
+}
+
+std::string unknown_options(const CLI::App& app) {
+  const CLI::App* cmd = &app;
+  for (const CLI::App* sub : app.get_subcommands())
+    if (sub->parsed()) cmd = sub;
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd->get_options()) {
+    for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
+    for (const std::string& n : o->get_snames()) names.push_back("-" + n);
+  }
+  std::string message;
+  for (const std::string& arg : app.remaining(true)) {
+    if (arg.size() < 2 || arg[0] != '-') continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    const std::string guess = nearest(name, names);
+    message += (message.empty() ? "" : "; ") + std::string("unknown option ") + name +
+               (guess.empty() ? "" : " (did you mean " + guess + "?)");
+  }
+  if (!message.empty()) message += " (`simdex " + cmd->get_name() + " --help` lists them)";
+  return message;
+}
+
+}  // namespace simdex::cli

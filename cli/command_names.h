@@ -1,0 +1,18 @@
+// The first argument of `simdex` and `simdex-mpi` names a command: a typo is told as one, with the
+// nearest command's name, rather than as a missing command.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace simdex::cli {
+
+// Error(usage) when `word` names no command of `app`: "no command 'bulid' (did you mean build?); the
+// commands are: ...".
+void require_command(const CLI::App& app, const std::string& word);
+
+// After a parse that left arguments over: "unknown option --shingles (did you mean --shingle?)" for
+// each left-over word that looks like an option, or "" when none does (then CLI11's message says it).
+std::string unknown_options(const CLI::App& app);
+
+}  // namespace simdex::cli
