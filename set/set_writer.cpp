@@ -210,6 +210,18 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
     state_->lock.remove_if_created();  // no PATH.lock beside a file that is no set
     throw;
   }
+  // A writer changes a whole set: one whose files are missing (a partial copy, a member deleted by
+  // hand) would get a manifest that names files nobody has. Checked by size only: cheap.
+  for (const auto* list : {&state_->manifest->members, &state_->manifest->tombstones})
+    for (const auto& e : *list) {
+      const std::string file = set::entry_path(state_->path, e.name);
+      set::require_regular_file(file);
+      struct stat fs {};
+      if (::stat(file.c_str(), &fs) == 0 && static_cast<uint64_t>(fs.st_size) != e.file_bytes)
+        throw Error(errc::member_mismatch, "'" + file + "' has " + std::to_string(fs.st_size) +
+                                               " bytes, the manifest of '" + state_->path + "' says " +
+                                               std::to_string(e.file_bytes) + " (simdex verify tells more)");
+    }
   state_->remove_orphans();
 }
 

@@ -57,6 +57,11 @@ same "query after merge == one file" "$dir/merged.query" "$dir/one.query"
 mkdir "$dir/sub"; cp "$s" "$dir/sub/x.sdxs"
 check "a manifest away from its members" 1 "$simdex" query "$dir/sub/x.sdxs" 1
 expect_grep "names the missing member" "member_missing" "$dir/err"
+cp "$dir/sub/x.sdxs" "$dir/sub/x.before"
+check "add to a set whose members are missing" 1 "$simdex" add -q "$dir/sub/x.sdxs" "$dir/b.tsv"
+expect_grep "add names the missing member" "member_missing" "$dir/err"
+check "remove from it" 1 "$simdex" remove -q "$dir/sub/x.sdxs" 5
+same "its manifest is unchanged" "$dir/sub/x.sdxs" "$dir/sub/x.before"
 check "lock held: --no-wait fails" 1 flock "$s.lock" "$simdex" add -q --no-wait "$s" "$dir/b.tsv"
 expect_grep "names the lock" "lock" "$dir/err"
 check "a set name its files cannot carry" 2 "$simdex" add -q "$dir/my docs.sdxs" "$dir/b.tsv"

@@ -5,6 +5,7 @@
 #include "simdex/set.h"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -401,15 +402,20 @@ TEST_CASE("a manifest's limits: tombstones merged away, members refused or merge
   CHECK(set.fingerprint_count() == 3);
   CHECK(set.ids_of(0x20).empty());
 
-  // 65,536 members (the same member file named again and again is refused by readers, so the
-  // writer's check is what is tested: its count alone).
+  // 65,536 members (the same member file linked under each name, which readers refuse as copies
+  // from another set: the writer's count check is what is tested; a writer checks that the files
+  // are there).
   m = read_manifest(s);
   m.tombstones.clear();
   const format::SetEntry member = m.members[0];
   m.members.assign(format::kMaxSetEntries, member);
+  std::filesystem::create_directory(dir.file("m"));
+  std::filesystem::copy_file(dir.file(member.name), dir.file("copy.sdx"));  // ext4: 65,000 links a file
   for (uint32_t i = 0; i < format::kMaxSetEntries; ++i) {
     m.members[i].generation = m.generation + 1 + i;
     m.members[i].name = "m/" + std::to_string(i) + ".sdx";
+    const std::string source = dir.file(i % 2 ? "copy.sdx" : member.name);
+    REQUIRE(::link(source.c_str(), dir.file(m.members[i].name).c_str()) == 0);
   }
   m.generation += format::kMaxSetEntries;
   write_manifest(s, m);
@@ -423,8 +429,7 @@ TEST_CASE("a manifest's limits: tombstones merged away, members refused or merge
 
   // The last generation: no change follows it.
   m = read_manifest(s);
-  m.members.resize(1);
-  m.members[0] = member;
+  m.members.resize(1);  // m/0.sdx (the first member's file was removed as no longer named)
   m.generation = UINT64_MAX;
   write_manifest(s, m);
   CHECK_THROWS_WITH_AS(add_pairs(s, {{0x50, 5}}), doctest::Contains("2^64 - 1"), Error);
