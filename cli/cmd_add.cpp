@@ -35,10 +35,15 @@ struct AddArgs : SetWriteArgs {
 class AddedKeys {
  public:
   explicit AddedKeys(AddArgs& a) : input_(a.input == "-" ? "<stdin>" : a.input) {
+    std::error_code ec;
     if (!a.text) {
       if (a.input != "-") path_ = key_map_path(a.input);
+      // Fingerprint lines tell a key's id from an integer id only through the map beside them.
+      kinds_known_ = !path_.empty() && std::filesystem::exists(path_, ec);
       return;
     }
+    kinds_known_ = true;  // documents: every key is in the map written of them
+    refuse_key_map_over(a.text_options.paths_file, a.set);
     if (a.text_options.paths_file.empty()) {
       a.text_options.paths_file =
           set::pending_entry_path(a.set, std::filesystem::path(a.set).filename().string() + "-keys.tsv");
@@ -49,7 +54,7 @@ class AddedKeys {
   // Called for each pair added: an id that the set's map holds as a key's is kept, to be checked
   // once the added map is known (extend).
   void note(uint64_t id) {
-    if (set_keys_ && set_keys_->find(id)) keyed_.push_back(id);
+    if (kinds_known_ && set_keys_ && set_keys_->find(id)) keyed_.push_back(id);
   }
   // Reads the set's key map, if it has one, for note().
   void read_set_map(const std::string& set) {
@@ -84,6 +89,7 @@ class AddedKeys {
   std::string input_;
   std::string path_;
   bool temporary_ = false;
+  bool kinds_known_ = false;  // whether an id missing from the added map is an integer id
   std::optional<KeyMap> set_keys_;
   std::vector<uint64_t> keyed_;  // added ids that set_keys_ holds
 };

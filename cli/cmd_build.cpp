@@ -46,6 +46,9 @@ std::string stdout_staging_path(const std::string& tmp_dir) {
   if (::isatty(STDOUT_FILENO))
     throw Error(errc::usage,
                 "-o - writes a binary index to stdout, which is a terminal: redirect it or name a file");
+  // Leftovers of killed `-o -` builds (their temporary files, "..simdex-stdout-PID-N.sdx.tmp-…", that no
+  // live build holds): removed here, since each build stages under a name of its own.
+  writer::remove_unlocked(tmp_dir, "..simdex-stdout-");
   static int serial = 0;
   return tmp_dir + "/.simdex-stdout-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".sdx";
 }
@@ -82,6 +85,10 @@ void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const bool to_stdout = a.output == "-";
   if (!to_stdout) writer::refuse_input_as_output(a.input, a.output);
+  if (!a.text && !a.text_options.paths_file.empty())
+    throw Error(errc::usage,
+                "--key-map is for --text (documents); fingerprint lines bring their key map beside "
+                "them, INPUT.keys.tsv, which build carries beside the index");
   remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
   Progress progress(Progress::wanted(a.quiet, a.progress));
   BuildOptions options;
@@ -96,10 +103,12 @@ void run_build(const BuildArgs& a) {
     progress.update(stage, done, total);
   };
   if (a.text) options.fingerprint_settings = text_settings(a.text_options);  // spec/FORMAT.md §5.2
+  TextOptions text_options = a.text_options;
+  text_options.note_unmapped_keys = to_stdout;  // -o -: keys go to no map unless --key-map names one
   IndexBuilder builder(options);
 
   PendingKeyMap keys = for_each_input_pair(
-      a.input, a.text, a.text_options, options.memory_bytes ? options.memory_bytes : default_memory_bytes(),
+      a.input, a.text, text_options, options.memory_bytes ? options.memory_bytes : default_memory_bytes(),
       to_stdout ? "" : a.output, progress, [&](uint64_t fp, uint64_t id) { builder.add(fp, id); });
   if (!a.text && !to_stdout) keys = carried_key_map(a.input, a.output);  // checked before the index is
   const BuildSummary s = builder.write(target);

@@ -129,7 +129,10 @@ void add_dedup_command(CLI::App& app) {
   cmd->add_option("--index", args->index,
                   "Keep the index of the documents here (its key map beside it, INDEX.keys.tsv); "
                   "default: a temporary one, removed at the end");
-  cmd->add_option("--report", args->report, "Write the clusters (keys, distances) and counts here, as JSON");
+  cmd->add_option(
+      "--report", args->report,
+      "Write the clusters (keys, distances) and counts here, as JSON (a name ending .gz or .zst is "
+      "compressed so)");
   cmd->add_option("--memory", args->memory,
                   "Memory bound of the fingerprinting and the index build, e.g. 256M (default: a quarter "
                   "of physical memory); the clustering needs about 90 bytes per document beside it");

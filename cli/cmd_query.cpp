@@ -60,6 +60,7 @@ void run_query(const QueryArgs& a) {
       throw Error(errc::usage, "--text takes one INPUT of documents (or - for stdin)");
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
     require_index_settings(index, a.index, a.text_options);
+    refuse_key_map_over(a.text_options.paths_file, a.index);
     PendingKeyMap keys_of_queries = for_each_text_fingerprint(
         input, a.text_options, "",
         [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { run_one(fp, id, key); },

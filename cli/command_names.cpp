@@ -1,8 +1,11 @@
 #include "cli/command_names.h"
 
 #include <algorithm>
+#include <cctype>
+#include <sstream>
 #include <vector>
 
+#include "cli/output.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -22,12 +25,19 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
   return d[a.size()][b.size()];
 }
 
-// The name of `names` nearest to `word`, at most 2 edits away; "" when none is.
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// The name of `names` nearest to `word`, at most 2 edits away; "" when none is. Case counts last
+// (-K is nearer -k than -h).
 std::string nearest(const std::string& word, const std::vector<std::string>& names) {
   std::string best_name;
-  std::size_t best = 3;
+  std::size_t best = 3 * 2;
   for (const std::string& name : names)
-    if (const std::size_t d = edit_distance(word, name); d < best) {
+    if (const std::size_t d = 2 * edit_distance(lower(word), lower(name)) + (edit_distance(word, name) > 0);
+        d < best) {
       best = d;
       best_name = name;
     }
@@ -66,8 +76,22 @@ std::string unknown_options(const CLI::App& app) {
     message += (message.empty() ? "" : "; ") + std::string("unknown option ") + name +
                (guess.empty() ? "" : " (did you mean " + guess + "?)");
   }
-  if (!message.empty()) message += " (`simdex " + cmd->get_name() + " --help` lists them)";
+  if (!message.empty()) message += " (`" + app.get_name() + " " + cmd->get_name() + " --help` lists them)";
   return message;
+}
+
+int report_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
+  std::ostringstream text;
+  const std::string unknown =
+      dynamic_cast<const CLI::ExtrasError*>(&e) ? unknown_options(app) : std::string();
+  int rc = 2;
+  if (!unknown.empty())
+    text << app.get_name() << ": usage: " << unknown << "\n";
+  else
+    rc = app.exit(e, out, text) == 0 ? 0 : 2;
+  std::istringstream lines(text.str());
+  for (std::string line; std::getline(lines, line);) err << printable(line) << "\n";
+  return rc;
 }
 
 }  // namespace simdex::cli

@@ -15,4 +15,8 @@ void require_command(const CLI::App& app, const std::string& word);
 // each left-over word that looks like an option, or "" when none does (then CLI11's message says it).
 std::string unknown_options(const CLI::App& app);
 
+// What a failed parse prints (--help and --version on `out`, errors on `err`, made printable: they
+// quote arguments) and its exit code: 0 for --help/--version, else 2.
+int report_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err);
+
 }  // namespace simdex::cli

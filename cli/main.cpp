@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "cli/command_names.h"
@@ -51,13 +50,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    std::ostringstream err;  // CLI11's message quotes the arguments: made printable line by line
-    const std::string unknown =
-        dynamic_cast<const CLI::ExtrasError*>(&e) ? simdex::cli::unknown_options(app) : std::string();
-    if (!unknown.empty()) err << "simdex: usage: " << unknown << "\n";
-    rc = !unknown.empty() ? 2 : app.exit(e, std::cout, err) == 0 ? 0 : 2;
-    std::istringstream lines(err.str());
-    for (std::string line; std::getline(lines, line);) std::cerr << simdex::cli::printable(line) << "\n";
+    rc = simdex::cli::report_parse_error(app, e, std::cout, std::cerr);
   } catch (const simdex::Error& e) {
     std::cerr << "simdex: " << simdex::cli::printable(e.what()) << "\n";
     rc = e.code() == simdex::errc::usage ? 2 : 1;

@@ -30,8 +30,9 @@ PendingKeyMap for_each_input_pair(const std::string& input, bool text, const Tex
 }
 
 void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
-                    Progress& progress, const QueryFn& fn) {
+                    const std::string& index, Progress& progress, const QueryFn& fn) {
   if (text) {
+    refuse_key_map_over(text_options.paths_file, index);
     for_each_text_fingerprint(
         queries, text_options, "",
         [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { fn(fp, id, key); }, &progress,

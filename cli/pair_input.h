@@ -27,7 +27,8 @@ namespace simdex::cli {
 // `simdex fingerprint` does, to fn(fingerprint, id, key) in input order; `key` is a document's key
 // (spec/KEYS.md), nothing for fingerprint lines and for documents with integer ids or line numbers.
 using QueryFn = std::function<void(uint64_t fingerprint, uint64_t id, std::optional<std::string_view> key)>;
+// `index`: the index or set they query, which --key-map must not replace (refuse_key_map_over).
 void for_each_query(const std::string& queries, bool text, const TextOptions& text_options,
-                    Progress& progress, const QueryFn& fn);
+                    const std::string& index, Progress& progress, const QueryFn& fn);
 
 }  // namespace simdex::cli

@@ -12,6 +12,7 @@ PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
   keys.write_to([&](std::string_view bytes) { p.file_->write(bytes.data(), bytes.size()); });
+  p.file_->sync();  // durable now: commit() after the output is then a rename, a short window
   return p;
 }
 
@@ -23,6 +24,7 @@ PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string&
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
   p.file_->write(bytes.data(), bytes.size());
+  p.file_->sync();
   return p;
 }
 

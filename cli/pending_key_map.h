@@ -1,6 +1,7 @@
-// A key map (spec/KEYS.md) that belongs beside an output: written in full first, put at its path
-// only after the output is published, so that a command that fails leaves the old output with its
-// old map, never a new map beside an old index (whose ids would print another document's key).
+// A key map (spec/KEYS.md) that belongs beside an output: written in full (and fsynced) first, put
+// at its path only after the output is published, so that a command that fails leaves the old
+// output with its old map. (A process killed between the two renames leaves the new output beside
+// the old map, whose ids are those of its keys still: ids missing from it print as numbers.)
 #pragma once
 
 #include <memory>
@@ -20,6 +21,13 @@ class PendingKeyMap {
   static PendingKeyMap copy_of(const std::string& from, const std::string& path);
   // No map for the new output: one left at `path` by an earlier run would mislead, and is removed.
   static PendingKeyMap removal(const std::string& path);
+
+  // Also removes `path` at commit: a map an earlier run left beside the output, which the map going
+  // elsewhere (--key-map FILE) would leave stale.
+  PendingKeyMap& also_remove(const std::string& path) {
+    remove_ = path;
+    return *this;
+  }
 
   // Publishes the map (temporary file, fsync, rename) or removes the stale one. Dropped without
   // commit(), the map's temporary file is removed and `path` is left as it was.

@@ -95,6 +95,13 @@ DocumentOptions document_options(const TextOptions& o) {
   return d;
 }
 
+void refuse_key_map_over(const std::string& key_map, const std::string& index) {
+  if (key_map.empty() || index.empty() || index == "-") return;
+  writer::refuse_same_output(key_map, "--key-map", index, "the index");
+  writer::refuse_same_output(key_map, "--key-map", key_map_path(index),
+                             "the index's key map (read by --keys)");
+}
+
 PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                         const std::string& listing_beside, const TextFingerprintFn& fn,
                                         Progress* progress, std::string_view stage) {
@@ -136,13 +143,17 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   fingerprints.finish();
   if (progress) show();
   keys.check();  // a collision is an error even when no map is written
-  if (keys.key_count() > 0 && !key_map.empty()) return PendingKeyMap::of(keys, key_map);
+  // A map beside the output from an earlier run is stale once this one's goes to --key-map FILE.
+  const std::string beside = listing_beside.empty() ? "" : key_map_path(listing_beside);
+  const std::string stale = !o.paths_file.empty() && beside != key_map ? beside : "";
+  if (keys.key_count() > 0 && !key_map.empty())
+    return std::move(PendingKeyMap::of(keys, key_map).also_remove(stale));
   if (keys.key_count() > 0 && o.note_unmapped_keys)
     std::cerr
         << "simdex: note: the input's keys are in no key map (the output is stdout): use --key-map FILE\n";
   else if (o.paths_file.empty() && !key_map.empty())
     return PendingKeyMap::removal(key_map);  // no keys: a map left beside the output by an earlier run
-  return {};
+  return stale.empty() ? PendingKeyMap() : PendingKeyMap::removal(stale);
 }
 
 }  // namespace simdex::cli

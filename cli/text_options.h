@@ -66,6 +66,10 @@ using TextFingerprintFn =
 // usage error, and a map path that is the input or the output is refused. Throws simdex::Error: errc::input
 // naming the file and line of a malformed document or a collision of ids, errc::io, errc::usage. With
 // `progress`, shows how much of the input was read under the stage name `stage`.
+// --key-map FILE writes a key map: Error(usage) when FILE is `index` (an index or set the command
+// reads or writes) or the key map beside it, which --keys reads.
+void refuse_key_map_over(const std::string& key_map, const std::string& index);
+
 [[nodiscard]] PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOptions& options,
                                                       const std::string& listing_beside,
                                                       const TextFingerprintFn& fn,

@@ -264,7 +264,21 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
       temp_index = own_temp(temp_dir_of(o), ".sdx");
       index_path = temp_index->path();
     }
+    // --index's key map is written (and made durable) before the index is published and renamed
+    // right after it: a failed run leaves the old index with its old map.
+    std::optional<writer::AtomicFile> map_file;
+    if (!o.index.empty() && keys.key_count() > 0) {
+      map_file.emplace(key_map_path(o.index));
+      keys.write_to([&](std::string_view bytes) { map_file->write(bytes.data(), bytes.size()); });
+      map_file->sync();
+    }
     builder.write(index_path);
+    if (map_file) {
+      map_file->publish();
+    } else if (!o.index.empty()) {
+      std::error_code ec;  // a map of an earlier index at this path would mislead
+      fs::remove(key_map_path(o.index), ec);
+    }
   }
   // The build renamed its file over the placeholder, whose lock stays on the file replaced: the
   // index is locked again, so that other runs' cleanup leaves it alone while this one reads it.
@@ -276,15 +290,6 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
       if (fd >= 0) ::close(fd);
     }
   } close_lock{index_lock};
-  if (!o.index.empty()) {
-    const std::string map = key_map_path(o.index);
-    if (keys.key_count() > 0) {
-      keys.write(map);
-    } else {
-      std::error_code ec;  // a map of an earlier index at this path would mislead
-      fs::remove(map, ec);
-    }
-  }
   const Index index = Index::open(index_path);
   cluster_documents(index, records, keys, o, result);
   return result;
@@ -377,6 +382,8 @@ DedupResult dedup(const std::string& input, const std::string& output, const Ded
   // Each would lose the input or the index: the output replaces what it names, after the index.
   writer::refuse_input_as_output(input, output);
   writer::refuse_input_as_output(input, options.index, "the index");
+  if (!options.index.empty())
+    writer::refuse_input_as_output(input, key_map_path(options.index), "the index's key map");
   writer::refuse_same_output(options.index, "the index", output, "the output");
   return with_input(input, options, [&](const std::string& path) {
     DedupResult result = find_in(read_file(path, options), options);

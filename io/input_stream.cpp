@@ -302,7 +302,8 @@ bool InputStream::plain_file() const { return impl_->regular && !impl_->buf->dec
 bool InputStream::compressed() const { return impl_->buf->decodes(); }
 
 void InputStream::check_rest() {
-  if (!compressed()) return;
+  // A pipe's writer may not close it soon (or ever): its bad line is reported at once.
+  if (!compressed() || !impl_->regular) return;
   std::string piece;
   uint64_t decoded = 0;
   // Lines longer than a piece come in pieces (too_long leaves the stream inside the line).

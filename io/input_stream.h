@@ -58,7 +58,8 @@ class InputStream {
   // After a malformed record met in a compressed stream: decodes up to check_rest_bytes more of it,
   // so that a corrupt stream throws its own error (`in.gz: corrupt gzip stream: ...`) rather than
   // the parse error of the garbage it decoded to (gzip checks a member's bytes only at its end).
-  // Returns when those bytes decode, or at once for a plain stream.
+  // Returns when those bytes decode, or at once for a plain stream or a pipe (whose writer may not
+  // close it soon).
   void check_rest();
   static constexpr uint64_t check_rest_bytes = uint64_t{256} << 20;
   // The next n bytes of the stream (fewer only at its end), as stream().read gives them; from a

@@ -25,6 +25,8 @@ struct ClustersArgs : SpreadArgs {
 void run_clusters(ClustersArgs a) {
   const World world;
   if (a.index == "-") throw Error(errc::usage, "simdex-mpi reads the set from a file, not from stdin");
+  if (!a.output_dir.empty())
+    throw Error(errc::usage, "clusters are united on rank 0 and printed there: use -o, not --output-dir");
   if (a.min_size < 2)
     throw Error(errc::usage, "--min-size below 2 prints every stored fingerprint: use `simdex clusters`");
   cli::resolve_format(a.format, a.style, a.ids);
@@ -116,7 +118,7 @@ void add_clusters_command(CLI::App& app) {
           "--min-size must be at least 2.\n\n") +
       kSpreadHelp + "\nExample: mpirun -np 4 simdex-mpi clusters docs.sdxs --ids > clusters.txt");
   add_spread_options(*cmd, *args);
-  cmd->remove_option(cmd->get_option("--output-dir"));  // clusters are united on rank 0: -o only
+  cmd->get_option("--output-dir")->group("");  // hidden: refused below, with the reason
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
       ->check(CLI::Range(1, 1 << 30));

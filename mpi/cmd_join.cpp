@@ -99,7 +99,7 @@ void run_join(const JoinArgs& a) {
     std::exception_ptr read_error;
     try {
       cli::Progress progress(false);
-      cli::for_each_query(a.queries, a.text, a.text_options, progress,
+      cli::for_each_query(a.queries, a.text, a.text_options, a.index, progress,
                           [&](uint64_t fp, uint64_t id, std::optional<std::string_view>) {
                             chunk.insert(chunk.end(), {fp, id});
                             if (chunk.size() / 2 == per_chunk) {

@@ -39,11 +39,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;  // every rank parses alike: rank 0 alone prints
-    rc = app.exit(e, out, err) == 0 ? 0 : 2;
+    rc = simdex::cli::report_parse_error(app, e, out, err);
     if (rank == 0) {
-      std::cout << out.str();
-      std::istringstream lines(err.str());
-      for (std::string line; std::getline(lines, line);) std::cerr << simdex::cli::printable(line) << "\n";
+      std::cout << out.str() << std::flush;
+      std::cerr << err.str();
     }
   } catch (const simdex::mpi::JobFailed& e) {
     rc = e.status;                    // the failing ranks printed why

@@ -52,7 +52,11 @@ ResultSink::ResultSink(const World& world, const std::string& output, const std:
       out_.emplace();
       return;
     }
-    temp_path_ = fmt::format("{}.tmp-{}", final_path_, ::getpid());
+    // The temporary name keeps the ending that tells Output to compress (.gz, .zst), as simdex's -o.
+    const std::string ending = final_path_.ends_with(".gz")    ? ".gz"
+                               : final_path_.ends_with(".zst") ? ".zst"
+                                                               : "";
+    temp_path_ = fmt::format("{}.tmp-{}{}", final_path_, ::getpid(), ending);
     out_.emplace(temp_path_);
   });
 }

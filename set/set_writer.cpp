@@ -98,8 +98,10 @@ struct SetWriter::State {
                         name.find_first_not_of("0123456789abcdef", prefix.size()) == prefix.size() + 16;
       if (ours && !named.count(name)) ::unlink(f.path().c_str());
     }
-    // And the temporary files of such names that no live writer holds (".SET_NAME-G.sdx.tmp-…").
+    // And the temporary files of such names that no live writer holds (".SET_NAME-G.sdx.tmp-…", and
+    // "..SET_NAME-G.sdx.pending-PID.tmp-…", the temporary file of an entry's pending name).
     writer::remove_unlocked(set::set_directory(path), "." + prefix);
+    writer::remove_unlocked(set::set_directory(path), ".." + prefix);
   }
 
   // Writes `builder` as the member named for `generation`; checks it suits the set.

@@ -95,6 +95,8 @@ check "corrupt byte in a gzip member" 1 "$simdex" build -q -o "$dir/cut.sdx" "$d
 expect_grep "corrupt byte in a gzip member: message" "garbage.gz: corrupt gzip stream" "$dir/err"
 check "corrupt byte in gzip queries" 1 bash -c "'$simdex' query '$dir/a.sdx' < '$dir/garbage.gz'"
 expect_grep "corrupt byte in gzip queries: message" "corrupt gzip stream" "$dir/err"
+# From a pipe, a bad line is reported at once, not when the writer closes the pipe.
+check "bad line in a gzip pipe, at once" 1 bash -c "(printf 'notafp\\n' | gzip; sleep 6) | timeout 4 '$simdex' build -q -o '$dir/cut.sdx' -"
 # A zstd file may start with a skippable frame (magic 0x184D2A50, 4 bytes of length, the bytes).
 { printf 'P*M\x18\x04\0\0\0abcd'; printf '5\t1\n6\t2\n' | zstd -q -c; } > "$dir/skip.zst"
 check "zstd skippable frame first" 0 "$simdex" build -q -o "$dir/skip.sdx" "$dir/skip.zst"

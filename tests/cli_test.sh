@@ -211,6 +211,8 @@ check typo-command 2 "$simdex" bulid -o "$dir/x.sdx" "$dir/in.tsv"
 expect_grep typo-command-msg "no command 'bulid' (did you mean build?)" "$dir/err"
 check typo-option 2 "$simdex" build --shingles 2 --text -o "$dir/x.sdx" "$dir/in.tsv"
 expect_grep typo-option-msg "unknown option --shingles (did you mean --shingle?)" "$dir/err"
+check typo-short-option 2 "$simdex" query -K 2 "$dir/t.sdx" 1
+expect_grep typo-short-option-msg "unknown option -K (did you mean -k?)" "$dir/err"
 check join-two-stdins 2 "$simdex" join - -
 expect_grep join-two-stdins-msg "give the queries as a file" "$dir/err"
 check format-and-json 2 "$simdex" pairs --format tsv --json "$dir/t.sdx"

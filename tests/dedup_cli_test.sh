@@ -166,6 +166,19 @@ check key-map-is-input 2 "$simdex" fingerprint -q --id-field url --key-map "$dir
 check build-key-map-is-input 2 "$simdex" build -q --text --id-field url --key-map "$dir/keyed.jsonl" -o "$dir/k2.sdx" "$dir/keyed.jsonl"
 same key-map-self-input-kept "$dir/keyed.jsonl" "$dir/keyed.before"
 check build-key-map-is-output 2 "$simdex" build -q --text --id-field url --key-map "$dir/k2.sdx" -o "$dir/k2.sdx" "$dir/keyed.jsonl"
+# Nor the index a query reads or its key map (--keys reads it), nor another spelling of one output.
+check query-key-map-over-index-map 2 "$simdex" query --keys "$dir/k2.sdx" --text "$dir/keyed.jsonl" --id-field url --key-map "$dir/k2.sdx.keys.tsv"
+check join-key-map-over-index 2 "$simdex" join "$dir/k2.sdx" --text "$dir/keyed.jsonl" --id-field url --key-map "$dir/./k2.sdx"
+check key-map-is-output-spelled-apart 2 "$simdex" fingerprint -q --id-field url "$dir/keyed.jsonl" -o "$dir/fp-x" --key-map "$dir/./fp-x"
+check dedup-report-is-output-spelled-apart 2 bash -c "cd '$dir' && '$(realpath "$simdex")' dedup -q small.jsonl -o out-x.jsonl --report ./out-x.jsonl"
+cp "$dir/k.fp.keys.tsv" "$dir/idx-x.keys.tsv"
+check dedup-index-map-is-input 2 "$simdex" dedup -q "$dir/idx-x.keys.tsv" -o "$dir/d3.jsonl" --index "$dir/idx-x"
+check build-key-map-needs-text 2 "$simdex" build -q -o "$dir/k3.sdx" "$dir/k.fp" --key-map "$dir/k3.tsv"
+# A map going to --key-map FILE makes the one an earlier run left beside the output stale: removed.
+check fp-beside-map 0 "$simdex" fingerprint -q --id-field url "$dir/keyed.jsonl" -o "$dir/fp-y"
+[ -e "$dir/fp-y.keys.tsv" ] && ok || bad "no key map beside fp-y"
+check fp-map-elsewhere 0 "$simdex" fingerprint -q --id-field url "$dir/keyed.jsonl" -o "$dir/fp-y" --key-map "$dir/elsewhere.tsv"
+[ ! -e "$dir/fp-y.keys.tsv" ] && [ -e "$dir/elsewhere.tsv" ] && ok || bad "stale map beside fp-y kept"
 check dedup-no-key-map-option 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d.jsonl" --key-map "$dir/k.tsv"
 
 finish dedup_cli_test

@@ -67,6 +67,13 @@ expect_grep "names the lock" "lock" "$dir/err"
 check "a set name its files cannot carry" 2 "$simdex" add -q "$dir/my docs.sdxs" "$dir/b.tsv"
 expect_grep "says why" "spec/SET.md" "$dir/err"
 [ ! -e "$dir/my docs.sdxs" ] && [ ! -e "$dir/my docs.sdxs.lock" ] && ok || bad "a refused set name left files"
+# The temporary file of a killed writer's pending member (no live process holds it) is removed by
+# the next writer.
+leftover="$dir/..$(basename "$s")-0000000000000009.sdx.pending-999999.tmp-999999-0"
+printf 'partial' > "$leftover"
+check "a change after a killed writer" 0 "$simdex" remove -q "$s" 424242
+[ ! -e "$leftover" ] && ok || bad "a killed writer's pending temporary file was left"
+
 # Mistakes leave no SET.lock behind, and a missing set is a missing file (exit 1).
 check "remove from a missing set" 1 "$simdex" remove -q "$dir/none.sdxs" 5
 expect_grep "says there is no set" "no index set" "$dir/err"
@@ -103,11 +110,14 @@ check "an id with another key is refused" 1 "$simdex" add -q "$t" "$dir/e.fp"
 expect_grep "names both keys" "url:other" "$dir/err"
 same "the set's key map is unchanged" "$t.keys.tsv" "$dir/keys.before"
 same "the manifest is unchanged" "$t" "$dir/manifest.before"
-# The same id as a plain integer id (no key for it beside the lines): refused too.
-rm "$dir/e.fp.keys.tsv"
-check "a key's id as an integer id is refused" 1 "$simdex" add -q "$t" "$dir/e.fp"
+# The same id as a plain integer id (documents whose id field is that number): refused too.
+printf '{"id":%s,"text":"a text about something else entirely, far away"}\n' "$id" > "$dir/int.jsonl"
+check "a key's id as an integer id is refused" 1 "$simdex" add -q "$t" --text "$dir/int.jsonl"
 expect_grep "names the key" "is the key 'url:c'" "$dir/err"
 same "the manifest is still unchanged" "$t" "$dir/manifest.before"
+# Fingerprint lines without their map (a pipe) cannot tell: the same documents again are accepted.
+check "keyed fingerprints through a pipe" 0 bash -c "'$simdex' fingerprint -q '$dir/d2.jsonl' | '$simdex' add -q '$t' -"
+check "--key-map naming the set's map" 2 "$simdex" add -q "$t" --text "$dir/d1.jsonl" --key-map "$t.keys.tsv"
 
 # A good set whose members record different text settings (hand-made: writers refuse to make one):
 # info describes it and says so; a query by text refuses it.

@@ -227,16 +227,21 @@ void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size)
   }
 }
 
-void AtomicFile::publish() {
+void AtomicFile::sync() {
   flush();
   // The tail that cache_regions added beyond the last byte written.
   if (extended_ > end_ && ::ftruncate(temp_.fd(), static_cast<off_t>(end_)) != 0)
     fail("cannot truncate", temp_.path());
+  if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
+}
+
+void AtomicFile::publish() {
+  sync();
   // A file replaced keeps its permissions (a private 0600 file stays private).
   struct stat old {};
   if (::stat(target_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(temp_.fd(), old.st_mode & 07777);
-  if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
-  checked_target(target_);  // it may have changed during the build
+  if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());  // the mode: no data left to write
+  checked_target(target_);                                           // it may have changed during the build
   if (!temp_.rename_to(target_)) fail("cannot rename temporary file over", target_);
   // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
   // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
@@ -258,8 +263,9 @@ void refuse_input_as_output(const std::string& input, const std::string& output,
 void refuse_same_output(const std::string& a, const std::string& a_what, const std::string& b,
                         const std::string& b_what) {
   if (a.empty() || b.empty() || a == "-" || b == "-") return;
-  std::error_code ec_a, ec_b;
-  bool same = std::filesystem::weakly_canonical(a, ec_a) == std::filesystem::weakly_canonical(b, ec_b) &&
+  std::error_code ec_a, ec_b;  // absolute first: "x" and "./x" of a file not there yet are one path
+  bool same = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec_a), ec_a) ==
+                  std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec_b), ec_b) &&
               !ec_a && !ec_b;
   struct stat sa {
   }, sb{};

@@ -57,6 +57,9 @@ class AtomicFile {
   // replaced gives the new one its permissions), fsync the directory. (The constructor removes the
   // temporary files of the same target that no live process holds locked.)
   void publish();
+  // The bytes written so far made durable (flush, fsync) without publishing: a file published
+  // right after another (a key map after its index) then renames with little left to do.
+  void sync();
 
   const std::string& temp_path() const { return temp_.path(); }
 

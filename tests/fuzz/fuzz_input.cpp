@@ -88,9 +88,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       simdex::cli::TextOptions options;
       options.input_format = format;
       simdex::cli::for_each_text_fingerprint(
-          file.path(), options, "", [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) {
+          file.path(), options, "",
+          [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) {
             seen += id ^ fp ^ (key ? key->size() : 1);  // the key is read back
-          });
+          })
+          .commit();  // no key map: "" beside and no --key-map
     } catch (const simdex::Error&) {
     }
   }

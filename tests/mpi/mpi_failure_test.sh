@@ -80,6 +80,11 @@ check "again on fewer ranks" 2 mpi 2 pairs "$dir/set.sdxs" --output-dir "$dir/pa
 expect_grep "earlier parts named" "holds part-0000[0-2].tsv of an earlier job" "$dir/err"
 [ "$(ls "$dir/parts" | wc -l)" = 3 ] && ok || bad "parts: $(ls "$dir/parts")"
 
+check "clusters --output-dir" 2 mpi 2 clusters "$dir/set.sdxs" --output-dir "$dir/cparts"
+expect_grep "clusters: use -o" "use -o, not --output-dir" "$dir/err"
+check "pairs -o NAME.gz" 0 mpi 2 pairs "$dir/set.sdxs" -o "$dir/pairs.tsv.gz"
+check "pairs -o NAME.gz is gzip" 0 gzip -t "$dir/pairs.tsv.gz"
+
 # build on 4 ranks of a 2-line input: a member per rank, member i on rank i, as --assign index opens.
 printf '1\t1\n2\t2\n' >"$dir/two.tsv"
 check "build, fewer lines than ranks" 0 mpi 4 build -q -o "$dir/two.sdxs" "$dir/two.tsv"
