@@ -15,17 +15,22 @@
 
 namespace simdex::reader {
 
-void allow_more_open_files(std::size_t more) {
+void allow_more_open_files(std::size_t more, const std::string& what) {
   struct rlimit limit {};
   if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
-  // What is open now is not known cheaply; the highest descriptor a fresh open gets bounds it.
+  // What is open now is not known cheaply; the lowest free descriptor bounds it from below.
   const int probe = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  const rlim_t in_use = probe >= 0 ? static_cast<rlim_t>(probe) + 1 : 0;
+  const rlim_t in_use = probe >= 0 ? static_cast<rlim_t>(probe) + 1 : limit.rlim_cur;
   if (probe >= 0) ::close(probe);
   const rlim_t wanted = in_use + static_cast<rlim_t>(more) + 64;  // 64: room for the process's other files
   if (wanted <= limit.rlim_cur) return;
   limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
-  ::setrlimit(RLIMIT_NOFILE, &limit);  // best effort: an open beyond it says what to do (EMFILE below)
+  if (limit.rlim_cur >= wanted && ::setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
+  throw Error(errc::io, "cannot open " + what + ": the files of its " + std::to_string(more) +
+                            " members each stay open, and the process may have " +
+                            std::to_string(limit.rlim_max) +
+                            " open files (ulimit -n, the hard limit): raise it (once is enough to merge the "
+                            "set's members into one, simdex merge)");
 }
 
 MappedFile::MappedFile(const std::string& path, bool watch_changes) : path_(path) {

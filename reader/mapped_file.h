@@ -13,8 +13,10 @@ namespace simdex::reader {
 
 // A mapped file keeps its descriptor (its read lease, spec/FORMAT.md §14), so a set of many members
 // holds as many: the soft limit on open files is raised (up to the hard one) to leave room for
-// `more` descriptors beyond those open now. Nothing happens when it already does.
-void allow_more_open_files(std::size_t more);
+// `more` descriptors beyond those open now, and a few for the rest of the process. Error(io) naming
+// `what` when even the hard limit leaves no such room (before any is opened: a process out of
+// descriptors fails in odd places).
+void allow_more_open_files(std::size_t more, const std::string& what);
 
 class MappedFile {
  public:
