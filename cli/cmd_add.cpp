@@ -54,12 +54,14 @@ class AddedKeys {
   // Called for each pair added: an id that the set's map holds as a key's is kept, to be checked
   // once the added map is known (extend).
   void note(uint64_t id) {
-    if (kinds_known_ && set_keys_ && set_keys_->find(id)) keyed_.push_back(id);
+    if (kinds_known_ && check_ids_ && set_keys_ && set_keys_->find(id)) keyed_.push_back(id);
   }
-  // Reads the set's key map, if it has one, for note().
-  void read_set_map(const std::string& set) {
+  // Reads the set's key map, if there is one (read once: what note() checks the ids of an existing
+  // set against, and what extend() adds to).
+  void read_set_map(const std::string& set, bool set_exists) {
     std::error_code ec;
     if (std::filesystem::exists(key_map_path(set), ec)) set_keys_ = KeyMap::read(key_map_path(set));
+    check_ids_ = set_exists;
   }
   ~AddedKeys() {
     if (temporary_) ::unlink(path_.c_str());
@@ -72,17 +74,18 @@ class AddedKeys {
   // documents with one id, spec/KEYS.md §1.1); the set and its map are then unchanged.
   void extend(const std::string& set) const {
     std::error_code ec;
-    const bool has_map = !path_.empty() && std::filesystem::exists(path_, ec);
-    if (!keyed_.empty()) {
-      const std::optional<KeyMap> added = has_map ? std::optional<KeyMap>(KeyMap::read(path_)) : std::nullopt;
-      for (const uint64_t id : keyed_)
-        if (!added || !added->find(id))
-          throw Error(errc::input,
-                      "id " + std::to_string(id) + " is the key '" + escape_key(*set_keys_->find(id)) +
-                          "' in " + key_map_path(set) + ", and an integer id (or line number) in " + input_ +
-                          ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
-    }
-    if (has_map) extend_key_map(key_map_path(set), path_, temporary_ ? input_ : path_);
+    const std::optional<KeyMap> added = !path_.empty() && std::filesystem::exists(path_, ec)
+                                            ? std::optional<KeyMap>(KeyMap::read(path_))
+                                            : std::nullopt;
+    for (const uint64_t id : keyed_)
+      if (!added || !added->find(id))
+        throw Error(errc::input, "id " + std::to_string(id) + " is the key '" +
+                                     escape_key(*set_keys_->find(id)) + "' in " + key_map_path(set) +
+                                     ", and an integer id (or line number) in " + input_ +
+                                     ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
+    if (added)
+      extend_key_map(key_map_path(set), set_keys_ ? *set_keys_ : KeyMap(), *added,
+                     temporary_ ? input_ : path_);
   }
 
  private:
@@ -90,6 +93,7 @@ class AddedKeys {
   std::string path_;
   bool temporary_ = false;
   bool kinds_known_ = false;  // whether an id missing from the added map is an integer id
+  bool check_ids_ = false;    // the set exists: its map's keys are documents of it
   std::optional<KeyMap> set_keys_;
   std::vector<uint64_t> keyed_;  // added ids that set_keys_ holds
 };
@@ -114,7 +118,7 @@ void run_add(AddArgs& a) {
   build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
   AddedKeys added_keys(a);
-  if (set.exists()) added_keys.read_set_map(a.set);
+  added_keys.read_set_map(a.set, set.exists());
   for_each_input_pair(a.input, a.text, a.text_options,
                       build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "", progress,
                       [&](uint64_t fp, uint64_t id) {

@@ -1,6 +1,5 @@
 // simdex help: a command's --help by name, the list of commands, and the bash completion script,
 // all read from the command line definitions themselves (so they cover every command there is).
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,9 +23,6 @@ std::vector<const CLI::App*> commands_of(const CLI::App& app) {
   return out;
 }
 
-}  // namespace
-
-namespace {
 // Every spelling of every option of `cmd`: --long and -s.
 std::string option_words(const CLI::App& cmd) {
   std::string words;

@@ -42,7 +42,12 @@ PendingKeyMap carried_key_map(const std::string& input, const std::string& outpu
 void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name) {
   const KeyMap more = KeyMap::read(added);
   std::error_code ec;
-  const KeyMap old = std::filesystem::exists(set_map, ec) ? KeyMap::read(set_map) : KeyMap();
+  extend_key_map(set_map, std::filesystem::exists(set_map, ec) ? KeyMap::read(set_map) : KeyMap(), more,
+                 added_name);
+}
+
+void extend_key_map(const std::string& set_map, const KeyMap& old, const KeyMap& more,
+                    const std::string& added_name) {
   KeyMapBuilder merged;
   std::size_t i = 0, j = 0;
   while (i < old.size() || j < more.size()) {

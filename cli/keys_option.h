@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "cli/output.h"
-#include "cli/pending_key_map.h"
+#include "fingerprint/pending_key_map.h"
 #include "simdex/keys.h"
 
 namespace simdex::cli {
@@ -61,5 +61,8 @@ PendingKeyMap carried_key_map(const std::string& input, const std::string& outpu
 // documents with one id, spec/KEYS.md §1.1), naming both; the set's map is then unchanged.
 // `added_name` names the added keys' origin in that message (the input of an add --text).
 void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name);
+// The same, of maps already read: `old` (the set's, empty when it has none) and `more`.
+void extend_key_map(const std::string& set_map, const KeyMap& old, const KeyMap& more,
+                    const std::string& added_name);
 
 }  // namespace simdex::cli

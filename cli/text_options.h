@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "cli/pending_key_map.h"
 #include "cli/progress.h"
+#include "fingerprint/pending_key_map.h"
 #include "simdex/documents.h"
 #include "simdex/fingerprint.h"
 #include "simdex/index.h"

@@ -14,6 +14,7 @@
 #include <numeric>
 #include <optional>
 
+#include "fingerprint/pending_key_map.h"
 #include "fingerprint/text_pipeline.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
@@ -264,21 +265,15 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
       temp_index = own_temp(temp_dir_of(o), ".sdx");
       index_path = temp_index->path();
     }
-    // --index's key map is written (and made durable) before the index is published and renamed
-    // right after it: a failed run leaves the old index with its old map.
-    std::optional<writer::AtomicFile> map_file;
-    if (!o.index.empty() && keys.key_count() > 0) {
-      map_file.emplace(key_map_path(o.index));
-      keys.write_to([&](std::string_view bytes) { map_file->write(bytes.data(), bytes.size()); });
-      map_file->sync();
-    }
+    // --index's key map is written before the index is published and put in place right after
+    // it: a failed run leaves the old index with its old map. Without keys, a map of an earlier
+    // index at this path would mislead: it goes.
+    PendingKeyMap map;
+    if (!o.index.empty())
+      map = keys.key_count() > 0 ? PendingKeyMap::of(keys, key_map_path(o.index))
+                                 : PendingKeyMap::removal(key_map_path(o.index));
     builder.write(index_path);
-    if (map_file) {
-      map_file->publish();
-    } else if (!o.index.empty()) {
-      std::error_code ec;  // a map of an earlier index at this path would mislead
-      fs::remove(key_map_path(o.index), ec);
-    }
+    map.commit();
   }
   // The build renamed its file over the placeholder, whose lock stays on the file replaced: the
   // index is locked again, so that other runs' cleanup leaves it alone while this one reads it.
@@ -357,10 +352,17 @@ auto with_input(const std::string& input, const DedupOptions& options, Fn fn) {
   }
 }
 
+// --index and its key map replace the files they name: never the documents being deduplicated.
+void refuse_index_over_input(const std::string& input, const DedupOptions& options) {
+  if (options.index.empty()) return;
+  writer::refuse_input_as_output(input, options.index, "the index");
+  writer::refuse_input_as_output(input, key_map_path(options.index), "the index's key map");
+}
+
 }  // namespace
 
 DedupResult find_duplicates(const std::string& input, const DedupOptions& options) {
-  writer::refuse_input_as_output(input, options.index, "the index");
+  refuse_index_over_input(input, options);
   return with_input(input, options,
                     [&](const std::string& path) { return find_in(read_file(path, options), options); });
 }
@@ -381,9 +383,7 @@ void write_deduplicated(const std::string& input, const DedupResult& result, con
 DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
   // Each would lose the input or the index: the output replaces what it names, after the index.
   writer::refuse_input_as_output(input, output);
-  writer::refuse_input_as_output(input, options.index, "the index");
-  if (!options.index.empty())
-    writer::refuse_input_as_output(input, key_map_path(options.index), "the index's key map");
+  refuse_index_over_input(input, options);
   writer::refuse_same_output(options.index, "the index", output, "the output");
   return with_input(input, options, [&](const std::string& path) {
     DedupResult result = find_in(read_file(path, options), options);

@@ -175,7 +175,7 @@ void run_build(const BuildArgs& a) {
     // the manifest is published, put beside it after (as `simdex build` carries one).
     const std::string united =
         set::pending_entry_path(a.output, std::filesystem::path(a.output).filename().string() + "-keys.tsv");
-    cli::PendingKeyMap keys = cli::PendingKeyMap::removal(key_map_path(a.output));
+    PendingKeyMap keys = PendingKeyMap::removal(key_map_path(a.output));
     try {
       bool any = false;
       std::error_code ec;
@@ -184,7 +184,7 @@ void run_build(const BuildArgs& a) {
           cli::extend_key_map(united, key_map_path(input), input);
           any = true;
         }
-      if (any) keys = cli::PendingKeyMap::copy_of(united, key_map_path(a.output));
+      if (any) keys = PendingKeyMap::copy_of(united, key_map_path(a.output));
     } catch (...) {
       ::unlink(united.c_str());
       throw;

@@ -161,23 +161,22 @@ SetLock::SetLock(const std::string& manifest_path, bool wait) : path_(manifest_p
                     "another writer holds the set's lock '" + path + "'; try again when it is done");
       throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err));
     }
-    struct stat held {
-    }, named{};
-    if (::fstat(fd_, &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
-        held.st_ino == named.st_ino)
-      return;
+    if (holds_file_at_path()) return;
     ::close(fd_);
   }
 }
 
 SetLock::~SetLock() { ::close(fd_); }  // closing releases the flock
 
-void SetLock::remove_if_created() {
+bool SetLock::holds_file_at_path() const {
   struct stat held {
   }, named{};
-  if (created_ && ::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 &&
-      held.st_dev == named.st_dev && held.st_ino == named.st_ino)
-    ::unlink(path_.c_str());
+  return ::fstat(fd_, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+         held.st_ino == named.st_ino;
+}
+
+void SetLock::remove_if_created() {
+  if (created_ && holds_file_at_path()) ::unlink(path_.c_str());
   created_ = false;
 }
 

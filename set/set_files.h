@@ -52,6 +52,7 @@ class SetLock {
   void remove_if_created();
 
  private:
+  bool holds_file_at_path() const;  // the locked file is the one named SET.lock now
   std::string path_;
   int fd_ = -1;
   bool created_ = false;  // this lock's open created the file

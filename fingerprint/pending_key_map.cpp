@@ -1,4 +1,4 @@
-#include "cli/pending_key_map.h"
+#include "fingerprint/pending_key_map.h"
 
 #include <filesystem>
 #include <fstream>
@@ -6,7 +6,7 @@
 
 #include "simdex/error.h"
 
-namespace simdex::cli {
+namespace simdex {
 
 PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
   PendingKeyMap p;
@@ -44,4 +44,4 @@ void PendingKeyMap::commit() {
   }
 }
 
-}  // namespace simdex::cli
+}  // namespace simdex

@@ -1,7 +1,7 @@
-// A key map (spec/KEYS.md) that belongs beside an output: written in full (and fsynced) first, put
-// at its path only after the output is published, so that a command that fails leaves the old
-// output with its old map. (A process killed between the two renames leaves the new output beside
-// the old map, whose ids are those of its keys still: ids missing from it print as numbers.)
+// A key map (spec/KEYS.md) that belongs beside an output (an index, fingerprint lines): written in
+// full (and fsynced) first, put at its path only after the output is published, so that a command that fails
+// leaves the old output with its old map. (A process killed between the two renames leaves the new output
+// beside the old map, whose ids are those of its keys still: ids missing from it print as numbers.)
 #pragma once
 
 #include <memory>
@@ -10,7 +10,7 @@
 #include "simdex/keys.h"
 #include "writer/atomic_file.h"
 
-namespace simdex::cli {
+namespace simdex {
 
 class PendingKeyMap {
  public:
@@ -38,4 +38,4 @@ class PendingKeyMap {
   std::string remove_;
 };
 
-}  // namespace simdex::cli
+}  // namespace simdex
