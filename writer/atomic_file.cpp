@@ -236,12 +236,12 @@ void AtomicFile::sync() {
 }
 
 void AtomicFile::publish() {
-  sync();
-  // A file replaced keeps its permissions (a private 0600 file stays private).
+  // A file replaced keeps its permissions (a private 0600 file stays private): set before the one
+  // fsync below, which makes the mode durable with the bytes.
   struct stat old {};
   if (::stat(target_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(temp_.fd(), old.st_mode & 07777);
-  if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());  // the mode: no data left to write
-  checked_target(target_);                                           // it may have changed during the build
+  sync();
+  checked_target(target_);  // it may have changed during the build
   if (!temp_.rename_to(target_)) fail("cannot rename temporary file over", target_);
   // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
   // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
