@@ -1,5 +1,5 @@
 // An index file's page cache in 2 MiB folios. A mapping of a file cached that way gets 2 MiB page
-// table entries (Linux 6.x with large folios: ext4, XFS, tmpfs), so that a probe's block costs no
+// table entries (Linux 6.x with large folios: ext4, XFS, btrfs), so that a probe's block costs no
 // page walk: a page walk of a 4 KiB mapping is a cache miss of its own once other work has evicted
 // the page tables (a join of 4,096 queries against 1M fingerprints after 256 MiB of other memory:
 // 1.20x faster on such a file, warm 1.13x, single queries 1.08x; bench/RESULTS.md). What decides
@@ -15,9 +15,10 @@ namespace simdex::format::page_cache {
 
 // The size of the huge pages that the file open as `fd` can be cached and mapped in: 2 MiB when the
 // kernel's transparent huge pages are on ("always" or "madvise", at 2 MiB) and the file lies on a
-// local file system whose page cache can hold such folios (ext4, XFS, btrfs, tmpfs, or an overlay
-// of them, as in a container); else 0, and nothing below is worth its system calls (on a network
-// file system, reading a region would be a request to the server).
+// local file system whose page cache can hold such folios (ext4, XFS, btrfs, or an overlay of
+// them, as in a container); else 0, and nothing below is worth its system calls (on a network
+// file system, reading a region would be a request to the server; on tmpfs, whose mount's huge=
+// option decides its folios, populating a hole allocates and zeroes its pages).
 std::size_t huge_page_bytes(int fd);
 
 // Brings the 2 MiB regions holding bytes [offset, offset + bytes) of the file open as `fd` (at
