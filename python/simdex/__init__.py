@@ -162,7 +162,10 @@ class Builder(_simdex.Builder):
         return super().write(_path(path))
 
     def __repr__(self):
-        state = "written" if self.written else f"{self.pairs_added} pairs"
+        try:
+            state = "written" if self.written else f"{self.pairs_added} pairs"
+        except TypeError:  # made by Builder.__new__ alone
+            return "<simdex.Builder (not initialized)>"
         return f"<simdex.Builder k={self.k}: {state}>"
 
 

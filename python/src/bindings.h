@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,53 @@ void bind_index(py::module_& m);
 void bind_dedup(py::module_& m);
 void bind_set(py::module_& m);
 
+// `self` of a method of T, or an argument that must be a T: any instance of T's class (or of a
+// subclass), whether or not its __init__ ran. Its signature shows T's Python name.
+template <class T>
+struct Self {
+  py::handle handle;
+};
+
+// T's registered class, looked up once (a method call would otherwise look it up by typeid each time).
+template <class T>
+const py::detail::type_info& type_info_of() {
+  static const py::detail::type_info* const info = py::detail::get_type_info(typeid(T), true);
+  return *info;
+}
+
+template <class T>
+py::detail::value_and_holder value_and_holder_of(Self<T> self) {
+  return reinterpret_cast<py::detail::instance*>(self.handle.ptr())->get_value_and_holder(&type_info_of<T>());
+}
+
+// Whether the C++ object of `self` was constructed by its __init__.
+template <class T>
+bool constructed(Self<T> self) {
+  return value_and_holder_of(self).holder_constructed();
+}
+
+// The C++ object of `self`. pybind11 2.10 hands a method called on an instance made by
+// `cls.__new__(cls)` alone (its __init__ never ran) uninitialized memory as that object, and the
+// method crashes; this raises TypeError instead.
+template <class T>
+T& initialized(Self<T> self) {
+  const py::detail::value_and_holder v_h = value_and_holder_of(self);
+  if (!v_h.holder_constructed())
+    throw py::type_error(std::string(Py_TYPE(self.handle.ptr())->tp_name) +
+                         " object is not initialized: its __init__ never ran");
+  return *v_h.template value_ptr<T>();
+}
+
+// A member function of T bound as a method that checks its instance first (initialized).
+template <class T, class R, class... A>
+auto checked_method(R (T::*f)(A...) const) {
+  return [f](Self<T> self, A... a) -> R { return (initialized(self).*f)(std::forward<A>(a)...); };
+}
+template <class T, class R, class... A>
+auto checked_method(R (T::*f)(A...)) {
+  return [f](Self<T> self, A... a) -> R { return (initialized(self).*f)(std::forward<A>(a)...); };
+}
+
 // A 1-D array that owns `values` (moved, not copied).
 template <class T>
 py::array_t<T> to_numpy(std::vector<T>&& values) {
@@ -70,3 +118,17 @@ class StructType {
 };
 
 }  // namespace simdex::python
+
+namespace pybind11::detail {
+// Self<T> loads any instance of T's class, constructed or not (pybind11's own caster would hand
+// over uninitialized memory for the latter); anything else is not a match.
+template <class T>
+struct type_caster<simdex::python::Self<T>> {
+  PYBIND11_TYPE_CASTER(simdex::python::Self<T>, make_caster<T>::name);
+  bool load(handle src, bool /*convert*/) {
+    if (!PyObject_TypeCheck(src.ptr(), simdex::python::type_info_of<T>().type)) return false;
+    value.handle = src;
+    return true;
+  }
+};
+}  // namespace pybind11::detail

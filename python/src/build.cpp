@@ -96,14 +96,14 @@ void bind_build(py::module_& m) {
            py::arg("k") = 3, py::arg("scheme") = py::none(),
            py::arg("block_bytes") = BuildOptions{}.block_bytes, py::arg("memory") = 0, py::arg("threads") = 0,
            py::arg("temp_dir") = py::none())
-      .def("_add", &Builder::add, py::arg("fingerprints"), py::arg("ids") = py::none())
-      .def("write", &Builder::write, py::arg("path"),
+      .def("_add", checked_method(&Builder::add), py::arg("fingerprints"), py::arg("ids") = py::none())
+      .def("write", checked_method(&Builder::write), py::arg("path"),
            "Writes the index to `path` atomically (temporary file, fsync, rename) and returns a\n"
            "BuildSummary. On failure `path` is untouched. A Builder writes once.")
-      .def_property_readonly("pairs_added", &Builder::pairs_added)
-      .def_property_readonly("written", &Builder::written)
-      .def_property_readonly("k", [](const Builder& b) { return b.options().k; })
-      .def("__len__", &Builder::pairs_added);
+      .def_property_readonly("pairs_added", checked_method(&Builder::pairs_added))
+      .def_property_readonly("written", checked_method(&Builder::written))
+      .def_property_readonly("k", [](Self<Builder> self) { return initialized(self).options().k; })
+      .def("__len__", checked_method(&Builder::pairs_added));
 }
 
 }  // namespace simdex::python

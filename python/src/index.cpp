@@ -365,35 +365,38 @@ void bind_index(py::module_& m) {
   py::class_<PyIndex>(m, "Index")
       .def(py::init<std::string, bool, std::optional<std::string>>(), py::arg("path"),
            py::arg("detect_changes") = true, py::arg("preload") = py::none())
-      .def(py::init([](const PyIndex& snapshot) { return PyIndex(snapshot, true); }), py::arg("reopen"))
-      .def_property_readonly("is_set", [](const PyIndex& i) { return i.get()->is_set(); })
-      .def("query", &PyIndex::query, py::arg("fingerprint"), py::arg("k") = py::none(),
+      .def(py::init([](Self<PyIndex> snapshot) { return PyIndex(initialized(snapshot), true); }),
+           py::arg("reopen"))
+      .def_property_readonly("is_set", [](Self<PyIndex> self) { return initialized(self).get()->is_set(); })
+      .def("query", checked_method(&PyIndex::query), py::arg("fingerprint"), py::arg("k") = py::none(),
            "Every stored fingerprint within k bits of `fingerprint` (k=None: the index's k), each once,\n"
            "as a list of Hit(fingerprint, distance, ids) sorted by (distance, fingerprint).\n"
            "Raises UsageError when k exceeds the index's k.")
-      .def("_ids_of", &PyIndex::ids_of, py::arg("fingerprint"))
-      .def("_join", &PyIndex::join, py::arg("fingerprints"), py::arg("ids"), py::arg("k"), py::arg("threads"),
-           py::arg("force"))
-      .def("_pairs", &PyIndex::pairs, py::arg("k"), py::arg("threads"), py::arg("force"))
-      .def("_clusters", &PyIndex::clusters, py::arg("k"), py::arg("min_size"), py::arg("size_in_ids"),
+      .def("_ids_of", checked_method(&PyIndex::ids_of), py::arg("fingerprint"))
+      .def("_join", checked_method(&PyIndex::join), py::arg("fingerprints"), py::arg("ids"), py::arg("k"),
            py::arg("threads"), py::arg("force"))
-      .def_property_readonly("info", &PyIndex::info,
+      .def("_pairs", checked_method(&PyIndex::pairs), py::arg("k"), py::arg("threads"), py::arg("force"))
+      .def("_clusters", checked_method(&PyIndex::clusters), py::arg("k"), py::arg("min_size"),
+           py::arg("size_in_ids"), py::arg("threads"), py::arg("force"))
+      .def_property_readonly("info", checked_method(&PyIndex::info),
                              "The file's format, scheme, counts, sizes and tables: a dict with the names\n"
                              "`simdex info --json` prints (spec/FORMAT.md section 3); fingerprint_settings:\n"
                              "how an index built from texts made its fingerprints (section 5.2), else None.")
-      .def("verify", &PyIndex::verify,
+      .def("verify", checked_method(&PyIndex::verify),
            "Reads every byte and checks every rule of spec/FORMAT.md (checksums, order, coverage):\n"
            "a VerifyReport whose .ok is True when all hold; .problems name the rules broken.")
-      .def("close", &PyIndex::close,
+      .def("close", checked_method(&PyIndex::close),
            "Closes the index; the file is unmapped once calls in flight in other threads return.")
-      .def_property_readonly("closed", &PyIndex::closed)
-      .def_property_readonly("path", &PyIndex::path)
-      .def_property_readonly("detect_changes", &PyIndex::detect_changes)
+      .def_property_readonly("closed", checked_method(&PyIndex::closed))
+      .def_property_readonly("path", checked_method(&PyIndex::path))
+      .def_property_readonly("detect_changes", checked_method(&PyIndex::detect_changes))
       .def_property_readonly("fingerprint_count",
-                             [](const PyIndex& i) { return i.get()->fingerprint_count(); })
-      .def_property_readonly("k", [](const PyIndex& i) { return i.get()->max_distance(); })
-      .def("__len__", [](const PyIndex& i) { return i.get()->fingerprint_count(); })
-      .def("__repr__", &PyIndex::repr);
+                             [](Self<PyIndex> self) { return initialized(self).get()->fingerprint_count(); })
+      .def_property_readonly("k", [](Self<PyIndex> self) { return initialized(self).get()->max_distance(); })
+      .def("__len__", [](Self<PyIndex> self) { return initialized(self).get()->fingerprint_count(); })
+      .def("__repr__", [](Self<PyIndex> self) {
+        return constructed(self) ? initialized(self).repr() : std::string("<simdex.Index (not initialized)>");
+      });
 }
 
 }  // namespace simdex::python

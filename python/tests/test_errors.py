@@ -117,6 +117,38 @@ def test_closed_index_and_spent_builder(index_path, tmp_path):
         b.write(str(tmp_path / "c.sdx"))
 
 
+def test_objects_whose_init_never_ran_raise_type_errors(index_path):
+    # cls.__new__(cls) alone: pybind11 2.10 handed such an object's methods uninitialized memory
+    # (a segfault); every method and property now raises TypeError, repr() says so.
+    index_calls = [lambda x: x.query(1), lambda x: x.join([1]), lambda x: x.pairs(), lambda x: x.clusters(),
+                   lambda x: x.ids_of(1), lambda x: 1 in x, lambda x: len(x), lambda x: x.info,
+                   lambda x: x.verify(), lambda x: x.close(), lambda x: x.closed, lambda x: x.path,
+                   lambda x: x.k, lambda x: x.fingerprint_count, lambda x: x.is_set, lambda x: x.reopen(),
+                   lambda x: x.detect_changes, lambda x: simdex.Index(reopen=x)]
+    for call in index_calls:
+        with pytest.raises(TypeError, match="not initialized"):
+            call(simdex.Index.__new__(simdex.Index))
+    assert repr(simdex.Index.__new__(simdex.Index)) == "<simdex.Index (not initialized)>"
+    with pytest.raises(TypeError, match="not initialized"):
+        import pickle
+        pickle.dumps(simdex.Index.__new__(simdex.Index))
+    builder_calls = [lambda b: b.add([1]), lambda b: b.write(index_path.parent / "y.sdx"),
+                     lambda b: b.pairs_added, lambda b: b.written, lambda b: b.k, lambda b: len(b)]
+    for call in builder_calls:
+        with pytest.raises(TypeError, match="not initialized"):
+            call(simdex.Builder.__new__(simdex.Builder))
+    assert repr(simdex.Builder.__new__(simdex.Builder)) == "<simdex.Builder (not initialized)>"
+    assert not (index_path.parent / "y.sdx").exists()
+    # Another object where an Index belongs: pybind11's usual TypeError, naming what is accepted.
+    with pytest.raises(TypeError, match="incompatible"):
+        simdex.Index(reopen=5)
+    with pytest.raises(TypeError, match="incompatible"):
+        simdex.Index.query(5, 1)
+    # Constructed objects work as before.
+    with simdex.open(index_path) as index:
+        assert len(index) == 2000 and index.reopen().k == index.k
+
+
 def test_write_errors_leave_nothing(tmp_path):
     with pytest.raises(simdex.FileError, match="does not exist"):
         simdex.build(tmp_path / "no" / "such" / "dir.sdx", [1, 2])
