@@ -2,7 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <vector>
 
 #include "simdex/error.h"
 
@@ -19,11 +19,14 @@ PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
 PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string& path) {
   KeyMap::read(from);  // a malformed map is refused, not carried along
   std::ifstream in(from, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) throw Error(errc::io, "read error on '" + from + "'");
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
-  p.file_->write(bytes.data(), bytes.size());
+  std::vector<char> chunk(std::size_t{1} << 20);  // in chunks: a map of 100M keys is gigabytes
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    p.file_->write(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (!in.eof()) throw Error(errc::io, "read error on '" + from + "'");
   p.file_->sync();
   return p;
 }

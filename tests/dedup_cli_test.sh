@@ -66,6 +66,13 @@ check fp-gz-same 0 cmp "$dir/k.fp" <(zcat "$dir/k.fp.gz")
 check fp-zst 0 "$simdex" fingerprint -q "$dir/k.jsonl" --id-field url -o "$dir/k.fp.zst" --key-map "$dir/kzst.tsv"
 check fp-zst-same 0 cmp "$dir/k.fp" <(zstd -dc "$dir/k.fp.zst")
 check build-carries-map-same 0 cmp "$dir/k.fp.keys.tsv" "$dir/k2.sdx.keys.tsv"
+# A map larger than the copy's 1 MiB chunks is carried whole.
+python3 -c 'import json
+for i in range(40000): print(json.dumps({"url": "https://b.example/" + "p" * 40 + str(i), "text": "doc number %d of many" % i}))' >"$dir/big.jsonl"
+check fp-big-map 0 "$simdex" fingerprint -q "$dir/big.jsonl" --id-field url -o "$dir/big.fp"
+check build-carries-big-map 0 "$simdex" build -q -o "$dir/big.sdx" "$dir/big.fp"
+check build-carries-big-map-same 0 cmp "$dir/big.fp.keys.tsv" "$dir/big.sdx.keys.tsv"
+check build-big-map-size 0 test "$(stat -c %s "$dir/big.sdx.keys.tsv")" -gt 2000000
 # A build whose key map is malformed fails before it replaces anything: the old index keeps its map.
 cp "$dir/k2.sdx" "$dir/k2.before"; cp "$dir/k2.sdx.keys.tsv" "$dir/k2.keys.before"
 printf '0x0123456789abcdef\t5\n' > "$dir/bad-map.fp"; printf '#simdex-keys 1\n5\tnew' > "$dir/bad-map.fp.keys.tsv"
