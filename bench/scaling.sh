@@ -173,6 +173,7 @@ if [ "$big" -gt 0 ]; then
   thread_list=("${all_threads[@]}")
   join_runs "$big" paper-10 1 $((big / 2000000 + 60))
   batch_runs pairs "$big" paper-10 $((big / 3000000 + 2))
+  batch_runs clusters "$big" paper-10 $((big / 3000000 + 2))
   rm -f "$work"/*.sdx
   join_runs "$big" paper-4 1 $((big / 1000000 + 60))
 fi
