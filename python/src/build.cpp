@@ -44,17 +44,17 @@ class Builder {
     const std::uint64_t* fp = fingerprints.data();
     const std::uint64_t* id = ids ? ids->data() : nullptr;
     const auto n = static_cast<std::size_t>(fingerprints.size());
-    py::gil_scoped_release unlocked;
-    std::lock_guard lock(mutex_);
-    IndexBuilder& b = live();
-    for (std::size_t i = 0; i < n; ++i) b.add(fp[i], id ? id[i] : next_id_ + i);
-    next_id_ += n;
+    without_gil([&] {
+      std::lock_guard lock(mutex_);
+      IndexBuilder& b = live();
+      for (std::size_t i = 0; i < n; ++i) b.add(fp[i], id ? id[i] : next_id_ + i);
+      next_id_ += n;
+    });
   }
 
   py::object write(const std::string& path) {
     BuildSummary s;
-    {
-      py::gil_scoped_release unlocked;
+    without_gil([&] {
       std::lock_guard lock(mutex_);
       IndexBuilder& b = live();
       if (options_.temp_dir.empty()) {  // as the CLI: temporary files beside the output
@@ -64,7 +64,7 @@ class Builder {
       }
       s = b.write(path);
       builder_.reset();  // one write per builder: its pairs are consumed
-    }
+    });
     return summary_type().make({py::str(path), py::int_(s.fingerprint_count), py::int_(s.id_count),
                                 py::int_(s.file_bytes), py::str(s.scheme_name), py::int_(s.table_count),
                                 py::int_(s.temp_files)});

@@ -84,10 +84,7 @@ py::tuple dedup_file(const std::string& source, const std::optional<std::string>
   o.documents.id_field = id_field;
   o.documents.text_field = text_field;
   DedupResult r;
-  {
-    py::gil_scoped_release unlocked;
-    r = output ? dedup(source, *output, o) : find_duplicates(source, o);
-  }
+  without_gil([&] { r = output ? dedup(source, *output, o) : find_duplicates(source, o); });
   return result_tuple(r);
 }
 
@@ -103,6 +100,7 @@ py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& 
   std::vector<py::object> owners;  // the batch's texts, alive until the next call
   std::size_t position = 0;
   const TextBatches next = [&](std::vector<std::string_view>& batch) {
+    if (thread_ends_on_gil()) wait_for_process_exit();  // inside the library's frames: no unwinding
     py::gil_scoped_acquire locked;
     owners.clear();
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C between batches
@@ -119,10 +117,7 @@ py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& 
     }
   };
   DedupResult r;
-  {
-    py::gil_scoped_release unlocked;
-    r = find_duplicates(next, o);
-  }
+  without_gil([&] { r = find_duplicates(next, o); });
   return result_tuple(r);
 }
 

@@ -62,10 +62,7 @@ py::array_t<std::uint64_t> fingerprint_texts(const py::iterable& texts, unsigned
   auto flush = [&] {
     const std::size_t start = out.size();
     out.resize(start + batch.size());
-    {
-      py::gil_scoped_release unlocked;
-      fingerprint_all(batch, std::span(out).subspan(start), options, threads);
-    }
+    without_gil([&] { fingerprint_all(batch, std::span(out).subspan(start), options, threads); });
     batch.clear();
     owners.clear();
     bytes = 0;

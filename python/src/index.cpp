@@ -4,6 +4,7 @@
 #include "simdex/index.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,7 +69,7 @@ py::tuple ids_tuple(const Ids& ids) {
 class PyIndex {
  public:
   PyIndex(std::string path, bool detect_changes, const std::optional<std::string>& preload)
-      : path_(std::move(path)), detect_changes_(detect_changes) {
+      : path_(std::move(path)), absolute_path_(absolute(path_)), detect_changes_(detect_changes) {
     OpenOptions o;
     o.detect_changes = detect_changes;
     if (!preload || *preload == "none")
@@ -79,17 +80,17 @@ class PyIndex {
       o.preload = OpenOptions::Preload::all;
     else
       throw py::value_error("preload must be None, 'keys' or 'all'");
-    py::gil_scoped_release unlocked;
-    index_ = std::make_shared<const Index>(Index::open(path_, o));
+    index_ = without_gil([&] { return std::make_shared<const Index>(Index::open(path_, o)); });
   }
 
   // The index `snapshot` opens now (Index::reopen): a set's newest manifest, or the file now at the
   // path.
   explicit PyIndex(const PyIndex& snapshot, bool /*reopen*/)
-      : path_(snapshot.path_), detect_changes_(snapshot.detect_changes_) {
+      : path_(snapshot.path_),
+        absolute_path_(snapshot.absolute_path_),
+        detect_changes_(snapshot.detect_changes_) {
     const auto index = snapshot.get();
-    py::gil_scoped_release unlocked;
-    index_ = std::make_shared<const Index>(index->reopen());
+    index_ = without_gil([&] { return std::make_shared<const Index>(index->reopen()); });
   }
 
   // The open index, for one call (see the file's comment). Needs the GIL.
@@ -101,6 +102,8 @@ class PyIndex {
   void close() { index_.reset(); }
   bool closed() const { return !index_; }
   const std::string& path() const { return path_; }
+  // The path made absolute when the index was opened: a pickle names the same file after a chdir.
+  const std::string& absolute_path() const { return absolute_path_; }
   bool detect_changes() const { return detect_changes_; }
 
   py::list query(std::uint64_t fingerprint, std::optional<int> k) const {
@@ -110,10 +113,7 @@ class PyIndex {
     // not borrowed: building the hits may run Python code (a finalizer) that queries again.
     thread_local std::vector<Hit> spare;
     std::vector<Hit> hits = std::move(spare);
-    {
-      py::gil_scoped_release unlocked;
-      index->query(fingerprint, index->search_distance(k.value_or(-1)), hits);
-    }
+    without_gil([&] { index->query(fingerprint, index->search_distance(k.value_or(-1)), hits); });
     py::list out(hits.size());
     for (std::size_t i = 0; i < hits.size(); ++i)
       PyList_SET_ITEM(
@@ -156,8 +156,7 @@ class PyIndex {
     std::vector<std::vector<Row>> chunks;
     std::vector<std::size_t> start(n + 1, 0);
     format::HugeBuffer<Row> rows;
-    {
-      py::gil_scoped_release unlocked;
+    without_gil([&] {
       for (std::size_t i = 0; i < n; ++i) queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
       std::size_t total = 0;
       simdex::join(*index, queries, o, [&](std::span<const JoinHit> hits) {
@@ -183,13 +182,12 @@ class PyIndex {
           std::sort(rows.begin() + start[q], rows.begin() + start[q + 1], [](const Row& a, const Row& b) {
             return std::tie(a.distance, a.fingerprint, a.id) < std::tie(b.distance, b.fingerprint, b.id);
           });
-    }
+    });
     const auto size = static_cast<py::ssize_t>(rows.size());
     py::array_t<std::int64_t> query(size);
     py::array_t<std::uint64_t> query_id(size), fingerprint(size), id(size);
     py::array_t<std::int32_t> distance(size);
-    {
-      py::gil_scoped_release unlocked;
+    without_gil([&] {
       std::int64_t* out_query = query.mutable_data();
       std::uint64_t *out_query_id = query_id.mutable_data(), *out_fingerprint = fingerprint.mutable_data(),
                     *out_id = id.mutable_data();
@@ -202,7 +200,7 @@ class PyIndex {
         out_distance[at] = static_cast<std::int32_t>(r.distance);
         out_id[at] = r.id;
       }
-    }
+    });
     return py::make_tuple(query, query_id, fingerprint, distance, id);
   }
 
@@ -211,13 +209,12 @@ class PyIndex {
     const auto index = get();
     const BatchOptions o = batch_options(k, threads, force);
     std::vector<std::tuple<std::uint64_t, std::uint64_t, unsigned>> all;
-    {
-      py::gil_scoped_release unlocked;
+    without_gil([&] {
       find_pairs(*index, o, [&](std::span<const NearPair> batch) {
         for (const NearPair& p : batch) all.emplace_back(p.a, p.b, p.distance);
       });
       std::sort(all.begin(), all.end());
-    }
+    });
     std::vector<std::uint64_t> a(all.size()), b(all.size());
     std::vector<std::int32_t> distance(all.size());
     for (std::size_t i = 0; i < all.size(); ++i) std::tie(a[i], b[i], distance[i]) = all[i];
@@ -233,8 +230,7 @@ class PyIndex {
     c.min_size = min_size;
     c.size_in_ids = size_in_ids;
     std::vector<std::vector<std::uint64_t>> fingerprints, ids;
-    {
-      py::gil_scoped_release unlocked;
+    without_gil([&] {
       find_clusters(*index, o, c, [&](std::span<const ClusterMember> members) {
         auto& f = fingerprints.emplace_back();
         auto& i = ids.emplace_back();
@@ -243,7 +239,7 @@ class PyIndex {
           for (std::uint64_t id : m.ids) i.push_back(id);
         }
       });
-    }
+    });
     py::list out(fingerprints.size());
     for (std::size_t n = 0; n < fingerprints.size(); ++n)
       PyList_SET_ITEM(
@@ -327,10 +323,7 @@ class PyIndex {
   py::object verify() const {
     const auto index = get();
     VerifyReport r;
-    {
-      py::gil_scoped_release unlocked;
-      r = index->verify();
-    }
+    without_gil([&] { r = index->verify(); });
     auto problems = [](const std::vector<Problem>& list) {
       py::list out;
       for (const Problem& p : list)
@@ -351,7 +344,13 @@ class PyIndex {
   }
 
  private:
-  std::string path_;
+  static std::string absolute(const std::string& path) {
+    std::error_code ec;
+    const std::filesystem::path p = std::filesystem::absolute(path, ec);
+    return ec ? path : p.string();
+  }
+
+  std::string path_, absolute_path_;
   bool detect_changes_;
   std::shared_ptr<const Index> index_;
 };
@@ -389,6 +388,7 @@ void bind_index(py::module_& m) {
            "Closes the index; the file is unmapped once calls in flight in other threads return.")
       .def_property_readonly("closed", checked_method(&PyIndex::closed))
       .def_property_readonly("path", checked_method(&PyIndex::path))
+      .def_property_readonly("_absolute_path", checked_method(&PyIndex::absolute_path))
       .def_property_readonly("detect_changes", checked_method(&PyIndex::detect_changes))
       .def_property_readonly("fingerprint_count",
                              [](Self<PyIndex> self) { return initialized(self).get()->fingerprint_count(); })

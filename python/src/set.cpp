@@ -56,8 +56,7 @@ py::object add(const std::string& path, const U64Array& fingerprints, const std:
   const std::uint64_t* id = ids ? ids->data() : nullptr;
   const auto n = static_cast<std::size_t>(fingerprints.size());
   SetChange change;
-  {
-    py::gil_scoped_release unlocked;
+  without_gil([&] {
     const SetWriterOptions options = writer_options(wait, merge, memory, threads, temp_dir);
     SetWriter set(path, options);
     if (!id && set.exists())
@@ -69,7 +68,7 @@ py::object add(const std::string& path, const U64Array& fingerprints, const std:
     IndexBuilder builder(b);
     for (std::size_t i = 0; i < n; ++i) builder.add(fp[i], id ? id[i] : i);
     change = set.add(builder);
-  }
+  });
   return change_tuple(change);
 }
 
@@ -77,24 +76,22 @@ py::object remove(const std::string& path, const U64Array& ids, bool wait) {
   check_pairs(ids, std::nullopt);
   const std::span<const std::uint64_t> removed(ids.data(), static_cast<std::size_t>(ids.size()));
   SetChange change;
-  {
-    py::gil_scoped_release unlocked;
+  without_gil([&] {
     require_set(path);
     SetWriter set(path, writer_options(wait, false, 0, 0, std::nullopt));
     change = set.remove(removed);
-  }
+  });
   return change_tuple(change);
 }
 
 py::object merge(const std::string& path, bool wait, std::uint64_t memory, unsigned threads,
                  const std::optional<std::string>& temp_dir) {
   SetChange change;
-  {
-    py::gil_scoped_release unlocked;
+  without_gil([&] {
     require_set(path);
     SetWriter set(path, writer_options(wait, false, memory, threads, temp_dir));
     change = set.merge();
-  }
+  });
   return change_tuple(change);
 }
 

@@ -5,6 +5,8 @@ import gc
 import multiprocessing
 import os
 import pickle
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -156,3 +158,47 @@ def test_pickled_index_reopens_the_same_file_from_another_directory(tmp_path, mo
     index.close()
     with pytest.raises(ValueError, match="closed"):
         pickle.dumps(index)
+
+
+def test_reopen_and_pickle_name_the_file_opened_after_a_chdir(tmp_path, monkeypatch):
+    # The same relative names in two directories: after a chdir, reopen() and a pickle of an
+    # Index(path) or of a set opened the other directory's file.
+    for d, values in (("a", range(10)), ("b", range(1000, 1100))):
+        (tmp_path / d).mkdir()
+        simdex.build(tmp_path / d / "x.sdx", np.array(values, dtype=np.uint64))
+        simdex.add(tmp_path / d / "s.sdx", np.array(values, dtype=np.uint64), ids=np.array(values, dtype=np.uint64))
+    monkeypatch.chdir(tmp_path / "a")
+    opened = [simdex.open("x.sdx"), simdex.Index("x.sdx"), simdex.open("s.sdx"), simdex.Index("s.sdx")]
+    monkeypatch.chdir(tmp_path / "b")
+    for index in opened:
+        for again in (index.reopen(), pickle.loads(pickle.dumps(index)), pickle.loads(pickle.dumps(index.reopen()))):
+            assert len(again) == 10 and 5 in again and 1005 not in again, (index, again)
+    assert opened[1].path == "x.sdx"  # shown as given
+
+
+@pytest.mark.parametrize("work", ["fingerprint", "join", "query", "dedup"])
+def test_interpreter_exit_while_a_daemon_thread_works(tmp_path, work):
+    # A daemon thread calls into simdex in a loop when the interpreter exits: taking the GIL back
+    # after a call then ended the thread by an unwinding that aborted the process (exit 134, every
+    # run). Such a thread now waits for the process to end.
+    script = f"""
+import threading, time, numpy as np, simdex
+texts = ["text %d words here" % i for i in range(70_000)]
+fps = np.random.default_rng(1).integers(0, 2**63, 20_000, dtype=np.uint64)
+simdex.build({str(tmp_path / "x.sdx")!r}, fps, scheme="paper-10")
+index = simdex.open({str(tmp_path / "x.sdx")!r})
+unit = {{"fingerprint": lambda: simdex.fingerprint(texts, threads=1),
+         "join": lambda: index.join(fps, threads=1),
+         "query": lambda: [index.query(int(f)) for f in fps[:2000]],
+         "dedup": lambda: simdex.dedup(texts[:20000], threads=1)}}[{work!r}]
+started = threading.Event()
+def run():
+    started.set()
+    while True:
+        unit()
+threading.Thread(target=run, daemon=True).start()
+started.wait()
+time.sleep(0.2)
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
