@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include <optional>
+#include <string>
 #include <type_traits>
 
 #include "reader/composite.h"
@@ -19,7 +20,8 @@ struct Index::Impl {
   const std::atomic<bool>* changed = nullptr;  // the mapping's ChangeWatch flag, null without one
   // Set instead of the three above when the Index is an index set (set/): every call goes to it.
   std::shared_ptr<const reader::IndexComposite> composite;
-  OpenOptions options;  // what open() was given (reopen uses them again)
+  OpenOptions options;      // what open() was given (reopen uses them again)
+  std::string reopen_path;  // the path open() was given, made absolute then (set::reopen_path)
 };
 
 const Index::Impl& index_impl(const Index& index);

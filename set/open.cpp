@@ -12,13 +12,15 @@ Index Index::open(const std::string& path, const OpenOptions& options) {
   if (set::starts_with_set_magic(path)) return index_from_impl(set::open_set(path, options));
   if (!options.set_members.empty())
     throw Error(errc::usage, "'" + path + "' is an index file, not a set: set_members does not apply");
-  return index_from_impl(reader::open_file(path, options));
+  auto impl = reader::open_file(path, options);
+  impl->reopen_path = set::reopen_path(path);
+  return index_from_impl(std::move(impl));
 }
 
 Index Index::reopen() const {
   if (impl_->composite) return impl_->composite->reopen();
   if (!impl_->mapping) throw Error(errc::usage, "an Index made by from_buffer cannot be reopened");
-  return open(impl_->mapping->path(), impl_->options);
+  return open(impl_->reopen_path.empty() ? impl_->mapping->path() : impl_->reopen_path, impl_->options);
 }
 
 }  // namespace simdex

@@ -16,6 +16,12 @@
 
 namespace simdex::set {
 
+std::string reopen_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+  return ec ? path : absolute.string();
+}
+
 std::string set_directory(const std::string& manifest_path) {
   const std::string dir = std::filesystem::path(manifest_path).parent_path().string();
   return dir.empty() ? "." : dir;

@@ -8,6 +8,9 @@
 
 namespace simdex::set {
 
+// `path` made absolute against the working directory now, as given when that fails (a working
+// directory removed): what reopen() opens, so that a chdir since open() names no other file.
+std::string reopen_path(const std::string& path);
 // The manifest's directory ("." when the path has none).
 std::string set_directory(const std::string& manifest_path);
 // `name` (a legal entry name) resolved against the manifest's directory.

@@ -57,7 +57,7 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
   std::vector<uint8_t> bytes = read_whole_file(path);
   for (int attempt = 0;; ++attempt) {
     auto s = std::make_shared<SetSnapshot>();
-    s->path_ = path;
+    s->path_ = reopen_path(path);
     s->options_ = options;
     try {
       try {

@@ -161,6 +161,10 @@ class Builder(_simdex.Builder):
         BuildSummary; on failure `path` is untouched. A Builder writes once."""
         return super().write(_path(path))
 
+    def __reduce__(self):  # every protocol (0 and 1 aborted the interpreter inside pybind11)
+        raise TypeError("cannot pickle a simdex.Builder: its pairs live in this process; write() the "
+                        "index and pass its path (or the opened Index) instead")
+
     def __repr__(self):
         try:
             state = "written" if self.written else f"{self.pairs_added} pairs"
@@ -252,7 +256,7 @@ class Index(_simdex.Index):
             raise ValueError(f"cannot pickle {self!r}: it is closed")
         # By the absolute path it was opened by (another process may have another working
         # directory), with the same options.
-        args = getattr(self, "_reopen_with", None) or (_os.path.abspath(self.path), self.detect_changes, None)
+        args = getattr(self, "_reopen_with", None) or (self._absolute_path, self.detect_changes, None)
         return (open, args)
 
 
@@ -274,7 +278,7 @@ def open(path, detect_changes=True, preload=None):
     process are as fast as later ones.
     """
     index = Index(_path(path), detect_changes, preload)
-    index._reopen_with = (_os.path.abspath(index.path), detect_changes, preload)
+    index._reopen_with = (index._absolute_path, detect_changes, preload)
     return index
 
 
@@ -323,18 +327,28 @@ class DedupResult:
                 f"removed {len(self.removed)}{wrote}>")
 
 
+def _repaired(text):
+    """`text` (str or bytes) as a str of valid UTF-8: ill-formed parts (lone surrogates, bytes that
+    are not UTF-8) replaced by U+FFFD as spec/FINGERPRINT.md step 1 replaces them (Python's decoder
+    follows the same practice), so the fingerprint is the one fingerprint() gives the original."""
+    if isinstance(text, str):
+        try:
+            text.encode("utf-8")
+            return text
+        except UnicodeEncodeError:
+            text = text.encode("utf-8", "surrogatepass")
+    return text.decode("utf-8", "replace")
+
+
 def _spool_texts(texts, spool):
     """Writes texts to the binary file spool as JSON Lines {"text": ...}: line i is document i, as
-    the library's find_duplicates over texts numbers them."""
+    the library's find_duplicates over texts numbers them. The lines become dedup's output: valid
+    UTF-8 (_repaired), as JSON must be."""
     lines = []
     for i, t in enumerate(texts):
-        if isinstance(t, str):  # lone surrogates pass as bytes that UTF-8 repair replaces, as fingerprint()
-            line = _json.dumps(t, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        elif isinstance(t, bytes):
-            line = _json.dumps(t.decode("utf-8", "surrogateescape"),
-                               ensure_ascii=False).encode("utf-8", "surrogateescape")
-        else:
+        if not isinstance(t, (str, bytes)):
             raise TypeError(f"texts must hold str (or UTF-8 bytes); item {i} is {type(t).__name__}")
+        line = _json.dumps(_repaired(t), ensure_ascii=False).encode("utf-8")
         lines.append(b'{"text":' + line + b"}\n")
         if len(lines) >= 4096:
             spool.writelines(lines)
@@ -362,7 +376,9 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         texts are first copied to a temporary JSON Lines file (in temp_dir).
     output: where to write the dataset without the dropped documents, atomically (None: write
         nothing). A file source gives its kept lines unchanged, in input order (.gz/.zst:
-        compressed so); a directory the kept files' paths; texts JSON Lines {"text": ...}.
+        compressed so); a directory the kept files' paths; texts JSON Lines {"text": ...} (a
+        text that is not valid UTF-8 written repaired, U+FFFD for each ill-formed part, as
+        fingerprint() reads it).
     k: documents whose fingerprints differ in at most k bits (0..32) are near-duplicates;
         DOCUMENT_K (7) is the README's choice for documents.
     keep: which document of a cluster is kept: "first" (in input order), "longest" or

@@ -277,3 +277,16 @@ def test_help_teaches():
     for word in ("DedupResult", "keep", "DOCUMENT_K", "iterable of str", "simdex dedup", "output"):
         assert word in doc
     assert simdex.DOCUMENT_K == 7
+
+
+def test_texts_output_is_valid_utf8_whatever_the_texts(tmp_path):
+    # Lone surrogates and bytes that are not UTF-8 went to the JSON Lines output as they were: a file
+    # no JSON reader could read. They are written repaired, with the fingerprints fingerprint() gives.
+    texts = ["caf\ud800 au lait", "tea for two", b"\xff\xfe raw bytes", "plain \U0001f600 text"]
+    out = tmp_path / "o.jsonl"
+    result = simdex.dedup(texts, out)
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [line["text"] for line in lines] == ["caf\ufffd\ufffd\ufffd au lait", "tea for two",
+                                                "\ufffd\ufffd raw bytes", "plain \U0001f600 text"]
+    assert len(result.keep) == 4 and len(result.removed) == 0
+    assert (simdex.fingerprint(texts) == simdex.fingerprint([line["text"] for line in lines])).all()

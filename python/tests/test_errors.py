@@ -1,6 +1,7 @@
 """Bad inputs raise clear errors: wrong dtypes, k too large, corrupt, missing and closed files."""
 
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -130,7 +131,6 @@ def test_objects_whose_init_never_ran_raise_type_errors(index_path):
             call(simdex.Index.__new__(simdex.Index))
     assert repr(simdex.Index.__new__(simdex.Index)) == "<simdex.Index (not initialized)>"
     with pytest.raises(TypeError, match="not initialized"):
-        import pickle
         pickle.dumps(simdex.Index.__new__(simdex.Index))
     builder_calls = [lambda b: b.add([1]), lambda b: b.write(index_path.parent / "y.sdx"),
                      lambda b: b.pairs_added, lambda b: b.written, lambda b: b.k, lambda b: len(b)]
@@ -138,6 +138,12 @@ def test_objects_whose_init_never_ran_raise_type_errors(index_path):
         with pytest.raises(TypeError, match="not initialized"):
             call(simdex.Builder.__new__(simdex.Builder))
     assert repr(simdex.Builder.__new__(simdex.Builder)) == "<simdex.Builder (not initialized)>"
+    import copy
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # 0 and 1 aborted the interpreter
+        with pytest.raises(TypeError, match="cannot pickle a simdex.Builder"):
+            pickle.dumps(simdex.Builder(), protocol=protocol)
+    with pytest.raises(TypeError, match="cannot pickle"):
+        copy.copy(simdex.Builder())
     assert not (index_path.parent / "y.sdx").exists()
     # Another object where an Index belongs: pybind11's usual TypeError, naming what is accepted.
     with pytest.raises(TypeError, match="incompatible"):
