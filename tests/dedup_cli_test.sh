@@ -166,6 +166,15 @@ check dedup-index-is-output 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.
 expect_grep dedup-index-is-output-msg "is also the output" "$dir/err"
 check dedup-report-is-index 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.jsonl" --index "$dir/i.sdx" --report "$dir/i.sdx"
 [ -e "$dir/d2.jsonl" ] && bad "a refused dedup wrote its output" || ok
+# Nor does anything go inside a directory of documents, at any depth (it would be read as one).
+mkdir -p "$dir/tree/sub" && printf 'ships sail on the sea\n' > "$dir/tree/a.txt" && cp "$dir/tree/a.txt" "$dir/tree/sub/b.txt"
+check dedup-output-in-input-dir 2 "$simdex" dedup -q "$dir/tree" -o "$dir/tree/sub/kept.txt"
+expect_grep dedup-output-in-input-dir-msg "lies in the input directory" "$dir/err"
+check dedup-index-in-input-dir 2 "$simdex" dedup -q "$dir/tree" -o "$dir/kept.txt" --index "$dir/tree/i.sdx"
+check fingerprint-output-in-input-dir 2 sh -c "cd '$dir/tree' && '$(realpath "$simdex")' fingerprint -q . -o fp.txt"
+check fingerprint-key-map-in-input-dir 2 "$simdex" fingerprint -q "$dir/tree" -o "$dir/fp.txt" --key-map "$dir/tree/k.tsv"
+check docs-dir-unchanged 0 test "$(find "$dir/tree" -type f | wc -l)" -eq 2
+check dedup-output-beside-input-dir 0 "$simdex" dedup -q "$dir/tree" -o "$dir/kept.txt"
 # A key map never replaces the documents it maps, nor the output.
 printf '{"url": "a", "text": "one text about ships"}\n' > "$dir/keyed.jsonl"
 cp "$dir/keyed.jsonl" "$dir/keyed.before"

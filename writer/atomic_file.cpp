@@ -249,7 +249,36 @@ void AtomicFile::publish() {
   fsync_directory(directory_of(target_));
 }
 
+namespace {
+// Whether `path` (existing or not) lies in the directory `dir` (device and inode), at any depth.
+bool lies_in(const std::string& path, const struct stat& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  if (ec) return false;
+  for (p = p.parent_path(); !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0 && st.st_dev == dir.st_dev && st.st_ino == dir.st_ino) return true;
+    if (p == p.root_path()) break;
+  }
+  return false;
+}
+
+void refuse_output_in_input_directory(const std::string& input, const std::string& output,
+                                      const std::string& what) {
+  struct stat in {};
+  if (output.empty() || output == "-" || input == "-" || ::stat(input.c_str(), &in) != 0 ||
+      !S_ISDIR(in.st_mode))
+    return;
+  if (lies_in(output, in))
+    throw Error(errc::usage, what + " " + output + " lies in the input directory " + input +
+                                 ": writing it would change the input while it is read, and the next run "
+                                 "would read it as a document; write it outside " +
+                                 input);
+}
+}  // namespace
+
 void refuse_input_as_output(const std::string& input, const std::string& output, const std::string& what) {
+  refuse_output_in_input_directory(input, output, what);
   struct stat out {
   }, in{};
   if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;

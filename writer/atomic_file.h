@@ -19,8 +19,10 @@ const std::string& checked_target(const std::string& target);
 // a command's or a builder's work, so that the message names the output.
 void require_target_directory(const std::string& target);
 // Error(usage) when writing `output` would replace `input`: both exist and are one file (device and
-// inode, so another path or a hard link to it is caught too; "-" as input is stdin). `what` names
-// the output in the message ("output", "the key map", ...).
+// inode, so another path or a hard link to it is caught too; "-" as input is stdin), or `input` is
+// a directory (of documents) that `output` would lie in, at any depth: the output would change the
+// input while it is read, and be read as a document by the next run. `what` names the output in
+// the message ("output", "the key map", ...).
 void refuse_input_as_output(const std::string& input, const std::string& output,
                             const std::string& what = "output");
 // Error(usage) when two outputs of one job are one file (the same path once made absolute and

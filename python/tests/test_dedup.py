@@ -290,3 +290,16 @@ def test_texts_output_is_valid_utf8_whatever_the_texts(tmp_path):
                                                 "\ufffd\ufffd raw bytes", "plain \U0001f600 text"]
     assert len(result.keep) == 4 and len(result.removed) == 0
     assert (simdex.fingerprint(texts) == simdex.fingerprint([line["text"] for line in lines])).all()
+
+
+def test_nothing_is_written_inside_a_directory_source(tmp_path):
+    # The output (or index) inside the directory of documents changed the input while it was read
+    # ("the input changed between its two reads") and became a document of the next run.
+    (tmp_path / "d" / "sub").mkdir(parents=True)
+    for name in ("a.txt", "sub/b.txt"):
+        (tmp_path / "d" / name).write_text("ships sail on the sea")
+    for kwargs in ({"output": tmp_path / "d" / "out.txt"}, {"output": None, "index": tmp_path / "d" / "sub" / "i.sdx"}):
+        with pytest.raises(simdex.UsageError, match="lies in the input directory"):
+            simdex.dedup(tmp_path / "d", **kwargs)
+    assert sorted(p.name for p in (tmp_path / "d").rglob("*") if p.is_file()) == ["a.txt", "b.txt"]
+    assert len(simdex.dedup(tmp_path / "d", tmp_path / "out.txt").removed) == 1
