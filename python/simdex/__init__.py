@@ -65,7 +65,7 @@ def _u64(values, name):
     if a.ndim == 0:
         a = a.reshape(1)
     if a.ndim != 1:
-        raise ValueError(f"{name} must be 1-D, got shape {a.shape}")
+        raise UsageError(f"{name} must be 1-D, got shape {a.shape}")
     if a.dtype == _np.uint64:
         return _np.ascontiguousarray(a)
     if a.size == 0:
@@ -74,7 +74,7 @@ def _u64(values, name):
         return a.astype(_np.uint64)
     if a.dtype.kind == "i":
         if a.min() < 0:
-            raise ValueError(f"{name} holds negative values; fingerprints and ids are unsigned 64-bit "
+            raise UsageError(f"{name} holds negative values; fingerprints and ids are unsigned 64-bit "
                              f"(signed storage of the same bits: pass {name}.view(np.uint64))")
         return a.astype(_np.uint64)
     if a.dtype.kind == "O":
@@ -82,7 +82,7 @@ def _u64(values, name):
         odd = [x for x in items if isinstance(x, bool) or not isinstance(x, (int, _np.integer))][:1]
         if not odd:
             if not all(0 <= x < 2**64 for x in items):
-                raise ValueError(f"{name} holds values outside 0..2**64-1")
+                raise UsageError(f"{name} holds values outside 0..2**64-1")
             return _np.array(items, dtype=_np.uint64)
         raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64); got a {type(odd[0]).__name__}")
     raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64), got dtype {a.dtype}")
@@ -90,10 +90,10 @@ def _u64(values, name):
 
 def _path(path):
     """A path argument (str, bytes or PathLike) as the str the library takes. A NUL byte would cut
-    the name short where the C library reads it: ValueError, as Python's own open() raises."""
+    the name short where the C library reads it: UsageError (a ValueError, as Python's own open() raises)."""
     path = _os.fsdecode(path)
     if "\x00" in path:
-        raise ValueError("embedded null byte")
+        raise UsageError("embedded null byte")
     return path
 
 
@@ -106,7 +106,7 @@ def _stopword_list(stopwords):
         return []
     if isinstance(stopwords, str):
         if stopwords != "english":
-            raise ValueError("stopwords must be None, 'english' or a list of words")
+            raise UsageError("stopwords must be None, 'english' or a list of words")
         return english_stopwords()
     return list(stopwords)
 
@@ -253,7 +253,7 @@ class Index(_simdex.Index):
 
     def __reduce__(self):  # pickled (multiprocessing spawn): reopened by path in the other process
         if self.closed:
-            raise ValueError(f"cannot pickle {self!r}: it is closed")
+            raise UsageError(f"cannot pickle {self!r}: it is closed")
         # By the absolute path it was opened by (another process may have another working
         # directory), with the same options.
         args = getattr(self, "_reopen_with", None) or (self._absolute_path, self.detect_changes, None)

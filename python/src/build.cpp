@@ -76,7 +76,7 @@ class Builder {
 
  private:
   IndexBuilder& live() {
-    if (!builder_) throw py::value_error("this Builder has written its index already; make a new one");
+    if (!builder_) throw Error(errc::usage, "this Builder has written its index already; make a new one");
     return *builder_;
   }
 

@@ -50,7 +50,7 @@ const StructType& report_type() {
 }
 
 BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force) {
-  if (k && *k < 0) throw py::value_error("k must be >= 0 (or None for the index's k)");
+  if (k && *k < 0) throw Error(errc::usage, "k must be >= 0 (or None for the index's k)");
   BatchOptions o;
   o.k = k.value_or(-1);
   o.threads = threads;
@@ -79,7 +79,7 @@ class PyIndex {
     else if (*preload == "all")
       o.preload = OpenOptions::Preload::all;
     else
-      throw py::value_error("preload must be None, 'keys' or 'all'");
+      throw Error(errc::usage, "preload must be None, 'keys' or 'all'");
     index_ = without_gil([&] { return std::make_shared<const Index>(Index::open(path_, o)); });
   }
 
@@ -95,7 +95,7 @@ class PyIndex {
 
   // The open index, for one call (see the file's comment). Needs the GIL.
   std::shared_ptr<const Index> get() const {
-    if (!index_) throw py::value_error("the index " + path_ + " is closed");
+    if (!index_) throw Error(errc::usage, "the index " + path_ + " is closed");
     return index_;
   }
 
@@ -107,7 +107,7 @@ class PyIndex {
   bool detect_changes() const { return detect_changes_; }
 
   py::list query(std::uint64_t fingerprint, std::optional<int> k) const {
-    if (k && *k < 0) throw py::value_error("k must be >= 0 (or None for the index's k)");
+    if (k && *k < 0) throw Error(errc::usage, "k must be >= 0 (or None for the index's k)");
     const auto index = get();
     // A buffer reused by the thread's queries, so a query allocates only what it returns. Taken,
     // not borrowed: building the hits may run Python code (a finalizer) that queries again.

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "python/src/bindings.h"
+#include "simdex/error.h"
 #include "simdex/version.h"
 
 namespace simdex::python {
@@ -26,10 +27,10 @@ py::object StructType::make(std::initializer_list<py::object> items) const {
 
 void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& ids) {
   if (fingerprints.ndim() != 1 || (ids && ids->ndim() != 1))
-    throw py::value_error("fingerprints and ids must be 1-D arrays");
+    throw Error(errc::usage, "fingerprints and ids must be 1-D arrays");
   if (ids && ids->size() != fingerprints.size())
-    throw py::value_error("ids has " + std::to_string(ids->size()) + " values for " +
-                          std::to_string(fingerprints.size()) + " fingerprints");
+    throw Error(errc::usage, "ids has " + std::to_string(ids->size()) + " values for " +
+                                 std::to_string(fingerprints.size()) + " fingerprints");
 }
 
 }  // namespace simdex::python
