@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/fingerprint.h"
 
 namespace simdex::python {
@@ -93,6 +94,12 @@ auto without_gil(F&& f) -> decltype(f()) {
   if (error) std::rethrow_exception(error);
   if constexpr (!std::is_void_v<R>) return std::move(*result);
 }
+
+// One fingerprint argument: an int (or numpy integer) in 0..2^64-1. A bool or a float is not one
+// (TypeError, as for any other type), a number out of range is a UsageError saying so.
+struct Fingerprint {
+  std::uint64_t value = 0;
+};
 
 // `self` of a method of T, or an argument that must be a T: any instance of T's class (or of a
 // subclass), whether or not its __init__ ran. Its signature shows T's Python name.
@@ -171,6 +178,24 @@ class StructType {
 }  // namespace simdex::python
 
 namespace pybind11::detail {
+template <>
+struct type_caster<simdex::python::Fingerprint> {
+  PYBIND11_TYPE_CASTER(simdex::python::Fingerprint, const_name("int"));
+  bool load(handle src, bool /*convert*/) {
+    if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr())) return false;
+    const object number = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
+    if (!number) throw error_already_set();
+    const unsigned long long v = PyLong_AsUnsignedLongLong(number.ptr());
+    if (v == ~0ULL && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw simdex::Error(simdex::errc::usage,
+                          "a fingerprint is an integer in 0..2**64-1, not " + std::string(repr(src)));
+    }
+    value.value = v;
+    return true;
+  }
+};
+
 // Self<T> loads any instance of T's class, constructed or not (pybind11's own caster would hand
 // over uninitialized memory for the latter); anything else is not a match.
 template <class T>

@@ -106,14 +106,14 @@ class PyIndex {
   const std::string& absolute_path() const { return absolute_path_; }
   bool detect_changes() const { return detect_changes_; }
 
-  py::list query(std::uint64_t fingerprint, std::optional<int> k) const {
+  py::list query(Fingerprint fingerprint, std::optional<int> k) const {
     if (k && *k < 0) throw Error(errc::usage, "k must be >= 0 (or None for the index's k)");
     const auto index = get();
     // A buffer reused by the thread's queries, so a query allocates only what it returns. Taken,
     // not borrowed: building the hits may run Python code (a finalizer) that queries again.
     thread_local std::vector<Hit> spare;
     std::vector<Hit> hits = std::move(spare);
-    without_gil([&] { index->query(fingerprint, index->search_distance(k.value_or(-1)), hits); });
+    without_gil([&] { index->query(fingerprint.value, index->search_distance(k.value_or(-1)), hits); });
     py::list out(hits.size());
     for (std::size_t i = 0; i < hits.size(); ++i)
       PyList_SET_ITEM(
@@ -127,10 +127,10 @@ class PyIndex {
     return out;
   }
 
-  py::array_t<std::uint64_t> ids_of(std::uint64_t fingerprint) const {
+  py::array_t<std::uint64_t> ids_of(Fingerprint fingerprint) const {
     const auto index = get();
     std::vector<std::uint64_t> ids;
-    for (std::uint64_t id : index->ids_of(fingerprint)) ids.push_back(id);
+    for (std::uint64_t id : index->ids_of(fingerprint.value)) ids.push_back(id);
     index->check_unchanged();
     return to_numpy(std::move(ids));
   }

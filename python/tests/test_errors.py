@@ -89,8 +89,13 @@ def test_wrong_dtypes_and_shapes(index_path):
             index.join(np.array([1, 2], dtype=np.uint64), ids=[5])
         with pytest.raises(TypeError):
             index.query(1.5)
-        with pytest.raises(TypeError):
-            index.query(-1)
+        for out_of_range in (-1, 2**64):  # as join's arrays: a value error naming the range
+            with pytest.raises(simdex.UsageError, match=r"0\.\.2\*\*64-1"):
+                index.query(out_of_range)
+        for call in (lambda: index.query(True), lambda: index.ids_of(False), lambda: True in index):
+            with pytest.raises(TypeError):  # a bool is no fingerprint (join refuses them too)
+                call()
+        assert index.query(np.uint64(2**64 - 1), k=0) == [] and index.ids_of(np.int64(5)).size == 0
         # Accepted: any unsigned or non-negative integer array, Python ints up to 2**64 - 1.
         assert index.join([2**64 - 1, 0]).query.dtype == np.int64
         assert index.join(np.array([3], dtype=np.uint32)).fingerprint.dtype == np.uint64
