@@ -1,24 +1,20 @@
 // The pieces of the _simdex extension module (python/simdex/ is the package users import): each
 // bind_* adds one part; the helpers turn C++ results into numpy arrays and structured tuples.
 #pragma once
-#include <cxxabi.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <chrono>
 #include <cstdint>
-#include <exception>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
-#include <type_traits>
 #include <typeinfo>
 #include <utility>
 #include <vector>
 
+#include "python/src/gil.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
 
@@ -48,52 +44,6 @@ void bind_build(py::module_& m);
 void bind_index(py::module_& m);
 void bind_dedup(py::module_& m);
 void bind_set(py::module_& m);
-
-// The ident of the interpreter's main thread, the one that finalizes it (set when the module loads).
-inline unsigned long main_thread_ident = 0;
-
-// Whether this thread would be ended by taking the GIL: a daemon thread while the interpreter
-// exits. Python 3.11-3.13 end it by pthread_exit, which unwinds its stack: through
-// py::gil_scoped_release's destructor (which may not throw) that aborted the process
-// ("terminate called without an active exception"), and the frames above would release Python
-// objects without the GIL. Callable without the GIL.
-inline bool thread_ends_on_gil() {
-#if PY_VERSION_HEX >= 0x030D0000
-  const bool finalizing = Py_IsFinalizing();
-#else
-  const bool finalizing = _Py_IsFinalizing();
-#endif
-  return finalizing && PyThread_get_thread_ident() != main_thread_ident;
-}
-
-// Such a thread waits here, without the GIL, until the process ends (as Python 3.14 makes them).
-[[noreturn]] inline void wait_for_process_exit() {
-  for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
-}
-
-// Runs f() with the GIL released, then takes the GIL back, outside any destructor; a daemon thread
-// of an exiting interpreter waits for the process to end instead (thread_ends_on_gil).
-template <class F>
-auto without_gil(F&& f) -> decltype(f()) {
-  using R = decltype(f());
-  std::exception_ptr error;
-  std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> result;
-  PyThreadState* state = PyEval_SaveThread();
-  try {
-    if constexpr (std::is_void_v<R>)
-      f();
-    else
-      result.emplace(f());
-  } catch (abi::__forced_unwind&) {  // never swallowed
-    throw;
-  } catch (...) {
-    error = std::current_exception();
-  }
-  if (thread_ends_on_gil()) wait_for_process_exit();
-  PyEval_RestoreThread(state);
-  if (error) std::rethrow_exception(error);
-  if constexpr (!std::is_void_v<R>) return std::move(*result);
-}
 
 // One fingerprint argument: an int (or numpy integer) in 0..2^64-1. A bool or a float is not one
 // (TypeError, as for any other type), a number out of range is a UsageError saying so.

@@ -100,8 +100,7 @@ py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& 
   std::vector<py::object> owners;  // the batch's texts, alive until the next call
   std::size_t position = 0;
   const TextBatches next = [&](std::vector<std::string_view>& batch) {
-    if (thread_ends_on_gil()) wait_for_process_exit();  // inside the library's frames: no unwinding
-    py::gil_scoped_acquire locked;
+    const GilTakenBack locked;
     owners.clear();
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();  // Ctrl-C between batches
     for (std::size_t bytes = 0; batch.size() < batch_texts && bytes < batch_bytes;) {

@@ -38,8 +38,7 @@ void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& id
 PYBIND11_MODULE(_simdex, m) {
   m.doc() = "The compiled part of simdex; import simdex instead.";
   m.attr("__version__") = SIMDEX_VERSION_STRING;
-  simdex::python::main_thread_ident =
-      pybind11::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  simdex::python::watch_interpreter_exit();
   simdex::python::bind_errors(m);
   simdex::python::bind_fingerprint(m);
   simdex::python::bind_build(m);

@@ -1,0 +1,61 @@
+#include "python/src/gil.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace simdex::python {
+
+namespace {
+
+unsigned long main_thread_ident = 0;  // the thread that finalizes the interpreter
+std::atomic<bool> exiting{false};     // set by the atexit hook
+std::atomic<int> returning{0};        // threads between the check below and holding the GIL
+
+bool finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
+
+// A thread other than the main one, once the interpreter exits: it waits, without the GIL, for the
+// process to end. Returns if the interpreter has not begun to finalize within a minute (the atexit
+// hooks were run by hand, say).
+void wait_while_exiting() {
+  for (int i = 0; i < 60000; ++i) {
+    if (finalizing())
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+}  // namespace
+
+void watch_interpreter_exit() {
+  main_thread_ident =
+      py::module_::import("threading").attr("main_thread")().attr("ident").cast<unsigned long>();
+  py::module_::import("atexit").attr("register")(py::cpp_function([] {
+    exiting.store(true);
+    // Threads past the check hold or wait for the GIL: let them take it and return to Python
+    // before the interpreter finalizes (bounded: a thread holding it too long is not waited for).
+    const py::gil_scoped_release unlocked;  // the main thread: never ended by taking it back
+    for (int i = 0; i < 2000 && returning.load() > 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }));
+}
+
+void take_gil_back(PyThreadState* state) {
+  const bool main = PyThread_get_thread_ident() == main_thread_ident;  // never ended
+  returning.fetch_add(1);  // before the check: the hook sees either this thread or its own flag
+  if (!main && (exiting.load() || finalizing())) {
+    returning.fetch_sub(1);
+    wait_while_exiting();
+    returning.fetch_add(1);
+  }
+  PyEval_RestoreThread(state);
+  returning.fetch_sub(1);
+}
+
+}  // namespace simdex::python

@@ -1,0 +1,60 @@
+// The GIL released while simdex works, and taken back safely when the interpreter exits. Python
+// 3.11-3.13 end a daemon thread that takes the GIL back during finalization by pthread_exit, which
+// unwinds its stack: through py::gil_scoped_release's destructor (which may not throw) that
+// aborted the whole process ("terminate called without an active exception"), and frames above it
+// would release Python objects without the GIL while the main thread tears the interpreter down.
+// So the GIL is taken back outside any destructor, and a daemon thread that would be ended waits
+// for the process to end instead (as Python 3.14 makes such threads do).
+#pragma once
+#include <cxxabi.h>
+#include <pybind11/pybind11.h>
+
+#include <exception>
+#include <optional>
+#include <type_traits>
+
+namespace simdex::python {
+
+namespace py = pybind11;
+
+// When the module loads: an atexit hook that, before the interpreter finalizes, stops daemon
+// threads from taking the GIL back and lets those already on their way get it first.
+void watch_interpreter_exit();
+
+// Takes the GIL back for `state` (PyEval_RestoreThread), or waits for the process to end in a
+// daemon thread of an exiting interpreter. Not from a destructor.
+void take_gil_back(PyThreadState* state);
+
+// The GIL taken back inside a region that released it (a callback of the library), given up again
+// at the end of the scope.
+class GilTakenBack {
+ public:
+  GilTakenBack() { take_gil_back(PyGILState_GetThisThreadState()); }
+  ~GilTakenBack() { PyEval_SaveThread(); }  // giving it up never ends the thread
+  GilTakenBack(const GilTakenBack&) = delete;
+  GilTakenBack& operator=(const GilTakenBack&) = delete;
+};
+
+// f() with the GIL released; the GIL taken back after, as take_gil_back does.
+template <class F>
+auto without_gil(F&& f) -> decltype(f()) {
+  using R = decltype(f());
+  std::exception_ptr error;
+  std::optional<std::conditional_t<std::is_void_v<R>, bool, R>> result;
+  PyThreadState* state = PyEval_SaveThread();
+  try {
+    if constexpr (std::is_void_v<R>)
+      f();
+    else
+      result.emplace(f());
+  } catch (abi::__forced_unwind&) {  // never swallowed
+    throw;
+  } catch (...) {
+    error = std::current_exception();
+  }
+  take_gil_back(state);
+  if (error) std::rethrow_exception(error);
+  if constexpr (!std::is_void_v<R>) return std::move(*result);
+}
+
+}  // namespace simdex::python
