@@ -43,7 +43,10 @@ struct IndexBuilder::State {
 };
 
 IndexBuilder::IndexBuilder(BuildOptions options)
-    : options_(std::move(options)), state_(std::make_unique<State>(options_)) {}
+    : options_(std::move(options)), state_(std::make_unique<State>(options_)) {
+  // k checked now, not at write() after every pair was added (the scheme it names is made then).
+  if (!options_.scheme) (void)Scheme::automatic(0, options_.k);
+}
 IndexBuilder::~IndexBuilder() = default;
 IndexBuilder::IndexBuilder(IndexBuilder&&) noexcept = default;
 IndexBuilder& IndexBuilder::operator=(IndexBuilder&&) noexcept = default;

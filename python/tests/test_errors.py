@@ -160,6 +160,13 @@ def test_objects_whose_init_never_ran_raise_type_errors(index_path):
         assert len(index) == 2000 and index.reopen().k == index.k
 
 
+def test_a_builder_refuses_a_bad_k_before_any_pair_is_added():
+    for k in (33, 65):
+        with pytest.raises(simdex.UsageError, match=r"out of range \(0\.\.32\)"):
+            simdex.Builder(k=k)
+    assert simdex.Builder(k=32).k == 32
+
+
 def test_write_errors_leave_nothing(tmp_path):
     with pytest.raises(simdex.FileError, match="does not exist"):
         simdex.build(tmp_path / "no" / "such" / "dir.sdx", [1, 2])
