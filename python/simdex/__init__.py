@@ -90,10 +90,15 @@ def _u64(values, name):
 
 def _path(path):
     """A path argument (str, bytes or PathLike) as the str the library takes. A NUL byte would cut
-    the name short where the C library reads it: UsageError (a ValueError, as Python's own open() raises)."""
+    the name short where the C library reads it: UsageError (a ValueError, as Python's own open()
+    raises). A name whose bytes are not UTF-8 is refused too: the library's paths are UTF-8."""
     path = _os.fsdecode(path)
     if "\x00" in path:
         raise UsageError("embedded null byte")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"simdex takes file names in UTF-8; {path!r} is not (rename it)") from None
     return path
 
 

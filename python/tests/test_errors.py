@@ -160,6 +160,16 @@ def test_objects_whose_init_never_ran_raise_type_errors(index_path):
         assert len(index) == 2000 and index.reopen().k == index.k
 
 
+def test_a_path_that_is_not_utf8_is_refused_clearly(tmp_path):
+    name = os.fsencode(str(tmp_path)) + b"/\xff.sdx"  # a surrogate-escaped str after os.fsdecode
+    for path in (name, os.fsdecode(name)):
+        with pytest.raises(simdex.UsageError, match="UTF-8"):
+            simdex.build(path, [1, 2])
+        with pytest.raises(simdex.UsageError, match="UTF-8"):
+            simdex.open(path)
+    assert os.listdir(tmp_path) == []
+
+
 def test_a_builder_refuses_a_bad_k_before_any_pair_is_added():
     for k in (33, 65):
         with pytest.raises(simdex.UsageError, match=r"out of range \(0\.\.32\)"):
