@@ -46,7 +46,7 @@ void watch_interpreter_exit() {
   }));
 }
 
-void take_gil_back(PyThreadState* state) {
+PyGILState_STATE take_gil_back(PyThreadState* state) {
   const bool main = PyThread_get_thread_ident() == main_thread_ident;  // never ended
   returning.fetch_add(1);  // before the check: the hook sees either this thread or its own flag
   if (!main && (exiting.load() || finalizing())) {
@@ -54,8 +54,13 @@ void take_gil_back(PyThreadState* state) {
     wait_while_exiting();
     returning.fetch_add(1);
   }
-  PyEval_RestoreThread(state);
+  PyGILState_STATE ensured{};
+  if (state)
+    PyEval_RestoreThread(state);
+  else
+    ensured = PyGILState_Ensure();
   returning.fetch_sub(1);
+  return ensured;
 }
 
 }  // namespace simdex::python

@@ -21,18 +21,30 @@ namespace py = pybind11;
 // threads from taking the GIL back and lets those already on their way get it first.
 void watch_interpreter_exit();
 
-// Takes the GIL back for `state` (PyEval_RestoreThread), or waits for the process to end in a
-// daemon thread of an exiting interpreter. Not from a destructor.
-void take_gil_back(PyThreadState* state);
+// Takes the GIL back for `state` (PyEval_RestoreThread; null: a thread Python does not know yet,
+// PyGILState_Ensure), or waits for the process to end in a daemon thread of an exiting
+// interpreter. Not from a destructor. Returns what PyGILState_Ensure returned, if it ran.
+PyGILState_STATE take_gil_back(PyThreadState* state);
 
-// The GIL taken back inside a region that released it (a callback of the library), given up again
-// at the end of the scope.
+// The GIL taken back inside a region that released it (a callback of the library, on any thread),
+// given up again at the end of the scope.
 class GilTakenBack {
  public:
-  GilTakenBack() { take_gil_back(PyGILState_GetThisThreadState()); }
-  ~GilTakenBack() { PyEval_SaveThread(); }  // giving it up never ends the thread
+  GilTakenBack() : known_(PyGILState_GetThisThreadState() != nullptr) {
+    ensured_ = take_gil_back(PyGILState_GetThisThreadState());
+  }
+  ~GilTakenBack() {  // giving the GIL up never ends the thread
+    if (known_)
+      PyEval_SaveThread();
+    else
+      PyGILState_Release(ensured_);
+  }
   GilTakenBack(const GilTakenBack&) = delete;
   GilTakenBack& operator=(const GilTakenBack&) = delete;
+
+ private:
+  bool known_;
+  PyGILState_STATE ensured_{};
 };
 
 // f() with the GIL released; the GIL taken back after, as take_gil_back does.
