@@ -1,6 +1,10 @@
 #include "set/set_snapshot.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <queue>
 
@@ -119,6 +123,10 @@ std::unique_ptr<Index::Impl> open_set(const std::string& path, const OpenOptions
 }
 
 Index SetSnapshot::reopen() const {
+  // A manifest gone is the error open() gives a missing file (io), not a member's (member_missing).
+  struct stat st {};
+  if (::stat(path_.c_str(), &st) != 0)
+    throw Error(errc::io, "cannot open index set '" + path_ + "': " + std::strerror(errno));
   auto impl = std::make_unique<Index::Impl>();
   impl->options = options_;
   impl->composite = open(path_, options_, this);

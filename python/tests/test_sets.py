@@ -94,3 +94,13 @@ def test_set_errors(tmp_path):
     with pytest.raises(simdex.FileError):
         simdex.merge(tmp_path / "none.sdxs")
     assert not (tmp_path / "none.sdxs.lock").exists()  # a writer that made no set leaves no lock
+
+
+def test_reopen_of_a_set_gone_is_a_file_error(tmp_path):
+    path = tmp_path / "s.sdxs"
+    simdex.add(path, [1, 2, 3], ids=[1, 2, 3])
+    with simdex.open(path) as s:
+        path.unlink()
+        with pytest.raises(simdex.FileError, match="No such file"):  # was FormatError member_missing
+            s.reopen()
+        assert s.query(2, k=0)[0].ids == (2,)  # the snapshot still answers
