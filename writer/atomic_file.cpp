@@ -250,39 +250,36 @@ void AtomicFile::publish() {
 }
 
 namespace {
+// `path` made absolute and resolved as far as it exists: "x" and "./x" of a file not there yet are
+// one path. Empty, with `ec` set, when that fails.
+std::filesystem::path resolved(const std::string& path, std::error_code& ec) {
+  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  return ec ? std::filesystem::path() : p;
+}
+
 // Whether `path` (existing or not) lies in the directory `dir` (device and inode), at any depth.
 bool lies_in(const std::string& path, const struct stat& dir) {
   std::error_code ec;
-  std::filesystem::path p = std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
-  if (ec) return false;
-  for (p = p.parent_path(); !p.empty(); p = p.parent_path()) {
+  for (std::filesystem::path p = resolved(path, ec).parent_path(); !p.empty(); p = p.parent_path()) {
     struct stat st {};
     if (::stat(p.c_str(), &st) == 0 && st.st_dev == dir.st_dev && st.st_ino == dir.st_ino) return true;
     if (p == p.root_path()) break;
   }
   return false;
 }
+}  // namespace
 
-void refuse_output_in_input_directory(const std::string& input, const std::string& output,
-                                      const std::string& what) {
-  struct stat in {};
-  if (output.empty() || output == "-" || input == "-" || ::stat(input.c_str(), &in) != 0 ||
-      !S_ISDIR(in.st_mode))
+void refuse_input_as_output(const std::string& input, const std::string& output, const std::string& what) {
+  struct stat in {
+  }, out{};
+  if (output.empty() || output == "-" || (input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0)
     return;
-  if (lies_in(output, in))
+  if (input != "-" && S_ISDIR(in.st_mode) && lies_in(output, in))
     throw Error(errc::usage, what + " " + output + " lies in the input directory " + input +
                                  ": writing it would change the input while it is read, and the next run "
                                  "would read it as a document; write it outside " +
                                  input);
-}
-}  // namespace
-
-void refuse_input_as_output(const std::string& input, const std::string& output, const std::string& what) {
-  refuse_output_in_input_directory(input, output, what);
-  struct stat out {
-  }, in{};
-  if (output.empty() || output == "-" || ::stat(output.c_str(), &out) != 0) return;
-  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
+  if (::stat(output.c_str(), &out) != 0) return;
   if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
     throw Error(errc::usage, what + " " + output + " is the same file as the input " +
                                  (input == "-" ? "<stdin>" : input) +
@@ -292,10 +289,8 @@ void refuse_input_as_output(const std::string& input, const std::string& output,
 void refuse_same_output(const std::string& a, const std::string& a_what, const std::string& b,
                         const std::string& b_what) {
   if (a.empty() || b.empty() || a == "-" || b == "-") return;
-  std::error_code ec_a, ec_b;  // absolute first: "x" and "./x" of a file not there yet are one path
-  bool same = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ec_a), ec_a) ==
-                  std::filesystem::weakly_canonical(std::filesystem::absolute(b, ec_b), ec_b) &&
-              !ec_a && !ec_b;
+  std::error_code ec_a, ec_b;
+  bool same = resolved(a, ec_a) == resolved(b, ec_b) && !ec_a && !ec_b;
   struct stat sa {
   }, sb{};
   if (!same && ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)

@@ -30,11 +30,9 @@ PyGILState_STATE take_gil_back(PyThreadState* state);
 // given up again at the end of the scope.
 class GilTakenBack {
  public:
-  GilTakenBack() : known_(PyGILState_GetThisThreadState() != nullptr) {
-    ensured_ = take_gil_back(PyGILState_GetThisThreadState());
-  }
+  GilTakenBack() : state_(PyGILState_GetThisThreadState()), ensured_(take_gil_back(state_)) {}
   ~GilTakenBack() {  // giving the GIL up never ends the thread
-    if (known_)
+    if (state_)
       PyEval_SaveThread();
     else
       PyGILState_Release(ensured_);
@@ -43,8 +41,8 @@ class GilTakenBack {
   GilTakenBack& operator=(const GilTakenBack&) = delete;
 
  private:
-  bool known_;
-  PyGILState_STATE ensured_{};
+  PyThreadState* state_;  // null: a thread Python did not know, given a state by PyGILState_Ensure
+  PyGILState_STATE ensured_;
 };
 
 // f() with the GIL released; the GIL taken back after, as take_gil_back does.

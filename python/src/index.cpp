@@ -4,7 +4,6 @@
 #include "simdex/index.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "format/huge_pages.h"
 #include "python/src/bindings.h"
+#include "set/set_files.h"
 #include "simdex/batch.h"
 #include "simdex/error.h"
 
@@ -69,7 +69,7 @@ py::tuple ids_tuple(const Ids& ids) {
 class PyIndex {
  public:
   PyIndex(std::string path, bool detect_changes, const std::optional<std::string>& preload)
-      : path_(std::move(path)), absolute_path_(absolute(path_)), detect_changes_(detect_changes) {
+      : path_(std::move(path)), absolute_path_(set::reopen_path(path_)), detect_changes_(detect_changes) {
     OpenOptions o;
     o.detect_changes = detect_changes;
     if (!preload || *preload == "none")
@@ -344,12 +344,6 @@ class PyIndex {
   }
 
  private:
-  static std::string absolute(const std::string& path) {
-    std::error_code ec;
-    const std::filesystem::path p = std::filesystem::absolute(path, ec);
-    return ec ? path : p.string();
-  }
-
   std::string path_, absolute_path_;
   bool detect_changes_;
   std::shared_ptr<const Index> index_;
