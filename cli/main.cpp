@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "simdex/error.h"
+#include "simdex/fingerprint.h"
 #include "simdex/version.h"
 
 int main(int argc, char** argv) {
@@ -28,7 +29,9 @@ int main(int argc, char** argv) {
                                         std::to_string(SIMDEX_FORMAT_VERSION_MAJOR) + "." +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MINOR) + ", reads " +
                                         std::to_string(SIMDEX_FORMAT_READS_MAJOR) + ".x and " +
-                                        std::to_string(SIMDEX_FORMAT_READS_OLDEST_MAJOR) + ".x");
+                                        std::to_string(SIMDEX_FORMAT_READS_OLDEST_MAJOR) + ".x" +
+                                        "\ntext fingerprints: spec/FINGERPRINT.md version 1, Unicode " +
+                                        simdex::unicode_version());
   simdex::cli::add_build_command(app);
   simdex::cli::add_query_command(app);
   simdex::cli::add_verify_command(app);

@@ -69,11 +69,15 @@ bool DocumentReader::next(Document& doc) {
     if (read_fast(doc)) return true;
     // JSON must be UTF-8, but real dumps carry stray bytes: repair them as spec step 1 would, so a
     // text's fingerprint is the same as that of its raw bytes.
+    bool repaired = false;
     if (!is_valid_utf8(line_)) {
       repair_utf8(line_, repaired_);
       line_.swap(repaired_);
-      if (read_fast(doc)) return true;
+      repaired = true;
     }
+    // And an escaped lone surrogate (\uD800), which both parsers refuse, is U+FFFD as in raw bytes.
+    if (repair_lone_surrogate_escapes(line_)) repaired = true;
+    if (repaired && read_fast(doc)) return true;
     read_json(doc);
     return true;
   }
@@ -127,7 +131,9 @@ void DocumentReader::read_json(Document& doc) {
         (head.find("SDX") != std::string::npos || head.find("SDS") != std::string::npos))
       hint = " (a simdex index or set, not documents)";
     else if (line_no_ == 1 && start != std::string::npos && line_[start] != '{')
-      hint = " (JSON Lines expected; for plain text, one document a line: --input-format lines)";
+      hint =
+          " (JSON Lines expected; for plain text, one document a line: --input-format lines, in Python "
+          "input_format=\"lines\")";
     return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what + hint);
   };
   nlohmann::json j;

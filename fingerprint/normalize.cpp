@@ -5,6 +5,7 @@
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 #include <unicode/utf8.h>
+#include <unicode/uversion.h>
 
 #include <algorithm>
 #include <bitset>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "simdex/error.h"
+#include "simdex/fingerprint.h"
 
 namespace simdex::text {
 
@@ -193,3 +195,15 @@ void Normalizer::normalize_pieces(std::string_view in, icu::ByteSink& sink, std:
 }
 
 }  // namespace simdex::text
+
+namespace simdex {
+
+std::string unicode_version() {
+  UVersionInfo version;
+  u_getUnicodeVersion(version);
+  char text[U_MAX_VERSION_STRING_LENGTH];
+  u_versionToString(version, text);
+  return text;
+}
+
+}  // namespace simdex

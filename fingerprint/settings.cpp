@@ -27,7 +27,9 @@ std::string describe(const FingerprintSettings& s) {
 void require_same_settings(const std::optional<FingerprintSettings>& index_settings,
                            const FingerprintSettings& query_settings, const std::string& what) {
   if (!index_settings || *index_settings == query_settings) return;
-  std::string hint = "give the index's settings (--shingle, --weighting, --stopwords, --stopwords-file)";
+  std::string hint =
+      "give the index's settings (command line: --shingle, --weighting, --stopwords, --stopwords-file; "
+      "Python: shingle=, weighting=, stopwords=)";
   if (describe(*index_settings) == describe(query_settings)) hint = "the stopword lists differ; " + hint;
   throw Error(errc::settings_mismatch, what + " was built from texts fingerprinted with " +
                                            describe(*index_settings) + ", these texts with " +

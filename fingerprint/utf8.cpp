@@ -79,4 +79,47 @@ void repair_utf8(std::string_view s, std::string& out) {
   }
 }
 
+namespace {
+// The code unit of the escape \uXXXX at json[i] (json[i] == '\\'), or -1 when it is none.
+long escaped_unit(const std::string& json, std::size_t i) {
+  if (i + 6 > json.size() || json[i + 1] != 'u') return -1;
+  long unit = 0;
+  for (std::size_t k = i + 2; k < i + 6; ++k) {
+    const char c = json[k];
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) return -1;
+    unit = unit * 16 + digit;
+  }
+  return unit;
+}
+}  // namespace
+
+bool repair_lone_surrogate_escapes(std::string& json) {
+  bool changed = false;
+  // Every backslash starts an escape (outside strings a backslash is no JSON at all): stepping
+  // over each escape whole keeps "\\\\uD800" (an escaped backslash, then text) as it is.
+  for (std::size_t i = json.find('\\'); i != std::string::npos && i + 1 < json.size();
+       i = json.find('\\', i)) {
+    const long unit = escaped_unit(json, i);
+    if (unit < 0xD800 || unit > 0xDFFF) {
+      i += unit < 0 ? 2 : 6;
+      continue;
+    }
+    if (unit <= 0xDBFF) {
+      const long low = escaped_unit(json, i + 6);
+      if (low >= 0xDC00 && low <= 0xDFFF) {  // a pair: as it is
+        i += 12;
+        continue;
+      }
+    }
+    json.replace(i + 2, 4, "FFFD");
+    changed = true;
+    i += 6;
+  }
+  return changed;
+}
+
 }  // namespace simdex::text

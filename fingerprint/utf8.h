@@ -20,6 +20,12 @@ bool is_valid_utf8(std::string_view s);
 // Replaces `out` with `in` where every maximal subpart of an ill-formed sequence became U+FFFD.
 void repair_utf8(std::string_view in, std::string& out);
 
+// In a JSON text: rewrites every \uXXXX escape of a surrogate that is not half of a pair (\uD800-
+// \uDBFF followed by \uDC00-\uDFFF) as \uFFFD, in place (same length), as step 1 repairs such a
+// code point in raw bytes; JSON parsers refuse it, and Python's json.dumps writes it for text read
+// with errors="surrogateescape". Returns whether anything changed.
+bool repair_lone_surrogate_escapes(std::string& json);
+
 // Decodes the code point at s[i] of well-formed UTF-8 and moves i past it.
 inline char32_t next_code_point(std::string_view s, std::size_t& i) {
   const auto b0 = static_cast<unsigned char>(s[i]);

@@ -17,6 +17,23 @@ std::string repaired(std::string_view s) {
 const std::string R = "\xEF\xBF\xBD";  // U+FFFD
 }  // namespace
 
+TEST_CASE("escaped lone surrogates in JSON become \\uFFFD, pairs and other escapes stay") {
+  auto fixed = [](std::string json) {
+    simdex::text::repair_lone_surrogate_escapes(json);
+    return json;
+  };
+  CHECK(fixed(R"("a\uD800b")") == R"("a\uFFFDb")");
+  CHECK(fixed(R"("\udc00\udbff")") == R"("\uFFFD\uFFFD")");
+  CHECK(fixed(R"("\uD83D\uDE00")") == R"("\uD83D\uDE00")");              // a pair
+  CHECK(fixed(R"("\uD83D\uD83D\uDE00")") == R"("\uFFFD\uD83D\uDE00")");  // a high one, then a pair
+  CHECK(fixed(R"("\\uD800")") == R"("\\uD800")");                        // an escaped backslash, then text
+  CHECK(fixed(R"("\\\uD800")") == R"("\\\uFFFD")");
+  CHECK(fixed(R"("\uD80")") == R"("\uD80")");  // no escape of four digits: left to the parser
+  CHECK(fixed("\"\\") == "\"\\");              // a backslash at the end
+  std::string unchanged = R"({"text": "\u00e9\n\"\uD7FF\uE000"})";
+  CHECK(!simdex::text::repair_lone_surrogate_escapes(unchanged));
+}
+
 TEST_CASE("well-formed UTF-8 passes unchanged") {
   for (std::string s : {"", "plain ascii", "caf\xC3\xA9", "\xE4\xB8\xAD\xE6\x96\x87", "\xF0\x9F\x98\x80",
                         "\xF4\x8F\xBF\xBF", "\xED\x9F\xBF", "\xEE\x80\x80"}) {

@@ -8,9 +8,16 @@
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace simdex::format {
+
+namespace {
+thread_local const std::atomic<bool>* round_failed = nullptr;  // of the round this thread works in
+}
+
+bool round_stopped() { return round_failed && round_failed->load(std::memory_order_relaxed); }
 
 // The round in progress and the workers waiting for the next one.
 struct TaskPool::State {
@@ -31,6 +38,7 @@ struct TaskPool::State {
 
   // The round's tasks, taken one by one until none is left or one failed.
   void work(unsigned worker) {
+    const std::atomic<bool>* outer = std::exchange(round_failed, &failed);  // a task may run a pool
     try {
       for (std::size_t i; !failed && (i = next.fetch_add(1)) < count;) (*task)(i, worker, done);
     } catch (...) {
@@ -38,6 +46,7 @@ struct TaskPool::State {
       if (!error) error = std::current_exception();
       failed = true;
     }
+    round_failed = outer;
   }
   void serve(unsigned worker) {
     uint64_t seen = 0;
@@ -110,9 +119,15 @@ void TaskPool::run(std::size_t count, const Task& task, const TaskProgress& prog
       std::unique_lock g(s.lock);
       while (s.running > 0) {
         s.finished.wait_for(g, std::chrono::milliseconds(200));
-        if (progress.report && s.running > 0) {
+        if (progress.report && s.running > 0 && !s.failed) {
           g.unlock();
-          progress.report(s.done.load(), progress.total);
+          try {
+            progress.report(s.done.load(), progress.total);
+          } catch (...) {  // the caller stops the work (Python's Ctrl-C): as a task's error
+            std::lock_guard e(s.lock);
+            if (!s.error) s.error = std::current_exception();
+            s.failed = true;
+          }
           g.lock();
         }
       }

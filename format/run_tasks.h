@@ -29,9 +29,9 @@ class TaskPool {
 
   // Runs task(i, worker) for i in [0, count) on the pool's threads (workers 0..threads-1), calling
   // progress(done units, total units) from the calling thread meanwhile; tasks add to `done` through
-  // the counter given. Rethrows the first exception of a task after every thread has stopped; once
-  // a task failed, no new task of the round starts. One thread, or at most one task, and no
-  // progress to report: the calling thread runs the tasks itself.
+  // the counter given. Rethrows the first exception of a task, or of progress (a caller stopping
+  // the work), after every thread has stopped; once one was thrown, no new task of the round starts. One
+  // thread, or at most one task, and no progress to report: the calling thread runs the tasks itself.
   void run(std::size_t count, const Task& task, const TaskProgress& progress = {});
   unsigned threads() const { return threads_; }
 
@@ -41,6 +41,11 @@ class TaskPool {
   unsigned threads_;
   std::unique_ptr<State> state_;
 };
+
+// In a task: true once its round is stopped (another task failed, or progress threw). A task that
+// may run long (a dense group's comparisons) polls it and returns early: the round's results are
+// dropped with the exception it rethrows.
+bool round_stopped();
 
 // One round of a pool of its own: TaskPool(threads).run(count, task, progress).
 void run_tasks(unsigned threads, std::size_t count, const Task& task, const TaskProgress& progress = {});

@@ -126,3 +126,50 @@ TEST_CASE("a round of one task with nobody to report to runs on the calling thre
   CHECK(thread_of(64, false).count(caller) == 0);  // the workers now run
   CHECK(thread_of(1, false) == std::set{caller});  // and still not one task alone
 }
+
+TEST_CASE("a progress report that throws stops the round, as a task's error does") {
+  simdex::format::TaskPool pool(3);
+  std::atomic<int> started{0};
+  TaskProgress stop;
+  stop.report = [](uint64_t, uint64_t) { throw std::runtime_error("stopped by the caller"); };
+  stop.total = 100000;
+  auto slow = [&](std::size_t, unsigned, std::atomic<uint64_t>& done) {
+    ++started;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ++done;
+  };
+  // 100,000 tasks of a millisecond on 3 threads: 33 s unless the first report (200 ms) stops them.
+  CHECK_THROWS_WITH(pool.run(100000, slow, stop), "stopped by the caller");
+  CHECK(started < 100000);
+  std::atomic<int> runs{0};
+  pool.run(10, [&](std::size_t, unsigned, std::atomic<uint64_t>&) { ++runs; });  // the pool goes on
+  CHECK(runs == 10);
+}
+
+TEST_CASE("a long task sees its round stopped and returns early") {
+  for (bool by_progress : {false, true}) {
+    CAPTURE(by_progress);
+    simdex::format::TaskPool pool(2);
+    CHECK(!simdex::format::round_stopped());  // outside a round
+    TaskProgress progress;
+    if (by_progress) progress.report = [](uint64_t, uint64_t) { throw std::runtime_error("stop"); };
+    const auto start = std::chrono::steady_clock::now();
+    // Task 0 fails at once (or progress throws within 200 ms); task 1 would run a minute.
+    auto task = [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
+      if (i == 0 && !by_progress) throw std::runtime_error("stop");
+      while (!simdex::format::round_stopped() &&
+             std::chrono::steady_clock::now() - start < std::chrono::minutes(1))
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    };
+    CHECK_THROWS_WITH(pool.run(2, task, progress), "stop");
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
+    bool stopped_in_next_round = true;
+    pool.run(4, [&](std::size_t, unsigned, std::atomic<uint64_t>&) {
+      if (simdex::format::round_stopped())
+        stopped_in_next_round = true;
+      else
+        stopped_in_next_round = false;
+    });
+    CHECK(!stopped_in_next_round);  // a new round starts unstopped
+  }
+}

@@ -184,6 +184,7 @@ class Joiner {
     const std::size_t count = groups_.size() - 1;
     std::size_t next = 0;  // the next group to scan
     for (std::size_t i = 0; i < count + 3 * kLag; ++i) {
+      if ((i & 255) == 255 && format::round_stopped()) return;  // a chunk of a stopped round
       if (i < count) reader::aim_permuted(t, qs[groups_[i].first].q, in_flight(i));
       if (i >= kLag && i - kLag < count)
         reader::read_candidates(t, in_flight(i - kLag), reader::WalkLines::next);
@@ -215,6 +216,7 @@ class Joiner {
     constexpr std::size_t kAhead = 8;
     for (std::size_t g = 0; g < std::min(kAhead, count); ++g) reader::prefetch_block(t, groups_[g].block);
     for (std::size_t g = 0; g < count; ++g) {
+      if ((g & 255) == 255 && format::round_stopped()) return;
       if (g + kAhead < count) reader::prefetch_block(t, groups_[g + kAhead].block);
       scan(t, qs, chunk, g, decoded);
     }
@@ -273,6 +275,7 @@ class Joiner {
     const std::size_t g = groups_[gi].first, ge = groups_[gi + 1].first;
     const auto range = reader::prefix_range(qs[g].q, p);
     for (uint64_t j = start; j < t.block_count(); ++j) {
+      if (((j - start) & 255) == 255 && format::round_stopped()) return;  // a dense prefix: many blocks
       if (j != cur_) {
         mark_decoded(decoded, j);
         // Later groups read block j only when the next one starts at or before it (the starts

@@ -52,6 +52,7 @@ class Scanner {
     found_ = 0;
     clear();
     for (uint64_t j = task.first; j < task.end; ++j) {
+      if ((j & 255) == 0 && format::round_stopped()) return found_;  // the round's results are dropped
       const auto r = file_.decode(t, j, [&](uint64_t e, uint32_t i) {
         if (!entries_.empty() && !same_prefix(entries_.front(), e, p)) {
           compare(t);
@@ -75,10 +76,21 @@ class Scanner {
  private:
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
-    work_.add_group(entries_.size());
-    close_pairs(entries_.data(), entries_.size(), scan_.k,
-                [&](std::size_t i, std::size_t j) { report(t, i, j); });
+    const std::size_t n = entries_.size();
+    work_.add_group(n);
+    if (n < kStripeRows * 64) {  // at most 1.3e8 comparisons, a few tens of milliseconds
+      close_pairs(entries_.data(), n, scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
+      return;
+    }
+    // A large group (a dense prefix, hours of work when forced past the work limit): the same
+    // pairs row by row, in stripes, so that a stopped round ends within one stripe.
+    for (std::size_t i = 0; i + 1 < n; ++i) {
+      if (i % kStripeRows == 0 && format::round_stopped()) return;
+      close_to(entries_[i], entries_.data() + i + 1, n - i - 1, scan_.k,
+               [&](std::size_t y) { report(t, i, i + 1 + y); });
+    }
   }
+  static constexpr std::size_t kStripeRows = 256;
 
   // Block j's rank plus its entries is where the next block starts (n after the last block).
   void check_rank_chain(const TableView& t, uint64_t j, uint64_t entries) const {

@@ -194,6 +194,11 @@ TEST_CASE("one-level and two-level schemes with other k, random and dense-prefix
   check_all(clustered_pairs(rng, 500, 2), Scheme::one_level(1, 0), 32, rng());
 }
 
+TEST_CASE("a group of 20,000 entries (compared row by row, in stripes) gives brute force's pairs") {
+  std::mt19937_64 rng(24);
+  check_all(dense_prefix_pairs(rng, 20000, 40), Scheme::one_level(2, 1), 256, rng(), false);
+}
+
 TEST_CASE("results do not depend on the thread count") {
   std::mt19937_64 rng(23);
   const Pairs pairs = with_duplicates(clustered_pairs(rng, 4000, 3), rng);

@@ -192,6 +192,30 @@ TEST_CASE("ExternalSorter: many runs and merge levels give the sorted records, t
   CHECK(space.files_created() == files_before);
 }
 
+TEST_CASE("ExternalSorter: the runs open stay few however many are spilled") {
+  // Each run holds a descriptor until merged: 2,000 runs kept open until the end needed 2,000 (a
+  // build with a tiny memory bound failed under `ulimit -n 256`). Runs of one level are merged
+  // fan_in at a time as they come: with fan-in 2, one run per level, log2(2000) + 1 at most.
+  TempDir dir;
+  writer::ScratchSpace space(dir_of(dir));
+  writer::ExternalSorter<writer::SortU64> sorter(space, 4 << 10);  // 256 values a run, fan-in 2
+  std::mt19937_64 rng(5);
+  std::vector<uint64_t> values(512000);
+  std::size_t most_open = 0;
+  for (auto& x : values) {
+    sorter.add(x = rng());
+    most_open = std::max(most_open, sorter.run_count());
+  }
+  sorter.finish();
+  CHECK(sorter.runs_written() >= 2000);
+  CHECK(most_open <= 12);
+  CHECK(sorter.run_count() <= 2);
+  std::sort(values.begin(), values.end());
+  std::vector<uint64_t> out;
+  sorter.for_each([&](uint64_t x) { out.push_back(x); });
+  CHECK(out == values);
+}
+
 TEST_CASE("U64Store: the same values in memory and in a file") {
   TempDir dir;
   writer::ScratchSpace space(dir_of(dir));

@@ -1,8 +1,9 @@
 // Sorting more records than the memory bound holds: records are gathered in a buffer of at most
-// memory/2 bytes; a full buffer is sorted and written as a run to a temporary file; at the end, runs
-// are merged (k-way, several levels when there are more runs than the fan-in) down to a few runs
-// whose merge is streamed, as often as the caller wants, to a callback. When everything fits, no
-// file is written and the sorted buffer is streamed instead: one code path for both cases.
+// memory/2 bytes; a full buffer is sorted and written as a run to a temporary file. Runs are merged
+// k-way, fan_in at a time, as soon as fan_in runs of one level (merges undergone) exist, so that
+// the open runs (each holds a descriptor) stay few however many are spilled; at the end, down to
+// at most fan_in runs whose merge is streamed, as often as the caller wants, to a callback. When everything
+// fits, no file is written and the sorted buffer is streamed instead: one code path for both cases.
 #pragma once
 
 #include <algorithm>
@@ -93,7 +94,7 @@ class ExternalSorter {
   // Sorts the last buffer; with runs, spills it and merges down to at most fan_in runs.
   void finish();
   bool external() const { return !runs_.empty(); }
-  std::size_t run_count() const { return runs_.size(); }
+  std::size_t run_count() const { return runs_.size(); }  // runs open
   uint64_t runs_written() const { return runs_written_; }
   // Records in ascending order (repeats removed within a run for SortPairs; across runs they stay).
   template <typename F>
@@ -139,14 +140,32 @@ class ExternalSorter {
     buffer_.clear();
     buffer_.reserve(static_cast<std::size_t>(plan_.buffer_records));  // one allocation from now on
     room_ = 0;
-    runs_.push_back(std::move(file));
+    runs_.push_back({std::move(file), 0});
     ++runs_written_;
+    // fan_in runs of one level: merged into one of the next (a carry, as in counting), so at
+    // most fan_in - 1 runs of each level stay open: a few dozen descriptors, not one per run.
+    while (runs_.size() >= plan_.fan_in && runs_[runs_.size() - plan_.fan_in].level == runs_.back().level)
+      merge_last(plan_.fan_in);
   }
-  std::vector<RunReader<T>> readers_of(std::size_t first, std::size_t count) const {
+  // The newest `count` runs merged into one run, one level above the highest of them.
+  void merge_last(std::size_t count) {
+    const std::size_t first = runs_.size() - count;
     std::vector<RunReader<T>> readers;
-    for (std::size_t i = first; i < first + count; ++i)
-      readers.emplace_back(*runs_[i], plan_.read_buffer_records);
-    return readers;
+    unsigned level = 0;
+    for (std::size_t i = first; i < runs_.size(); ++i) {
+      readers.emplace_back(*runs_[i].file, plan_.read_buffer_records);
+      level = std::max(level, runs_[i].level + 1);
+    }
+    auto file = std::make_unique<TempFile>(scratch_);
+    {
+      RunWriter<T> out(*file, plan_.read_buffer_records);
+      merge_readers(readers, [&](const T& r) { out.add(r); });
+      out.flush();
+    }
+    readers.clear();
+    runs_.erase(runs_.begin() + static_cast<std::ptrdiff_t>(first), runs_.end());
+    runs_.push_back({std::move(file), level});
+    ++runs_written_;
   }
 
   ScratchSpace& scratch_;
@@ -155,7 +174,11 @@ class ExternalSorter {
   format::HugeBuffer<T> buffer_;
   std::size_t room_ = 0;       // records the buffer takes before make_room
   std::size_t in_memory_ = 0;  // sorted records of buffer_ after finish() without runs
-  std::vector<std::unique_ptr<TempFile>> runs_;
+  struct Run {
+    std::unique_ptr<TempFile> file;
+    unsigned level;  // merges its records went through
+  };
+  std::vector<Run> runs_;  // levels descending: the newest, smallest runs last
   uint64_t added_ = 0, runs_written_ = 0;
 };
 
@@ -168,20 +191,9 @@ void ExternalSorter<Sort>::finish() {
   if (!buffer_.empty()) spill();
   decltype(buffer_)().swap(buffer_);
   room_ = 0;
-  // Merge the oldest fan_in runs into one until at most fan_in remain.
-  while (runs_.size() > plan_.fan_in) {
-    auto readers = readers_of(0, plan_.fan_in);
-    auto file = std::make_unique<TempFile>(scratch_);
-    {
-      RunWriter<T> out(*file, plan_.read_buffer_records);
-      merge_readers(readers, [&](const T& r) { out.add(r); });
-      out.flush();
-    }
-    readers.clear();
-    runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(plan_.fan_in));
-    runs_.push_back(std::move(file));
-    ++runs_written_;
-  }
+  // Down to fan_in runs, the smallest (newest) merged first: each merge takes as many as leaves
+  // exactly fan_in when it can.
+  while (runs_.size() > plan_.fan_in) merge_last(std::min(plan_.fan_in, runs_.size() - plan_.fan_in + 1));
 }
 
 template <typename Sort>
@@ -191,7 +203,8 @@ void ExternalSorter<Sort>::for_each(F&& f) const {
     for (std::size_t i = 0; i < in_memory_; ++i) f(buffer_[i]);
     return;
   }
-  auto readers = readers_of(0, runs_.size());
+  std::vector<RunReader<T>> readers;
+  for (const Run& run : runs_) readers.emplace_back(*run.file, plan_.read_buffer_records);
   merge_readers(readers, f);
 }
 

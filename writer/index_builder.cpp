@@ -79,6 +79,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
   };
   progress("sort", 0, s.pairs.added());
   s.pairs.finish();
+  progress("sort", s.pairs.added(), s.pairs.added());  // also where a caller may stop the build
   // Distinct fingerprints, id offsets and ids: in memory when they fit beside the pairs (24 bytes
   // a pair at most), else in temporary files.
   const uint64_t pair_count = s.pairs.added();

@@ -149,9 +149,9 @@ Scheme Scheme::automatic(uint64_t count, unsigned k) {
 Scheme Scheme::named(std::string_view name, unsigned k, uint64_t expected_count) {
   auto paper = [&](Scheme s, const char* n) {
     if (k != 3)
-      throw Error(errc::usage,
-                  "scheme '" + std::string(name) +
-                      "' is the paper's scheme for k = 3; use --blocks M for k = " + std::to_string(k));
+      throw Error(errc::usage, "scheme '" + std::string(name) +
+                                   "' is the paper's scheme for k = 3; for k = " + std::to_string(k) +
+                                   " use blocks-M (any M > k; --blocks M on the command line) or auto");
     s.name = n;
     return s;
   };

@@ -31,7 +31,9 @@ struct BatchOptions {
   bool with_ids = false;  // fill the ids of results (costs a lookup in table 0 for hits of other tables)
   // find_pairs with ids: also report each fingerprint with several ids as a pair (f, f, 0).
   bool duplicates = false;
-  // Called from the calling thread a few times a second: work units done and in all.
+  // Called from the calling thread a few times a second: work units done and in all. It may throw
+  // to stop the work (Python's Ctrl-C does): the exception comes out of the call once its threads
+  // have stopped.
   std::function<void(uint64_t done, uint64_t total)> progress;
   // Entry comparisons a command may do. Estimated from the tables' prefixes and block keys before it
   // starts (and, for pairs and clusters, counted as it runs): above the limit it throws

@@ -37,7 +37,9 @@ struct BuildOptions {
   // Directory of those temporary files (".simdex-sort-PID-N"); empty: the system's temp directory.
   // The CLI passes the output's directory unless --tmp-dir is given.
   std::string temp_dir;
-  // Called from the writing thread as work advances: stage name, units done, units in all.
+  // Called from the writing thread as work advances: stage name, units done, units in all. It may
+  // throw to stop the build: write() then throws that exception, publishes nothing and removes its
+  // temporary files (the pairs are used up, as after any failed write).
   std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
   // How the fingerprints were made from text, recorded in the index (spec/FORMAT.md §5.2) so that
   // queries by text with other settings are refused. nullopt (fingerprints from elsewhere): none.

@@ -53,6 +53,11 @@ SIMDEX_EXPORT std::string describe(const FingerprintSettings& settings);
 SIMDEX_EXPORT void require_same_settings(const std::optional<FingerprintSettings>& index_settings,
                                          const FingerprintSettings& query_settings, const std::string& what);
 
+// The Unicode version of the character data text fingerprints use (the ICU simdex runs with), e.g.
+// "15.0": spec/FINGERPRINT.md's golden vectors are of 15.0; characters assigned later may give
+// other fingerprints with other versions (its "Unicode version").
+SIMDEX_EXPORT std::string unicode_version();
+
 // The built-in English stopword list that spec/FINGERPRINT.md names "english".
 SIMDEX_EXPORT const std::vector<std::string>& english_stopwords();
 

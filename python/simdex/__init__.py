@@ -15,8 +15,9 @@ or deduplicate a dataset in one call, as `simdex dedup` does::
     result = simdex.dedup(texts)                     # or a JSONL path, a directory
     kept = [texts[i] for i in result.keep]           # one document per cluster of near-duplicates
 
-Work runs without the GIL (threads run in parallel); an open Index may be shared by threads and,
-after fork, by the processes of a multiprocessing pool. Failures raise simdex.Error, whose .code
+Work runs without the GIL (threads run in parallel), and Ctrl-C stops it (KeyboardInterrupt; no
+output or temporary file is left); an open Index may be shared by threads and, after fork, by the
+processes of a multiprocessing pool. Failures raise simdex.Error, whose .code
 is the spec's name for the failure.
 """
 
@@ -30,7 +31,7 @@ import numpy as _np
 from . import _simdex
 from ._errors import (Error, FileChangedError, FileError, FormatError, InputError, UsageError,
                       WorkLimitError)
-from ._simdex import BuildSummary, Hit, Problem, SetChange, VerifyReport, english_stopwords
+from ._simdex import BuildSummary, Hit, Problem, SetChange, VerifyReport, english_stopwords, unicode_version
 
 __version__ = _simdex.__version__
 DOCUMENT_K = _simdex.DOCUMENT_K  # the k for text documents (simdex dedup's default)
@@ -38,7 +39,7 @@ KEEP_POLICIES = _simdex.KEEP_POLICIES  # dedup's keep= choices: "first", "longes
 
 __all__ = [
     "fingerprint", "build", "dedup", "add", "remove", "merge", "SetChange", "DedupResult", "DedupCluster", "DOCUMENT_K", "KEEP_POLICIES", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
-    "BuildSummary", "VerifyReport", "Problem", "english_stopwords", "Error", "UsageError",
+    "BuildSummary", "VerifyReport", "Problem", "english_stopwords", "unicode_version", "Error", "UsageError",
     "InputError", "FileError", "FormatError", "FileChangedError", "WorkLimitError",
 ]
 
@@ -152,6 +153,8 @@ class Builder(_simdex.Builder):
     """
 
     def __init__(self, k=3, scheme=None, block_bytes=256, memory=0, threads=0, temp_dir=None):
+        if self._constructed:  # pybind11 would ignore it: the Builder would keep its old options
+            raise TypeError("this simdex.Builder is made already: make a new one")
         super().__init__(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
                          temp_dir=_optional_path(temp_dir))
 
@@ -206,6 +209,11 @@ class Index(_simdex.Index):
     k=None means the index's k (index.k); more than it raises UsageError. Share one Index among
     threads freely; close() (or a with block) unmaps the file once the calls in flight are done.
     """
+
+    def __init__(self, *args, **kwargs):
+        if self._constructed:  # pybind11 would ignore it: the Index would stay on its old file
+            raise TypeError("this simdex.Index is open already: open another with simdex.open()")
+        super().__init__(*args, **kwargs)
 
     def ids_of(self, fingerprint):
         """The ids stored with `fingerprint`, ascending (np.uint64; empty when it is not stored)."""

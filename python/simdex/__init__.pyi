@@ -88,6 +88,7 @@ class Cluster(NamedTuple):
     ids: npt.NDArray[np.uint64]
 
 def english_stopwords() -> list[str]: ...
+def unicode_version() -> str: ...
 
 def fingerprint(texts: Iterable[Union[str, bytes]], shingle: int = 3, weighting: str = "frequency",
                 stopwords: Union[None, str, Iterable[str]] = None, threads: int = 0) -> npt.NDArray[np.uint64]:

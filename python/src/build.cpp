@@ -36,6 +36,7 @@ class Builder {
     options_.memory_bytes = memory;
     options_.threads = threads;
     if (temp_dir) options_.temp_dir = *temp_dir;
+    options_.progress = SignalCheck();  // Ctrl-C stops write()
     builder_.emplace(options_);
   }
 
@@ -96,6 +97,8 @@ void bind_build(py::module_& m) {
            py::arg("k") = 3, py::arg("scheme") = py::none(),
            py::arg("block_bytes") = BuildOptions{}.block_bytes, py::arg("memory") = 0, py::arg("threads") = 0,
            py::arg("temp_dir") = py::none())
+      // pybind11 ignores a second __init__; Builder.__init__ refuses one by this
+      .def_property_readonly("_constructed", [](Self<Builder> self) { return constructed(self); })
       .def("_add", checked_method(&Builder::add), py::arg("fingerprints"), py::arg("ids") = py::none())
       .def("write", checked_method(&Builder::write), py::arg("path"),
            "Writes the index to `path` atomically (temporary file, fsync, rename) and returns a\n"

@@ -59,6 +59,7 @@ DedupOptions options_of(unsigned k, const std::string& keep, unsigned shingle, c
   o.memory_bytes = memory;
   o.threads = threads;
   o.temp_dir = temp_dir.value_or("");
+  o.progress = SignalCheck();  // Ctrl-C stops the work
   return o;
 }
 

@@ -85,6 +85,9 @@ void bind_fingerprint(py::module_& m) {
   m.def("fingerprint_texts", &fingerprint_texts, py::arg("texts"), py::arg("shingle"), py::arg("weighting"),
         py::arg("stopwords"), py::arg("threads"));
   m.def("english_stopwords", &english_stopwords, "The built-in English stopword list (spec/FINGERPRINT.md).");
+  m.def("unicode_version", &unicode_version,
+        "The Unicode version of the character data fingerprints use, e.g. '15.0' (spec/FINGERPRINT.md: "
+        "characters assigned after 15.0 may fingerprint differently with other versions).");
 }
 
 }  // namespace simdex::python

@@ -46,6 +46,15 @@ void watch_interpreter_exit() {
   }));
 }
 
+void SignalCheck::check() {
+  if (PyThread_get_thread_ident() != main_thread_ident) return;  // no handler runs elsewhere
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_) return;
+  next_ = now + std::chrono::milliseconds(50);
+  const GilTakenBack locked;
+  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+}
+
 PyGILState_STATE take_gil_back(PyThreadState* state) {
   const bool main = PyThread_get_thread_ident() == main_thread_ident;  // never ended
   returning.fetch_add(1);  // before the check: the hook sees either this thread or its own flag

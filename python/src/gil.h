@@ -9,6 +9,7 @@
 #include <cxxabi.h>
 #include <pybind11/pybind11.h>
 
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <type_traits>
@@ -43,6 +44,23 @@ class GilTakenBack {
  private:
   PyThreadState* state_;  // null: a thread Python did not know, given a state by PyGILState_Ensure
   PyGILState_STATE ensured_;
+};
+
+// Ctrl-C while simdex works without the GIL. Python runs signal handlers only in its main thread,
+// holding the GIL: given as a progress callback of the library (called a few times a second from
+// the thread that released the GIL), this takes the GIL back there at most every 50 ms to run them,
+// and throws a handler's exception (KeyboardInterrupt) as py::error_already_set: the library stops
+// its threads, publishes nothing, and the exception reaches Python as the handler raised it.
+class SignalCheck {
+ public:
+  template <class... Progress>
+  void operator()(const Progress&...) {
+    check();
+  }
+
+ private:
+  void check();
+  std::chrono::steady_clock::time_point next_{};
 };
 
 // f() with the GIL released; the GIL taken back after, as take_gil_back does.

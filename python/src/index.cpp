@@ -55,6 +55,7 @@ BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force) {
   o.k = k.value_or(-1);
   o.threads = threads;
   if (force) o.work_limit = UINT64_MAX;
+  o.progress = SignalCheck();  // Ctrl-C stops the work
   return o;
 }
 
@@ -360,6 +361,8 @@ void bind_index(py::module_& m) {
            py::arg("detect_changes") = true, py::arg("preload") = py::none())
       .def(py::init([](Self<PyIndex> snapshot) { return PyIndex(initialized(snapshot), true); }),
            py::arg("reopen"))
+      // pybind11 ignores a second __init__; Index.__init__ refuses one by this
+      .def_property_readonly("_constructed", [](Self<PyIndex> self) { return constructed(self); })
       .def_property_readonly("is_set", [](Self<PyIndex> self) { return initialized(self).get()->is_set(); })
       .def("query", checked_method(&PyIndex::query), py::arg("fingerprint"), py::arg("k") = py::none(),
            "Every stored fingerprint within k bits of `fingerprint` (k=None: the index's k), each once,\n"

@@ -38,6 +38,7 @@ SetWriterOptions writer_options(bool wait, bool merge_after_add, std::uint64_t m
   o.merge_after_add = merge_after_add;
   o.build.memory_bytes = memory;
   o.build.threads = threads;
+  o.build.progress = SignalCheck();  // Ctrl-C stops the build or merge
   if (temp_dir) o.build.temp_dir = *temp_dir;
   return o;
 }

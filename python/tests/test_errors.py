@@ -123,6 +123,25 @@ def test_closed_index_and_spent_builder(index_path, tmp_path):
         b.write(str(tmp_path / "c.sdx"))
 
 
+def test_a_second_init_is_refused_not_ignored(index_path, tmp_path):
+    # pybind11 ignores __init__ on an object made already: the Builder kept its old k, the Index
+    # stayed on its old file, and nothing said so.
+    other = tmp_path / "other.sdx"
+    simdex.build(other, [5, 6, 7])
+    index = simdex.open(index_path)
+    with pytest.raises(TypeError, match="open already"):
+        index.__init__(str(other))
+    assert index.path == str(index_path) and index.reopen().path == str(index_path)
+    builder = simdex.Builder(k=3)
+    builder.add([1, 2])
+    with pytest.raises(TypeError, match="made already"):
+        builder.__init__(k=5)
+    assert builder.k == 3 and builder.pairs_added == 2
+    fresh = simdex.Index.__new__(simdex.Index)  # the first __init__ still works
+    fresh.__init__(str(other))
+    assert len(fresh) == 3
+
+
 def test_objects_whose_init_never_ran_raise_type_errors(index_path):
     # cls.__new__(cls) alone: pybind11 2.10 handed such an object's methods uninitialized memory
     # (a segfault); every method and property now raises TypeError, repr() says so.

@@ -3,6 +3,7 @@
 import gzip
 import json
 import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -104,3 +105,11 @@ def test_ctrl_c_stops_a_long_run():
             simdex.fingerprint(texts())
     finally:
         timer.cancel()
+
+
+def test_unicode_version_is_the_clis_and_at_least_the_specs(cli):
+    # spec/FINGERPRINT.md: Unicode 15.0's data is normative; later versions agree on its characters.
+    version = simdex.unicode_version()
+    assert tuple(int(x) for x in version.split(".")[:2]) >= (15, 0)
+    out = subprocess.run([cli, "--version"], capture_output=True, text=True, check=True).stdout
+    assert f"Unicode {version}" in out
