@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "fingerprint/key_map_lines.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
@@ -232,48 +233,61 @@ KeyMap KeyMap::read(const std::string& path) {
   return parse(bytes, path);
 }
 
+bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_view& key) {
+  ++line_no_;
+  auto fail = [&](const std::string& what) {
+    return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what + " (spec/KEYS.md)");
+  };
+  if (!legacy_) {  // simdex 0.1's paths.tsv has no header and no escaping: its paths are read as they are
+    legacy_ = !line.starts_with('#');
+    if (!*legacy_) {
+      if (line != kHeader.substr(0, kHeader.size() - 1))
+        throw fail("not a simdex key map: the first line must be '#simdex-keys 1'");
+      return false;
+    }
+  }
+  const auto tab = line.find('\t');
+  if (tab == std::string_view::npos) throw fail("no TAB between id and key");
+  const std::string_view digits = line.substr(0, tab);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      (digits.size() > 1 && digits[0] == '0'))
+    throw fail("the id must be a decimal integer in 0..2^64-1 without leading zeros");
+  if (last_id_ && id <= *last_id_)
+    throw fail("ids must be strictly ascending (id " + std::to_string(id) + " after " +
+               std::to_string(*last_id_) + ")");
+  last_id_ = id;
+  key = line.substr(tab + 1);
+  if (!*legacy_) {
+    std::optional<std::string> unescaped = unescape_key(key);
+    if (!unescaped)
+      throw fail("the key is not escaped as the spec says (a raw control byte or a bad escape)");
+    unescaped_ = std::move(*unescaped);
+    key = unescaped_;
+  }
+  return true;
+}
+
+void KeyMapLines::finish(std::string_view rest) const {
+  if (!rest.empty())
+    throw Error(errc::input, name_ + ":" + std::to_string(line_no_ + 1) +
+                                 ": the last line has no newline (a truncated file?) (spec/KEYS.md)");
+}
+
 KeyMap KeyMap::parse(std::string_view bytes, const std::string& name) {
   KeyMap map;
-  // simdex 0.1's paths.tsv has no header and no escaping: its paths are read as they are.
-  const bool legacy = !bytes.starts_with('#');
-  std::uint64_t line_no = 1;
-  auto fail = [&](const std::string& what) {
-    return Error(errc::input, name + ":" + std::to_string(line_no) + ": " + what + " (spec/KEYS.md)");
-  };
-  if (!legacy) {
-    if (!bytes.starts_with(kHeader))
-      throw fail("not a simdex key map: the first line must be '#simdex-keys 1'");
-    bytes.remove_prefix(kHeader.size());
-    ++line_no;
-  }
-  for (; !bytes.empty(); ++line_no) {
-    const auto eol = bytes.find('\n');
-    if (eol == std::string_view::npos) throw fail("the last line has no newline (a truncated file?)");
-    const std::string_view line = bytes.substr(0, eol);
-    bytes.remove_prefix(eol + 1);
-    const auto tab = line.find('\t');
-    if (tab == std::string_view::npos) throw fail("no TAB between id and key");
-    const std::string_view digits = line.substr(0, tab);
-    std::uint64_t id = 0;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
-    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
-        (digits.size() > 1 && digits[0] == '0'))
-      throw fail("the id must be a decimal integer in 0..2^64-1 without leading zeros");
-    if (!map.ids_.empty() && id <= map.ids_.back())
-      throw fail("ids must be strictly ascending (id " + std::to_string(id) + " after " +
-                 std::to_string(map.ids_.back()) + ")");
-    std::string_view key = line.substr(tab + 1);
-    std::optional<std::string> unescaped;
-    if (!legacy) {
-      unescaped = unescape_key(key);
-      if (!unescaped)
-        throw fail("the key is not escaped as the spec says (a raw control byte or a bad escape)");
-      key = *unescaped;
+  KeyMapLines lines(name);
+  std::uint64_t id = 0;
+  std::string_view key;
+  for (auto eol = bytes.find('\n'); eol != std::string_view::npos; eol = bytes.find('\n')) {
+    if (lines.next(bytes.substr(0, eol), id, key)) {
+      map.ids_.push_back(id);
+      map.offsets_.push_back(map.bytes_.size());
+      map.bytes_.append(key);
     }
-    map.ids_.push_back(id);
-    map.offsets_.push_back(map.bytes_.size());
-    map.bytes_.append(key);
+    bytes.remove_prefix(eol + 1);
   }
+  lines.finish(bytes);
   map.offsets_.push_back(map.bytes_.size());
   return map;
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "fingerprint/documents.h"
+#include "fingerprint/pending_key_map.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 
@@ -43,6 +44,26 @@ struct TempFile {
 // A tiny hash for tests: collisions on demand.
 std::uint64_t first_byte_hash(std::string_view key) {
   return key.empty() ? 0 : static_cast<unsigned char>(key[0]);
+}
+
+// `bytes` with one to three random edits: a byte changed, a few erased, or the rest cut off.
+std::string mutated_map(std::string mutated, std::mt19937_64& rng) {
+  for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+    const std::size_t at = rng() % mutated.size();
+    switch (rng() % 3) {
+      case 0:
+        mutated[at] = static_cast<char>(rng() % 256);
+        break;
+      case 1:
+        mutated.erase(at, 1 + rng() % 4);
+        break;
+      default:
+        mutated.resize(at);
+        break;
+    }
+    if (mutated.empty()) mutated = "#";
+  }
+  return mutated;
 }
 
 }  // namespace
@@ -259,22 +280,7 @@ TEST_CASE("random keys round-trip through a written map; mutated maps are read o
   for (const std::string& key : keys) CHECK(map.find(key_id(key)) == std::string_view(key));
   int refused = 0;
   for (int round = 0; round < 3000; ++round) {
-    std::string mutated = bytes;
-    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
-      const std::size_t at = rng() % mutated.size();
-      switch (rng() % 3) {
-        case 0:
-          mutated[at] = static_cast<char>(rng() % 256);
-          break;
-        case 1:
-          mutated.erase(at, 1 + rng() % 4);
-          break;
-        default:
-          mutated.resize(at);
-          break;
-      }
-      if (mutated.empty()) mutated = "#";
-    }
+    const std::string mutated = mutated_map(bytes, rng);
     try {
       const KeyMap m = KeyMap::parse(mutated, "m");
       for (const std::string& key : keys) (void)m.find(key_id(key));  // a map read is a usable map
@@ -284,4 +290,33 @@ TEST_CASE("random keys round-trip through a written map; mutated maps are read o
     }
   }
   CHECK(refused > 1000);
+}
+
+TEST_CASE("a map copied beside an output is checked line by line as it is copied, as KeyMap reads it") {
+  // copy_of reads in chunks of 1 MiB (a map of 100M keys is gigabytes): a map of ~3 MiB, its lines
+  // across the chunks' ends, and mutations of it, copied or refused exactly as KeyMap::parse
+  // reads or refuses them, with the same message.
+  TempFile from;
+  const std::string to = from.path + ".copy";
+  std::mt19937_64 rng(4);
+  KeyMapBuilder b;
+  for (int i = 0; i < 60000; ++i) {
+    std::string key(rng() % 90, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 256);
+    b.add(key_id(key), IdKind::key, key, static_cast<std::uint64_t>(i + 1));
+  }
+  b.write(from.path);
+  const std::string bytes = read_file(from.path);
+  REQUIRE(bytes.size() > (std::size_t{5} << 19));
+  int refused = 0;
+  for (int round = 0; round < 40; ++round) {
+    const std::string map = round == 0 ? bytes : mutated_map(bytes, rng);
+    std::ofstream(from.path, std::ios::binary | std::ios::trunc) << map;
+    const std::string expected = error_of([&] { KeyMap::parse(map, from.path); });
+    CHECK(error_of([&] { PendingKeyMap::copy_of(from.path, to).commit(); }) == expected);
+    if (expected.empty()) CHECK(read_file(to) == map);
+    refused += !expected.empty();
+  }
+  CHECK(refused > 10);
+  std::filesystem::remove(to);
 }

@@ -2,8 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <vector>
+#include <string_view>
 
+#include "fingerprint/key_map_lines.h"
 #include "simdex/error.h"
 
 namespace simdex {
@@ -17,16 +18,35 @@ PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
 }
 
 PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string& path) {
-  KeyMap::read(from);  // a malformed map is refused, not carried along
   std::ifstream in(from, std::ios::binary);
+  if (!in) throw Error(errc::io, "cannot open key map '" + from + "'");
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
-  std::vector<char> chunk(std::size_t{1} << 20);  // in chunks: a map of 100M keys is gigabytes
+  // In chunks, each line checked as KeyMap::read checks it (a malformed map is refused, not
+  // carried along), without holding the map: one of 100M keys is gigabytes.
+  KeyMapLines lines(from);
+  std::uint64_t id = 0;
+  std::string_view key;
+  std::string chunk, partial;  // partial: a line cut by the chunk's end
+  chunk.resize(std::size_t{1} << 20);
   while (in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    p.file_->write(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    p.file_->write(got.data(), got.size());
+    for (auto eol = got.find('\n'); eol != std::string_view::npos; eol = got.find('\n')) {
+      if (partial.empty()) {
+        lines.next(got.substr(0, eol), id, key);
+      } else {
+        partial.append(got.substr(0, eol));
+        lines.next(partial, id, key);
+        partial.clear();
+      }
+      got.remove_prefix(eol + 1);
+    }
+    partial.append(got);
   }
   if (!in.eof()) throw Error(errc::io, "read error on '" + from + "'");
+  lines.finish(partial);
   p.file_->sync();
   return p;
 }
