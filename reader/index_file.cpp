@@ -219,7 +219,7 @@ unsigned IndexFile::search_distance(int64_t k) const {
                 "k = " + std::to_string(k) + " exceeds the index's k = " + std::to_string(max) +
                     " (its tables find nothing farther; " +
                     (k <= 32 ? "build the index with k = " + std::to_string(k) + " to search that far)"
-                             : std::string("simdex builds an index with k up to 32)")));
+                             : std::string("simdex's schemes go up to k = 32, a custom scheme up to 64)")));
   return static_cast<unsigned>(k);
 }
 

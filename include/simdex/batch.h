@@ -35,10 +35,13 @@ struct BatchOptions {
   // to stop the work (Python's Ctrl-C does): the exception comes out of the call once its threads
   // have stopped.
   std::function<void(uint64_t done, uint64_t total)> progress;
-  // Entry comparisons a command may do. Estimated from the tables' prefixes and block keys before it
-  // starts (and, for pairs and clusters, counted as it runs): above the limit it throws
-  // Error(work_limit) instead of running for hours on a file whose prefixes group too many
-  // entries (prefix_bits = 0, too short a prefix for the file's size). The default, 2^40 (about
+  // Entry comparisons a command may do: a guard against runaway work, not a meter. Estimated from
+  // the tables' prefixes and block keys before it starts, at the granularity of blocks (groups
+  // within a block count little), and for pairs and clusters counted as it runs in groups of 256
+  // entries or more (smaller groups cost at most 128 comparisons an entry and are not counted): so
+  // a small job passes even a limit of 0. Above the limit it throws Error(work_limit) instead of
+  // running for hours on a file whose prefixes group too many entries (prefix_bits = 0, too short
+  // a prefix for the file's size). The default, 2^40 (about
   // 1.1e12, some minutes of one core), passes the paper's schemes up to 1B fingerprints except
   // paper-4 pairs above about 500M. Below the limit, work whose probes read more than 65,536
   // entries each (a degenerate prefix) is refused too once it passes about 1e9 comparisons.

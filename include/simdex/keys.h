@@ -33,8 +33,8 @@ SIMDEX_EXPORT std::uint64_t key_id(std::string_view key);
 enum class IdKind : std::uint8_t {
   integer,  // an integer in the id field
   line,     // no id field (or null), or plain lines: the 0-based line number
-  key,      // a string in the id field, or a directory's file path: the id is key_id(key) or, for
-            // a directory, the file's position (spec/KEYS.md)
+  key,      // a string in the id field, or a directory's file path (relative, '/'-separated): the
+            // id is key_id(key) (spec/KEYS.md)
 };
 
 // The default key map beside a file of fingerprints or an index: `path + ".keys.tsv"`.

@@ -107,6 +107,15 @@ def _optional_path(path):
     return None if path is None else _path(path)
 
 
+def _progress(progress):
+    """progress= of the long calls: None, or a callable(stage, done, total) they call a few times a
+    second from the calling thread (stage: a str such as "sort", "tables", "reading", "join";
+    total 0 when unknown). An exception it raises stops the work, as Ctrl-C does."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable(stage, done, total) or None, not {type(progress).__name__}")
+    return progress
+
+
 def _stopword_list(stopwords):
     if stopwords is None:
         return []
@@ -164,10 +173,11 @@ class Builder(_simdex.Builder):
         fps = _u64(fingerprints, "fingerprints")
         self._add(fps, None if ids is None else _u64(ids, "ids"))
 
-    def write(self, path):
+    def write(self, path, progress=None):
         """Writes the index to `path` atomically (temporary file, fsync, rename) and returns a
-        BuildSummary; on failure `path` is untouched. A Builder writes once."""
-        return super().write(_path(path))
+        BuildSummary; on failure `path` is untouched. A Builder writes once. progress: a
+        callable(stage, done, total) called as the stages ("sort", "merge", "tables") advance."""
+        return super().write(_path(path), _progress(progress))
 
     def __reduce__(self):  # every protocol (0 and 1 aborted the interpreter inside pybind11)
         raise TypeError("cannot pickle a simdex.Builder: its pairs live in this process; write() the "
@@ -182,7 +192,7 @@ class Builder(_simdex.Builder):
 
 
 def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memory=0, threads=0,
-          temp_dir=None):
+          temp_dir=None, progress=None):
     """Writes an index file of `fingerprints` (with `ids`, by default their positions) to `path`,
     atomically, and returns a BuildSummary. The options are Builder's:
 
@@ -191,7 +201,7 @@ def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memor
     b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
                 temp_dir=temp_dir)
     b.add(fingerprints, ids)
-    return b.write(path)
+    return b.write(path, progress)
 
 
 class Index(_simdex.Index):
@@ -219,32 +229,35 @@ class Index(_simdex.Index):
         """The ids stored with `fingerprint`, ascending (np.uint64; empty when it is not stored)."""
         return self._ids_of(fingerprint)
 
-    def join(self, fingerprints, k=None, ids=None, threads=0, force=False):
+    def join(self, fingerprints, k=None, ids=None, threads=0, force=False, progress=None):
         """Every (query, stored fingerprint) pair within k bits, on `threads` threads (0: all cores).
 
         fingerprints: array-like of uint64 queries; ids: optional ids for them (query_id).
         force: run even when the estimated work exceeds the default limit (WorkLimitError).
+        progress: a callable(stage, done, total), stage "join", called a few times a second.
         Returns Matches(query, query_id, fingerprint, distance, id), numpy arrays, one row per
         stored id of each hit, sorted by (query, distance, fingerprint, id).
         """
         fps = _u64(fingerprints, "fingerprints")
         qids = None if ids is None else _u64(ids, "ids")
-        return Matches(*self._join(fps, qids, k, threads, force))
+        return Matches(*self._join(fps, qids, k, threads, force, _progress(progress)))
 
     query_many = join
 
-    def pairs(self, k=None, threads=0, force=False):
+    def pairs(self, k=None, threads=0, force=False, progress=None):
         """Every pair (a, b), a < b, of distinct stored fingerprints within k bits: Pairs(a, b,
-        distance) of numpy arrays sorted by (a, b). `simdex pairs` computes the same."""
-        return Pairs(*self._pairs(k, threads, force))
+        distance) of numpy arrays sorted by (a, b). `simdex pairs` computes the same. progress: a
+        callable(stage, done, total), stage "pairs", called a few times a second."""
+        return Pairs(*self._pairs(k, threads, force, _progress(progress)))
 
-    def clusters(self, k=None, min_size=2, size_in_ids=False, threads=0, force=False):
+    def clusters(self, k=None, min_size=2, size_in_ids=False, threads=0, force=False, progress=None):
         """The connected components of the "within k bits" graph of the stored fingerprints, as
         `simdex clusters` finds them: a list of Cluster(fingerprints, ids). Clusters with fewer
         than min_size fingerprints (ids, with size_in_ids=True) are left out. To deduplicate,
         use size_in_ids=True (a fingerprint shared by several documents is then a cluster too),
-        keep one id per cluster and drop the others."""
-        return [Cluster(f, i) for f, i in self._clusters(k, min_size, size_in_ids, threads, force)]
+        keep one id per cluster and drop the others. progress: as pairs' (stage "clusters")."""
+        return [Cluster(f, i) for f, i in self._clusters(k, min_size, size_in_ids, threads, force,
+                                                         _progress(progress))]
 
     def reopen(self):
         """A new Index over what the path names now: an index set's newest manifest (its members
@@ -371,7 +384,7 @@ def _spool_texts(texts, spool):
 
 def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighting="frequency",
           stopwords=None, input_format="auto", id_field="id", text_field="text", index=None, memory=None,
-          threads=0, temp_dir=None):
+          threads=0, temp_dir=None, progress=None):
     """Finds the near-duplicate documents of a dataset and keeps one of each cluster: the engine,
     defaults and answers of `simdex dedup` (fingerprints on all cores, an index, the clusters within
     k bits, one document kept per cluster). Returns a DedupResult:
@@ -404,7 +417,9 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         temporary one. memory: bound in bytes on the fingerprinting and the index build (None: a
         quarter of RAM); the clustering needs about 90 bytes per document beside it. threads: 0
         uses all cores. temp_dir: where temporary files go (the index, sort runs; None: the
-        system's temporary directory).
+        system's temporary directory). progress: a callable(stage, done, total) called a few
+        times a second ("reading" bytes of a file, "fingerprinting" texts, the build's stages,
+        "clusters"); an exception it raises stops the work.
 
     The GIL is released while simdex works. Raises UsageError (bad k, keep, format, ...),
     InputError (a malformed record, naming its line), FileError (a file that cannot be read or
@@ -416,7 +431,7 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         raise UsageError(f"memory must be a number of bytes (an int), not {memory!r}")
     args = dict(k=k, keep=keep, shingle=shingle, weighting=weighting, stopwords=_stopword_list(stopwords),
                 index=_optional_path(index), memory=memory or 0, threads=threads,
-                temp_dir=_optional_path(temp_dir))
+                temp_dir=_optional_path(temp_dir), progress=_progress(progress))
     output = _optional_path(output)
     if isinstance(source, (str, bytes, _os.PathLike)):
         raw = _simdex.dedup_file(_path(source), output, input_format=input_format, id_field=id_field,
@@ -439,7 +454,7 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
 
 
 def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, wait=True, memory=0, threads=0,
-        temp_dir=None):
+        temp_dir=None, progress=None):
     """Adds (fingerprint, id) pairs to the index set at `set_path` (spec/SET.md) as a new member,
     published atomically (a new manifest by rename: open Index objects keep their snapshot; see
     Index.reopen). Creates the set on the first add. Returns a SetChange.
@@ -453,11 +468,12 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
     set refuses it: UsageError). k, block_bytes: the set's (None: the set's, or 3 and 256 for a new
     one); another k than the set's raises UsageError. merge: then merge members of similar size
     (size-tiered), keeping the member count logarithmic. wait: wait for another writer's lock
-    (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes.
+    (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes;
+    progress: as Builder.write's.
     """
     fps = _u64(fingerprints, "fingerprints")
     return _simdex.set_add(_path(set_path), fps, None if ids is None else _u64(ids, "ids"), k, block_bytes,
-                           merge, wait, memory, threads, _optional_path(temp_dir))
+                           merge, wait, memory, threads, _optional_path(temp_dir), _progress(progress))
 
 
 def remove(set_path, ids, wait=True):
@@ -467,7 +483,8 @@ def remove(set_path, ids, wait=True):
     return _simdex.set_remove(_path(set_path), _u64(ids, "ids"), wait)
 
 
-def merge(set_path, wait=True, memory=0, threads=0, temp_dir=None):
+def merge(set_path, wait=True, memory=0, threads=0, temp_dir=None, progress=None):
     """Compacts the index set at `set_path` into one member holding exactly its live pairs and
-    drops every tombstone; the answers do not change. Returns a SetChange."""
-    return _simdex.set_merge(_path(set_path), wait, memory, threads, _optional_path(temp_dir))
+    drops every tombstone; the answers do not change. Returns a SetChange. progress: as
+    Builder.write's."""
+    return _simdex.set_merge(_path(set_path), wait, memory, threads, _optional_path(temp_dir), _progress(progress))

@@ -1,6 +1,6 @@
 # Type stubs of the simdex package (python/simdex/__init__.py and the compiled _simdex).
 from os import PathLike
-from typing import Iterable, NamedTuple, Optional, Sequence, Union, overload
+from typing import Callable, Iterable, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -11,6 +11,7 @@ KEEP_POLICIES: tuple[str, ...]
 
 _Path = Union[str, PathLike[str]]
 _U64s = Union[npt.ArrayLike, Sequence[int]]
+_Progress = Optional[Callable[[str, int, int], object]]  # progress(stage, done, total)
 _Fingerprint = Union[int, np.unsignedinteger]
 
 class Error(Exception):
@@ -99,7 +100,7 @@ class Builder:
     def __init__(self, k: int = 3, scheme: Optional[str] = None, block_bytes: int = 256, memory: int = 0,
                  threads: int = 0, temp_dir: Optional[str] = None) -> None: ...
     def add(self, fingerprints: _U64s, ids: Optional[_U64s] = None) -> None: ...
-    def write(self, path: _Path) -> BuildSummary: ...
+    def write(self, path: _Path, progress: _Progress = None) -> BuildSummary: ...
     @property
     def pairs_added(self) -> int: ...
     @property
@@ -110,7 +111,7 @@ class Builder:
 
 def build(path: _Path, fingerprints: _U64s, ids: Optional[_U64s] = None, k: int = 3,
           scheme: Optional[str] = None, block_bytes: int = 256, memory: int = 0, threads: int = 0,
-          temp_dir: Optional[str] = None) -> BuildSummary:
+          temp_dir: Optional[str] = None, progress: _Progress = None) -> BuildSummary:
     """Writes an index file of the fingerprints (ids: their positions by default), atomically."""
 
 class Index:
@@ -121,12 +122,13 @@ class Index:
     def __init__(self, *, reopen: "Index") -> None: ...
     def query(self, fingerprint: _Fingerprint, k: Optional[int] = None) -> list[Hit]: ...
     def join(self, fingerprints: _U64s, k: Optional[int] = None, ids: Optional[_U64s] = None, threads: int = 0,
-             force: bool = False) -> Matches: ...
+             force: bool = False, progress: _Progress = None) -> Matches: ...
     def query_many(self, fingerprints: _U64s, k: Optional[int] = None, ids: Optional[_U64s] = None,
-                   threads: int = 0, force: bool = False) -> Matches: ...
-    def pairs(self, k: Optional[int] = None, threads: int = 0, force: bool = False) -> Pairs: ...
+                   threads: int = 0, force: bool = False, progress: _Progress = None) -> Matches: ...
+    def pairs(self, k: Optional[int] = None, threads: int = 0, force: bool = False,
+              progress: _Progress = None) -> Pairs: ...
     def clusters(self, k: Optional[int] = None, min_size: int = 2, size_in_ids: bool = False, threads: int = 0,
-                 force: bool = False) -> list[Cluster]: ...
+                 force: bool = False, progress: _Progress = None) -> list[Cluster]: ...
     def ids_of(self, fingerprint: _Fingerprint) -> npt.NDArray[np.uint64]: ...
     @property
     def info(self) -> dict: ...
@@ -180,7 +182,7 @@ def dedup(source: Union[_Path, Iterable[Union[str, bytes]]], output: Optional[_P
           keep: str = "first", shingle: int = 3, weighting: str = "frequency",
           stopwords: Union[None, str, Iterable[str]] = None, input_format: str = "auto", id_field: str = "id",
           text_field: str = "text", index: Optional[_Path] = None, memory: Optional[int] = None,
-          threads: int = 0, temp_dir: Optional[_Path] = None) -> DedupResult:
+          threads: int = 0, temp_dir: Optional[_Path] = None, progress: _Progress = None) -> DedupResult:
     """Deduplicates a dataset (a JSONL/lines path, a directory or texts) as `simdex dedup` does."""
 
 class SetChange(tuple):
@@ -200,12 +202,12 @@ class SetChange(tuple):
 
 def add(set_path: _Path, fingerprints: _U64s, ids: Optional[_U64s] = None, k: Optional[int] = None,
         block_bytes: Optional[int] = None, merge: bool = True, wait: bool = True, memory: int = 0, threads: int = 0,
-        temp_dir: Optional[_Path] = None) -> SetChange:
+        temp_dir: Optional[_Path] = None, progress: _Progress = None) -> SetChange:
     """Adds (fingerprint, id) pairs to an index set as a new member; creates the set on the first add."""
 
 def remove(set_path: _Path, ids: _U64s, wait: bool = True) -> SetChange:
     """Removes ids from an index set (a tombstone)."""
 
 def merge(set_path: _Path, wait: bool = True, memory: int = 0, threads: int = 0,
-          temp_dir: Optional[_Path] = None) -> SetChange:
+          temp_dir: Optional[_Path] = None, progress: _Progress = None) -> SetChange:
     """Compacts an index set into one member of its live pairs."""

@@ -36,7 +36,10 @@ class Builder {
     options_.memory_bytes = memory;
     options_.threads = threads;
     if (temp_dir) options_.temp_dir = *temp_dir;
-    options_.progress = SignalCheck();  // Ctrl-C stops write()
+    // Ctrl-C and write()'s progress callback (progress_, set by each write)
+    options_.progress = [this](std::string_view stage, std::uint64_t done, std::uint64_t total) {
+      progress_(stage, done, total);
+    };
     builder_.emplace(options_);
   }
 
@@ -53,7 +56,8 @@ class Builder {
     });
   }
 
-  py::object write(const std::string& path) {
+  py::object write(const std::string& path, const py::object& progress) {
+    progress_ = SignalCheck(progress);
     BuildSummary s;
     without_gil([&] {
       std::lock_guard lock(mutex_);
@@ -82,6 +86,7 @@ class Builder {
   }
 
   BuildOptions options_;
+  SignalCheck progress_;  // of the write in progress
   std::optional<IndexBuilder> builder_;
   std::uint64_t next_id_ = 0;  // pairs added so far: the default id of the next one
   std::mutex mutex_;
@@ -100,7 +105,7 @@ void bind_build(py::module_& m) {
       // pybind11 ignores a second __init__; Builder.__init__ refuses one by this
       .def_property_readonly("_constructed", [](Self<Builder> self) { return constructed(self); })
       .def("_add", checked_method(&Builder::add), py::arg("fingerprints"), py::arg("ids") = py::none())
-      .def("write", checked_method(&Builder::write), py::arg("path"),
+      .def("write", checked_method(&Builder::write), py::arg("path"), py::arg("progress") = py::none(),
            "Writes the index to `path` atomically (temporary file, fsync, rename) and returns a\n"
            "BuildSummary. On failure `path` is untouched. A Builder writes once.")
       .def_property_readonly("pairs_added", checked_method(&Builder::pairs_added))

@@ -50,7 +50,8 @@ py::tuple cluster_tuple(const DedupCluster& c) {
 
 DedupOptions options_of(unsigned k, const std::string& keep, unsigned shingle, const std::string& weighting,
                         std::vector<std::string> stopwords, const std::optional<std::string>& index,
-                        std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir) {
+                        std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
+                        py::handle progress) {
   DedupOptions o;
   o.fingerprint = fingerprint_options(shingle, weighting, std::move(stopwords));
   o.k = k;
@@ -59,7 +60,7 @@ DedupOptions options_of(unsigned k, const std::string& keep, unsigned shingle, c
   o.memory_bytes = memory;
   o.threads = threads;
   o.temp_dir = temp_dir.value_or("");
-  o.progress = SignalCheck();  // Ctrl-C stops the work
+  o.progress = SignalCheck(progress);  // Ctrl-C and the caller's progress
   return o;
 }
 
@@ -78,9 +79,9 @@ py::tuple dedup_file(const std::string& source, const std::optional<std::string>
                      std::vector<std::string> stopwords, const std::optional<std::string>& index,
                      std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
                      const std::string& input_format, const std::string& id_field,
-                     const std::string& text_field) {
-  DedupOptions o =
-      options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads, temp_dir);
+                     const std::string& text_field, const py::object& progress) {
+  DedupOptions o = options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads,
+                              temp_dir, progress);
   o.documents.format = document_format(input_format);
   o.documents.id_field = id_field;
   o.documents.text_field = text_field;
@@ -93,9 +94,9 @@ py::tuple dedup_file(const std::string& source, const std::optional<std::string>
 py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& keep, unsigned shingle,
                       const std::string& weighting, std::vector<std::string> stopwords,
                       const std::optional<std::string>& index, std::uint64_t memory, unsigned threads,
-                      const std::optional<std::string>& temp_dir) {
-  const DedupOptions o =
-      options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads, temp_dir);
+                      const std::optional<std::string>& temp_dir, const py::object& progress) {
+  const DedupOptions o = options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads,
+                                    temp_dir, progress);
   constexpr std::size_t batch_texts = 4096, batch_bytes = std::size_t{16} << 20;
   const py::iterator items = py::iter(texts);
   std::vector<py::object> owners;  // the batch's texts, alive until the next call
@@ -131,10 +132,10 @@ void bind_dedup(py::module_& m) {
   m.def("dedup_file", &dedup_file, py::arg("source"), py::arg("output"), py::arg("k"), py::arg("keep"),
         py::arg("shingle"), py::arg("weighting"), py::arg("stopwords"), py::arg("index"), py::arg("memory"),
         py::arg("threads"), py::arg("temp_dir"), py::arg("input_format"), py::arg("id_field"),
-        py::arg("text_field"));
+        py::arg("text_field"), py::arg("progress"));
   m.def("dedup_texts", &dedup_texts, py::arg("texts"), py::arg("k"), py::arg("keep"), py::arg("shingle"),
         py::arg("weighting"), py::arg("stopwords"), py::arg("index"), py::arg("memory"), py::arg("threads"),
-        py::arg("temp_dir"));
+        py::arg("temp_dir"), py::arg("progress"));
 }
 
 }  // namespace simdex::python

@@ -46,13 +46,17 @@ void watch_interpreter_exit() {
   }));
 }
 
-void SignalCheck::check() {
-  if (PyThread_get_thread_ident() != main_thread_ident) return;  // no handler runs elsewhere
+void SignalCheck::check(std::string_view stage, std::uint64_t done, std::uint64_t total) {
+  const bool main = PyThread_get_thread_ident() == main_thread_ident;  // no handler runs elsewhere
+  if (!main && !progress_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (now < next_) return;
+  const bool last = total > 0 && done == total;  // a bar's 100%: never skipped
+  if (now < next_ && !last) return;
   next_ = now + std::chrono::milliseconds(50);
   const GilTakenBack locked;
-  if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  if (main && PyErr_CheckSignals() != 0) throw py::error_already_set();
+  if (progress_)
+    py::reinterpret_borrow<py::object>(progress_)(py::str(stage.data(), stage.size()), done, total);
 }
 
 PyGILState_STATE take_gil_back(PyThreadState* state) {

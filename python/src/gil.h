@@ -10,8 +10,11 @@
 #include <pybind11/pybind11.h>
 
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <type_traits>
 
 namespace simdex::python {
@@ -46,20 +49,29 @@ class GilTakenBack {
   PyGILState_STATE ensured_;
 };
 
-// Ctrl-C while simdex works without the GIL. Python runs signal handlers only in its main thread,
-// holding the GIL: given as a progress callback of the library (called a few times a second from
-// the thread that released the GIL), this takes the GIL back there at most every 50 ms to run them,
-// and throws a handler's exception (KeyboardInterrupt) as py::error_already_set: the library stops
-// its threads, publishes nothing, and the exception reaches Python as the handler raised it.
+// Ctrl-C, and the caller's progress callback, while simdex works without the GIL. Python runs
+// signal handlers only in its main thread, holding the GIL: given as a progress callback of the
+// library (called a few times a second from the thread that released the GIL), this takes the GIL
+// back at most every 50 ms (and for a stage's last report) to run them (main thread) and to call
+// progress(stage, done, total) if given; an exception of either (KeyboardInterrupt, the callback's
+// own) is thrown as py::error_already_set: the library stops its threads, publishes nothing, and the
+// exception reaches Python as it was raised.
 class SignalCheck {
  public:
-  template <class... Progress>
-  void operator()(const Progress&...) {
-    check();
+  // `progress`: a callable or null, borrowed (an argument of the call, alive while it runs: no
+  // reference is counted, as copies of this are made and dropped without the GIL). `stage`: the
+  // name given to the reports of the batch jobs, which name none.
+  explicit SignalCheck(py::handle progress = {}, std::string stage = {})
+      : progress_(progress && !progress.is_none() ? progress.ptr() : nullptr), stage_(std::move(stage)) {}
+  void operator()(std::string_view stage, std::uint64_t done, std::uint64_t total) {
+    check(stage, done, total);
   }
+  void operator()(std::uint64_t done, std::uint64_t total) { check(stage_, done, total); }
 
  private:
-  void check();
+  void check(std::string_view stage, std::uint64_t done, std::uint64_t total);
+  PyObject* progress_;
+  std::string stage_;
   std::chrono::steady_clock::time_point next_{};
 };
 

@@ -49,13 +49,15 @@ const StructType& report_type() {
   return *type;
 }
 
-BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force) {
+// `progress`: the caller's callable (or None), called with `stage` (the job's name).
+BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force, py::handle progress,
+                           const char* stage) {
   if (k && *k < 0) throw Error(errc::usage, "k must be >= 0 (or None for the index's k)");
   BatchOptions o;
   o.k = k.value_or(-1);
   o.threads = threads;
   if (force) o.work_limit = UINT64_MAX;
-  o.progress = SignalCheck();  // Ctrl-C stops the work
+  o.progress = SignalCheck(progress, stage);  // Ctrl-C and the caller's progress
   return o;
 }
 
@@ -138,10 +140,10 @@ class PyIndex {
 
   // Rows (query, query_id, fingerprint, distance, id), one per id of each hit, sorted.
   py::tuple join(const U64Array& fingerprints, const std::optional<U64Array>& ids, std::optional<int> k,
-                 unsigned threads, bool force) const {
+                 unsigned threads, bool force, const py::object& progress) const {
     check_pairs(fingerprints, ids);
     const auto index = get();
-    BatchOptions o = batch_options(k, threads, force);
+    BatchOptions o = batch_options(k, threads, force, progress, "join");
     o.with_ids = true;
     struct Row {
       std::uint64_t query, fingerprint, id;
@@ -206,9 +208,9 @@ class PyIndex {
   }
 
   // (a, b, distance) of every pair of distinct stored fingerprints within k, sorted by (a, b).
-  py::tuple pairs(std::optional<int> k, unsigned threads, bool force) const {
+  py::tuple pairs(std::optional<int> k, unsigned threads, bool force, const py::object& progress) const {
     const auto index = get();
-    const BatchOptions o = batch_options(k, threads, force);
+    const BatchOptions o = batch_options(k, threads, force, progress, "pairs");
     std::vector<std::tuple<std::uint64_t, std::uint64_t, unsigned>> all;
     without_gil([&] {
       find_pairs(*index, o, [&](std::span<const NearPair> batch) {
@@ -224,9 +226,9 @@ class PyIndex {
 
   // One (fingerprints, ids) pair of arrays per cluster, in the library's order.
   py::list clusters(std::optional<int> k, std::size_t min_size, bool size_in_ids, unsigned threads,
-                    bool force) const {
+                    bool force, const py::object& progress) const {
     const auto index = get();
-    const BatchOptions o = batch_options(k, threads, force);
+    const BatchOptions o = batch_options(k, threads, force, progress, "clusters");
     ClusterOptions c;
     c.min_size = min_size;
     c.size_in_ids = size_in_ids;
@@ -370,10 +372,11 @@ void bind_index(py::module_& m) {
            "Raises UsageError when k exceeds the index's k.")
       .def("_ids_of", checked_method(&PyIndex::ids_of), py::arg("fingerprint"))
       .def("_join", checked_method(&PyIndex::join), py::arg("fingerprints"), py::arg("ids"), py::arg("k"),
-           py::arg("threads"), py::arg("force"))
-      .def("_pairs", checked_method(&PyIndex::pairs), py::arg("k"), py::arg("threads"), py::arg("force"))
+           py::arg("threads"), py::arg("force"), py::arg("progress"))
+      .def("_pairs", checked_method(&PyIndex::pairs), py::arg("k"), py::arg("threads"), py::arg("force"),
+           py::arg("progress"))
       .def("_clusters", checked_method(&PyIndex::clusters), py::arg("k"), py::arg("min_size"),
-           py::arg("size_in_ids"), py::arg("threads"), py::arg("force"))
+           py::arg("size_in_ids"), py::arg("threads"), py::arg("force"), py::arg("progress"))
       .def_property_readonly("info", checked_method(&PyIndex::info),
                              "The file's format, scheme, counts, sizes and tables: a dict with the names\n"
                              "`simdex info --json` prints (spec/FORMAT.md section 3); fingerprint_settings:\n"

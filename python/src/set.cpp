@@ -32,13 +32,13 @@ py::object change_tuple(const SetChange& c) {
 }
 
 SetWriterOptions writer_options(bool wait, bool merge_after_add, std::uint64_t memory, unsigned threads,
-                                const std::optional<std::string>& temp_dir) {
+                                const std::optional<std::string>& temp_dir, py::handle progress) {
   SetWriterOptions o;
   o.wait_for_lock = wait;
   o.merge_after_add = merge_after_add;
   o.build.memory_bytes = memory;
   o.build.threads = threads;
-  o.build.progress = SignalCheck();  // Ctrl-C stops the build or merge
+  o.build.progress = SignalCheck(progress);  // Ctrl-C and the caller's progress
   if (temp_dir) o.build.temp_dir = *temp_dir;
   return o;
 }
@@ -51,14 +51,15 @@ void require_set(const std::string& path) {
 
 py::object add(const std::string& path, const U64Array& fingerprints, const std::optional<U64Array>& ids,
                std::optional<unsigned> k, std::optional<std::uint32_t> block_bytes, bool merge, bool wait,
-               std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir) {
+               std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
+               const py::object& progress) {
   check_pairs(fingerprints, ids);
   const std::uint64_t* fp = fingerprints.data();
   const std::uint64_t* id = ids ? ids->data() : nullptr;
   const auto n = static_cast<std::size_t>(fingerprints.size());
   SetChange change;
   without_gil([&] {
-    const SetWriterOptions options = writer_options(wait, merge, memory, threads, temp_dir);
+    const SetWriterOptions options = writer_options(wait, merge, memory, threads, temp_dir, progress);
     SetWriter set(path, options);
     if (!id && set.exists())
       throw Error(errc::usage, "ids are needed to add to the existing set " + path +
@@ -79,18 +80,18 @@ py::object remove(const std::string& path, const U64Array& ids, bool wait) {
   SetChange change;
   without_gil([&] {
     require_set(path);
-    SetWriter set(path, writer_options(wait, false, 0, 0, std::nullopt));
+    SetWriter set(path, writer_options(wait, false, 0, 0, std::nullopt, py::handle()));
     change = set.remove(removed);
   });
   return change_tuple(change);
 }
 
 py::object merge(const std::string& path, bool wait, std::uint64_t memory, unsigned threads,
-                 const std::optional<std::string>& temp_dir) {
+                 const std::optional<std::string>& temp_dir, const py::object& progress) {
   SetChange change;
   without_gil([&] {
     require_set(path);
-    SetWriter set(path, writer_options(wait, false, memory, threads, temp_dir));
+    SetWriter set(path, writer_options(wait, false, memory, threads, temp_dir, progress));
     change = set.merge();
   });
   return change_tuple(change);
@@ -102,10 +103,10 @@ void bind_set(py::module_& m) {
   m.attr("SetChange") = change_type().type_object();
   m.def("set_add", &add, py::arg("path"), py::arg("fingerprints"), py::arg("ids"), py::arg("k"),
         py::arg("block_bytes"), py::arg("merge"), py::arg("wait"), py::arg("memory"), py::arg("threads"),
-        py::arg("temp_dir"));
+        py::arg("temp_dir"), py::arg("progress"));
   m.def("set_remove", &remove, py::arg("path"), py::arg("ids"), py::arg("wait"));
   m.def("set_merge", &merge, py::arg("path"), py::arg("wait"), py::arg("memory"), py::arg("threads"),
-        py::arg("temp_dir"));
+        py::arg("temp_dir"), py::arg("progress"));
 }
 
 }  // namespace simdex::python

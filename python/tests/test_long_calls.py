@@ -1,0 +1,121 @@
+"""Long calls: progress= reports them, and Ctrl-C stops them. The library runs without the GIL, and
+would otherwise hear SIGINT only once it returned (minutes later on a large or dense index). Each
+Ctrl-C case runs in a child process that sends itself SIGINT while the work runs; it must raise
+KeyboardInterrupt soon after, and leave no output and no temporary file behind."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import simdex
+
+# The child imports the simdex under test, whatever the directory it runs in.
+ENV = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(simdex.__file__))))
+
+SETUP = """
+import os, signal, sys, threading, time
+import numpy as np
+import simdex
+rng = np.random.default_rng(1)
+# 200,000 fingerprints in one prefix of 40 bits: every table is one group, pairs compare 2e10
+# times (forced past the work limit): a minute or more of work, not a second.
+dense = (np.uint64(0xABCDEF1234) << np.uint64(24)) | rng.integers(0, 1 << 24, 200000, dtype=np.uint64)
+simdex.build("dense.sdx", dense, k=3)
+index = simdex.open("dense.sdx")
+with open("docs.txt", "w") as f:
+    for i in range(2000000):
+        f.write(f"document number {i} with a few words {i % 1000}\\n")
+builder = simdex.Builder(k=3, threads=1)
+builder.add(rng.integers(0, 2**63, 10000000, dtype=np.uint64))
+before = set(os.listdir("."))
+"""
+
+WORK = {
+    "pairs": "index.pairs(force=True, threads=1)",
+    "join": "index.join(dense[:100000] ^ np.uint64(1), force=True, threads=2)",
+    "clusters": "index.clusters(force=True, threads=2)",
+    "build": 'builder.write("built.sdx")',
+    "dedup": 'simdex.dedup("docs.txt", "kept.txt", input_format="lines", threads=1)',
+}
+
+RUN = """
+# Python leaves SIGINT ignored when it starts so (a command run with `&` by a shell script):
+# the handler of an interactive Ctrl-C, whatever the test runner's.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+def interrupt():
+    print("SIGINT sent at", time.monotonic() - start, file=sys.stderr)
+    os.kill(os.getpid(), signal.SIGINT)
+start = time.monotonic()
+threading.Timer(0.5, interrupt).start()
+try:
+    {work}
+    print("finished", time.monotonic() - start)
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic() - start)
+    print("left", sorted(set(os.listdir(".")) - before))
+"""
+
+
+@pytest.mark.parametrize("work", sorted(WORK))
+def test_ctrl_c_stops_the_work_and_leaves_nothing(work, tmp_path):
+    script = textwrap.dedent(SETUP) + textwrap.dedent(RUN).format(work=WORK[work])
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=ENV, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.split("\n")
+    assert lines[0].startswith("interrupted"), result.stdout + result.stderr
+    # SIGINT came at 0.5 s; heard within a few seconds (at most a build's table or stage)
+    assert float(lines[0].split()[1]) < 8, result.stdout
+    assert lines[1] == "left []", result.stdout
+
+
+def test_progress_reports_each_call_and_ends_at_its_total(tmp_path):
+    rng = np.random.default_rng(3)
+    fps = rng.integers(0, 2**64, 200000, dtype=np.uint64, endpoint=False)
+    calls = []
+    summary = simdex.build(tmp_path / "p.sdx", fps, progress=lambda *a: calls.append(a))
+    stages = [c[0] for c in calls]
+    assert "sort" in stages and stages[-1] == "tables"
+    assert calls[-1] == ("tables", summary.table_count, summary.table_count)
+    assert all(isinstance(s, str) and 0 <= d and (t == 0 or d <= t) for s, d, t in calls)
+    index = simdex.open(tmp_path / "p.sdx")
+    for name, call in [("join", lambda p: index.join(fps[:50000] ^ np.uint64(1), progress=p)),
+                       ("pairs", lambda p: index.pairs(progress=p)),
+                       ("clusters", lambda p: index.clusters(progress=p))]:
+        calls = []
+        call(lambda *a: calls.append(a))
+        assert calls and {c[0] for c in calls} == {name}
+        assert calls[-1][1] == calls[-1][2] > 0  # the last report is the whole
+    docs = tmp_path / "docs.txt"
+    docs.write_text("".join(f"document {i} with words {i % 50}\n" for i in range(20000)))
+    calls = []
+    simdex.dedup(str(docs), input_format="lines", progress=lambda *a: calls.append(a))
+    stages = [c[0] for c in calls]
+    assert stages[0] == "reading" and calls[stages.index("sort") - 1] == ("reading", docs.stat().st_size,
+                                                                       docs.stat().st_size)
+    assert "clusters" in stages
+
+
+def test_an_exception_in_progress_stops_the_work_and_leaves_nothing(tmp_path):
+    class Stop(Exception):
+        pass
+
+    def stop(stage, done, total):
+        if stage == "tables":
+            raise Stop(stage)
+
+    fps = np.random.default_rng(4).integers(0, 2**64, 100000, dtype=np.uint64, endpoint=False)
+    with pytest.raises(Stop):
+        simdex.build(tmp_path / "s.sdx", fps, progress=stop)
+    assert os.listdir(tmp_path) == []
+    simdex.add(tmp_path / "set", fps[:1000], ids=np.arange(1000, dtype=np.uint64))
+    before = sorted(os.listdir(tmp_path))
+    with pytest.raises(Stop):
+        simdex.add(tmp_path / "set", fps[1000:], ids=np.arange(1000, 100000, dtype=np.uint64), progress=stop)
+    assert sorted(os.listdir(tmp_path)) == before and len(simdex.open(tmp_path / "set")) == 1000
+    with pytest.raises(TypeError, match="callable"):
+        simdex.build(tmp_path / "t.sdx", fps, progress="yes")
