@@ -30,8 +30,9 @@ class TaskPool {
   // Runs task(i, worker) for i in [0, count) on the pool's threads (workers 0..threads-1), calling
   // progress(done units, total units) from the calling thread meanwhile; tasks add to `done` through
   // the counter given. Rethrows the first exception of a task, or of progress (a caller stopping
-  // the work), after every thread has stopped; once one was thrown, no new task of the round starts. One
-  // thread, or at most one task, and no progress to report: the calling thread runs the tasks itself.
+  // the work), after every thread has stopped; once one was thrown, no new task of the round
+  // starts. One thread, or at most one task, and no progress to report: the calling thread runs the
+  // tasks itself.
   void run(std::size_t count, const Task& task, const TaskProgress& progress = {});
   unsigned threads() const { return threads_; }
 

@@ -163,12 +163,9 @@ TEST_CASE("a long task sees its round stopped and returns early") {
     };
     CHECK_THROWS_WITH(pool.run(2, task, progress), "stop");
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(30));
-    bool stopped_in_next_round = true;
+    std::atomic<bool> stopped_in_next_round{false};
     pool.run(4, [&](std::size_t, unsigned, std::atomic<uint64_t>&) {
-      if (simdex::format::round_stopped())
-        stopped_in_next_round = true;
-      else
-        stopped_in_next_round = false;
+      if (simdex::format::round_stopped()) stopped_in_next_round = true;
     });
     CHECK(!stopped_in_next_round);  // a new round starts unstopped
   }

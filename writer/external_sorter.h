@@ -2,8 +2,9 @@
 // memory/2 bytes; a full buffer is sorted and written as a run to a temporary file. Runs are merged
 // k-way, fan_in at a time, as soon as fan_in runs of one level (merges undergone) exist, so that
 // the open runs (each holds a descriptor) stay few however many are spilled; at the end, down to
-// at most fan_in runs whose merge is streamed, as often as the caller wants, to a callback. When everything
-// fits, no file is written and the sorted buffer is streamed instead: one code path for both cases.
+// at most fan_in runs whose merge is streamed, as often as the caller wants, to a callback. When
+// everything fits, no file is written and the sorted buffer is streamed instead: one code path
+// for both cases.
 #pragma once
 
 #include <algorithm>

@@ -57,10 +57,15 @@ class Builder {
   }
 
   py::object write(const std::string& path, const py::object& progress) {
-    progress_ = SignalCheck(progress);
     BuildSummary s;
     without_gil([&] {
       std::lock_guard lock(mutex_);
+      // This write's callback, under the lock (another thread's write waits), borrowed for the call.
+      progress_ = SignalCheck(progress);
+      struct Forget {
+        SignalCheck& p;
+        ~Forget() { p = SignalCheck(); }
+      } forget{progress_};
       IndexBuilder& b = live();
       if (options_.temp_dir.empty()) {  // as the CLI: temporary files beside the output
         const std::string dir = std::filesystem::path(path).parent_path().string();
@@ -86,7 +91,7 @@ class Builder {
   }
 
   BuildOptions options_;
-  SignalCheck progress_;  // of the write in progress
+  SignalCheck progress_;  // of the write in progress (none between writes)
   std::optional<IndexBuilder> builder_;
   std::uint64_t next_id_ = 0;  // pairs added so far: the default id of the next one
   std::mutex mutex_;
