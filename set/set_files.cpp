@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "format/set_manifest.h"
 #include "simdex/error.h"
@@ -146,7 +148,8 @@ bool starts_with_set_magic(const std::string& path) {
   return r == static_cast<ssize_t>(sizeof head) && format::has_set_magic(head, sizeof head);
 }
 
-SetLock::SetLock(const std::string& manifest_path, bool wait) : path_(manifest_path + ".lock") {
+SetLock::SetLock(const std::string& manifest_path, bool wait, const std::function<void()>& waiting)
+    : path_(manifest_path + ".lock") {
   writer::require_target_directory(manifest_path);  // its message names the set, not SET.lock
   const std::string& path = path_;
   // A lock taken on a file that was then removed (or replaced) locks nothing: a writer that opens
@@ -158,9 +161,20 @@ SetLock::SetLock(const std::string& manifest_path, bool wait) : path_(manifest_p
     if (!created_ && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0)
       throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno));
-    while (::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    const bool poll = wait && waiting;
+    while (::flock(fd_, LOCK_EX | (wait && !poll ? 0 : LOCK_NB)) != 0) {
       if (errno == EINTR) continue;
       const int err = errno;
+      if (poll && err == EWOULDBLOCK) {
+        try {
+          waiting();
+        } catch (...) {
+          ::close(fd_);
+          throw;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        continue;
+      }
       ::close(fd_);
       if (err == EWOULDBLOCK)
         throw Error(errc::io,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,7 +45,9 @@ bool starts_with_set_magic(const std::string& path);
 // other writer is done; else Error(io) naming the lock at once.
 class SetLock {
  public:
-  SetLock(const std::string& manifest_path, bool wait);
+  // Waiting (wait = true) for another writer: blocked in flock, or, given `waiting`, polling every
+  // 50 ms and calling waiting() between tries, which may throw to give up (Python's Ctrl-C).
+  SetLock(const std::string& manifest_path, bool wait, const std::function<void()>& waiting = {});
   ~SetLock();
   SetLock(const SetLock&) = delete;
   SetLock& operator=(const SetLock&) = delete;

@@ -20,7 +20,14 @@ namespace simdex {
 
 struct SetWriter::State {
   State(std::string p, SetWriterOptions o)
-      : path(set::checked_set_path(std::move(p))), options(std::move(o)), lock(path, options.wait_for_lock) {}
+      : path(set::checked_set_path(std::move(p))),
+        options(std::move(o)),
+        lock(path, options.wait_for_lock, waiting_for_lock(options)) {}
+  // While another writer holds the lock: the caller's progress, stage "lock", which may give up.
+  static std::function<void()> waiting_for_lock(const SetWriterOptions& o) {
+    if (!o.build.progress) return {};
+    return [progress = o.build.progress] { progress("lock", 0, 0); };
+  }
   std::string path;
   SetWriterOptions options;
   set::SetLock lock;

@@ -61,6 +61,8 @@ void IndexBuilder::add(uint64_t fingerprint, uint64_t id) {
 
 using writer::U64Store;
 
+bool IndexBuilder::used() const { return !state_ || state_->written; }
+
 BuildSummary IndexBuilder::write(const std::string& path) {
   if (!state_) throw Error(errc::usage, "this IndexBuilder was moved from");
   State& s = *state_;

@@ -88,6 +88,8 @@ class SIMDEX_EXPORT IndexBuilder {
   IndexBuilder& operator=(IndexBuilder&&) noexcept;
   void add(uint64_t fingerprint, uint64_t id);
   uint64_t pairs_added() const { return added_; }
+  // write() went past its checks: the pairs are used up, whether it succeeded, failed or was stopped.
+  bool used() const;
   const BuildOptions& options() const { return options_; }
   // Writes the index to `path` atomically. Throws simdex::Error; on failure `path` is untouched.
   // A builder writes once: write() uses up its pairs, and a second call (after a failed one too)

@@ -33,7 +33,8 @@ struct SetWriterOptions {
   bool merge_after_add = true;
   unsigned tier_ratio = 4;
   // For merges: memory bound, temporary directory (default: the set's directory), threads,
-  // progress, as for IndexBuilder. k and block size are the set's.
+  // progress, as for IndexBuilder. k and block size are the set's. While waiting for the lock,
+  // progress is called ("lock", 0, 0) every 50 ms, and may throw to give up.
   BuildOptions build;
 };
 

@@ -419,7 +419,8 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         uses all cores. temp_dir: where temporary files go (the index, sort runs; None: the
         system's temporary directory). progress: a callable(stage, done, total) called a few
         times a second ("reading" bytes of a file, "fingerprinting" texts, the build's stages,
-        "clusters"); an exception it raises stops the work.
+        "clusters"); an exception it raises stops the work (an index= kept before it clustered
+        stays).
 
     The GIL is released while simdex works. Raises UsageError (bad k, keep, format, ...),
     InputError (a malformed record, naming its line), FileError (a file that cannot be read or
@@ -469,7 +470,9 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
     one); another k than the set's raises UsageError. merge: then merge members of similar size
     (size-tiered), keeping the member count logarithmic. wait: wait for another writer's lock
     (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes;
-    progress: as Builder.write's.
+    progress: as Builder.write's (stage "lock" while waiting for another writer; the stages start
+    again for the merge). Stopped (Ctrl-C, progress) during that merge, the new member stays
+    published: the add is done, the merge is left to the next add or merge.
     """
     fps = _u64(fingerprints, "fingerprints")
     return _simdex.set_add(_path(set_path), fps, None if ids is None else _u64(ids, "ids"), k, block_bytes,

@@ -1,9 +1,11 @@
 // simdex.Builder: IndexBuilder behind a lock (Python threads may share one), fed numpy arrays with
 // the GIL released.
+#include <atomic>
 #include <filesystem>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "python/src/bindings.h"
 #include "simdex/builder.h"
@@ -44,6 +46,7 @@ class Builder {
   }
 
   void add(const U64Array& fingerprints, const std::optional<U64Array>& ids) {
+    refuse_from_own_write();
     check_pairs(fingerprints, ids);
     const std::uint64_t* fp = fingerprints.data();
     const std::uint64_t* id = ids ? ids->data() : nullptr;
@@ -57,15 +60,20 @@ class Builder {
   }
 
   py::object write(const std::string& path, const py::object& progress) {
+    refuse_from_own_write();
     BuildSummary s;
     without_gil([&] {
       std::lock_guard lock(mutex_);
       // This write's callback, under the lock (another thread's write waits), borrowed for the call.
       progress_ = SignalCheck(progress);
+      writer_ = std::this_thread::get_id();
       struct Forget {
-        SignalCheck& p;
-        ~Forget() { p = SignalCheck(); }
-      } forget{progress_};
+        Builder& b;
+        ~Forget() {
+          b.progress_ = SignalCheck();
+          b.writer_ = std::thread::id();
+        }
+      } forget{*this};
       IndexBuilder& b = live();
       if (options_.temp_dir.empty()) {  // as the CLI: temporary files beside the output
         const std::string dir = std::filesystem::path(path).parent_path().string();
@@ -81,17 +89,29 @@ class Builder {
   }
 
   std::uint64_t pairs_added() const { return next_id_; }
-  bool written() const { return !builder_; }
+  bool written() const { return !builder_ || builder_->used(); }
   const BuildOptions& options() const { return options_; }
 
  private:
   IndexBuilder& live() {
     if (!builder_) throw Error(errc::usage, "this Builder has written its index already; make a new one");
+    if (builder_->used())
+      throw Error(errc::usage,
+                  "this Builder's write() failed or was stopped after it used up the pairs; make a new "
+                  "Builder and add them again");
     return *builder_;
+  }
+  // A progress callback of this Builder's write() calling add() or write() would wait for the lock
+  // its own write holds, forever.
+  void refuse_from_own_write() const {
+    if (writer_.load() == std::this_thread::get_id())
+      throw Error(errc::usage,
+                  "this Builder is writing: its write()'s progress callback may not add() or write()");
   }
 
   BuildOptions options_;
-  SignalCheck progress_;  // of the write in progress (none between writes)
+  SignalCheck progress_;                   // of the write in progress (none between writes)
+  std::atomic<std::thread::id> writer_{};  // the thread in write()
   std::optional<IndexBuilder> builder_;
   std::uint64_t next_id_ = 0;  // pairs added so far: the default id of the next one
   std::mutex mutex_;

@@ -50,13 +50,20 @@ void SignalCheck::check(std::string_view stage, std::uint64_t done, std::uint64_
   const bool main = PyThread_get_thread_ident() == main_thread_ident;  // no handler runs elsewhere
   if (!main && !progress_) return;
   const auto now = std::chrono::steady_clock::now();
-  const bool last = total > 0 && done == total;  // a bar's 100%: never skipped
-  if (now < next_ && !last) return;
+  // A stage's first report and its last (a bar's 100%, told once) are never skipped.
+  const bool first = progress_ && stage != told_stage_;
+  const bool last =
+      progress_ && total > 0 && done == total && (first || done != told_done_ || total != told_total_);
+  if (now < next_ && !first && !last) return;
   next_ = now + std::chrono::milliseconds(50);
   const GilTakenBack locked;
   if (main && PyErr_CheckSignals() != 0) throw py::error_already_set();
-  if (progress_)
+  if (progress_) {
+    told_stage_ = stage;
+    told_done_ = done;
+    told_total_ = total;
     py::reinterpret_borrow<py::object>(progress_)(py::str(stage.data(), stage.size()), done, total);
+  }
 }
 
 PyGILState_STATE take_gil_back(PyThreadState* state) {

@@ -52,10 +52,10 @@ class GilTakenBack {
 // Ctrl-C, and the caller's progress callback, while simdex works without the GIL. Python runs
 // signal handlers only in its main thread, holding the GIL: given as a progress callback of the
 // library (called a few times a second from the thread that released the GIL), this takes the GIL
-// back at most every 50 ms (and for a stage's last report) to run them (main thread) and to call
-// progress(stage, done, total) if given; an exception of either (KeyboardInterrupt, the callback's
-// own) is thrown as py::error_already_set: the library stops its threads, publishes nothing, and the
-// exception reaches Python as it was raised.
+// back at most every 50 ms to run them (main thread) and to call progress(stage, done, total) if
+// given, which also gets, whenever they come, a stage's first report and its last (done = total); an
+// exception of either (KeyboardInterrupt, the callback's own) is thrown as py::error_already_set: the library
+// stops its threads, publishes nothing, and the exception reaches Python as it was raised.
 class SignalCheck {
  public:
   // `progress`: a callable or null, borrowed (an argument of the call, alive while it runs: no
@@ -73,6 +73,8 @@ class SignalCheck {
   PyObject* progress_;
   std::string stage_;
   std::chrono::steady_clock::time_point next_{};
+  std::string told_stage_;  // the last report given to progress_
+  std::uint64_t told_done_ = 0, told_total_ = 0;
 };
 
 // f() with the GIL released; the GIL taken back after, as take_gil_back does.
