@@ -1,6 +1,8 @@
 // Targets and temporary files of a build: a target that is not a regular file is refused (never
 // renamed over), and cleanup removes exactly the temporary files no live process holds locked,
 // whatever process id their names carry (spec/FORMAT.md §11).
+#include "writer/temp_files.h"
+
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -158,4 +160,28 @@ TEST_CASE("a target that is not a regular file is refused, and left as it was") 
   }
   CHECK(fs::is_fifo(fs::symlink_status(dir.file("late.sdx"))));
   no_temp_left();
+}
+
+TEST_CASE("a forked child's cleanup spares the temporary files of its parent's builds") {
+  // The child inherits the registry of the parent's temporary files; its cleanup (a signal, the
+  // Python module as an interpreter ends) would remove files the parent still writes.
+  TempDir dir;
+  writer::AtomicFile file(dir.file("x.sdx"));
+  file.write("abc", 3);
+  auto temporary_files = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(fs::path(dir.file("x.sdx")).parent_path()))
+      n += e.path().filename().string().find(".tmp") != std::string::npos;
+    return n;
+  };
+  REQUIRE(temporary_files() == 1);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    writer::remove_registered_temps();
+    ::_exit(0);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(temporary_files() == 1);
 }

@@ -35,6 +35,15 @@ static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only 
 constexpr int kSlots = 256;  // more temporary files at once than a build makes (fan-in 64 + a few)
 Slot slots[kSlots];
 
+// A forked child does not own its parent's temporary files (the parent's builds go on writing
+// them): its cleanup, on a signal or as a Python interpreter ends, must not remove them.
+[[maybe_unused]] const bool forgotten_in_children = [] {
+  ::pthread_atfork(nullptr, nullptr, [] {
+    for (Slot& slot : slots) slot.state.store(kFree);
+  });
+  return true;
+}();
+
 // Returns the slot, or -1 when every slot is taken or the path is too long: that file is then only
 // removed by its owner or a later build's cleanup.
 int register_path(const std::string& path) {

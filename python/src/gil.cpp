@@ -4,6 +4,8 @@
 #include <chrono>
 #include <thread>
 
+#include "writer/temp_files.h"
+
 namespace simdex::python {
 
 namespace {
@@ -44,6 +46,9 @@ void watch_interpreter_exit() {
     for (int i = 0; i < 2000 && returning.load() > 0; ++i)
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }));
+  // Once the interpreter is finalized (the process ends next), the temporary files of builds that
+  // daemon threads still run, which never return to remove them: as a signal's cleanup does.
+  Py_AtExit([] { writer::remove_registered_temps(); });
 }
 
 void SignalCheck::check(std::string_view stage, std::uint64_t done, std::uint64_t total) {

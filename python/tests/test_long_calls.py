@@ -154,3 +154,26 @@ def test_progress_misuse_and_edges(tmp_path):
         with pytest.raises(TimeoutError):
             simdex.add(tmp_path / "set", fps[10:20], ids=np.arange(10, 20, dtype=np.uint64), progress=give_up)
     assert len(simdex.open(tmp_path / "set")) == 10
+
+
+def test_a_daemon_thread_building_at_exit_leaves_no_temporary_file(tmp_path):
+    # The interpreter exits while a daemon thread builds: the thread never returns to remove its
+    # temporary files; the module removes them once the interpreter is finalized.
+    script = textwrap.dedent("""
+        import os, threading, time
+        import numpy as np
+        import simdex
+        b = simdex.Builder(threads=1)
+        b.add(np.random.default_rng(6).integers(0, 2**63, 10000000, dtype=np.uint64))
+        threading.Thread(target=b.write, args=("out.sdx",), daemon=True).start()
+        for _ in range(500):  # until the build has its temporary files
+            if any(".tmp" in f or ".simdex-" in f for f in os.listdir(".")):
+                break
+            time.sleep(0.01)
+        print("temporary files seen:", sorted(os.listdir(".")))
+    """)
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=ENV, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "tmp" in result.stdout or ".simdex-" in result.stdout, result.stdout
+    assert os.listdir(tmp_path) in ([], ["out.sdx"]), result.stdout
