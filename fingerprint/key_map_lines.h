@@ -13,20 +13,37 @@ namespace simdex {
 class KeyMapLines {
  public:
   explicit KeyMapLines(std::string name) : name_(std::move(name)) {}
-  // The next line, without its '\n'. Returns false for the header line (`#simdex-keys 1`, first);
-  // else sets `id` and `key` (valid until the next call). A first line without the header is
-  // simdex 0.1's paths.tsv: no escaping, read as it is. Throws Error(errc::input) naming the line.
-  bool next(std::string_view line, std::uint64_t& id, std::string_view& key);
-  // At the end of the bytes: throws when the last line had no newline (`rest`: the bytes after
-  // the last '\n').
-  void finish(std::string_view rest) const;
+  // The next stretch of the file's bytes, line by line: each(id, key) for every entry (the key
+  // valid during the call). A line cut at the stretch's end waits for the next stretch. Throws
+  // Error(errc::input) naming the line.
+  template <class Each>
+  void feed(std::string_view bytes, Each&& each) {
+    std::uint64_t id = 0;
+    std::string_view key;
+    for (auto eol = bytes.find('\n'); eol != std::string_view::npos; eol = bytes.find('\n')) {
+      std::string_view line = bytes.substr(0, eol);
+      if (!partial_.empty()) line = partial_.append(line);
+      if (next(line, id, key)) each(id, key);
+      partial_.clear();
+      bytes.remove_prefix(eol + 1);
+    }
+    partial_.append(bytes);
+  }
+  // At the end of the file: throws when its last line had no newline.
+  void finish() const;
 
  private:
+  // One line, without its '\n'. Returns false for the header line (`#simdex-keys 1`, first); else
+  // sets `id` and `key` (valid until the next call). A first line without the header is simdex
+  // 0.1's paths.tsv: no escaping, read as it is.
+  bool next(std::string_view line, std::uint64_t& id, std::string_view& key);
+
   std::string name_;
   std::uint64_t line_no_ = 0;
   std::optional<bool> legacy_;  // decided by the first line
   std::optional<std::uint64_t> last_id_;
   std::string unescaped_;
+  std::string partial_;  // a line cut at the end of the last stretch fed
 };
 
 }  // namespace simdex

@@ -268,8 +268,8 @@ bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_vie
   return true;
 }
 
-void KeyMapLines::finish(std::string_view rest) const {
-  if (!rest.empty())
+void KeyMapLines::finish() const {
+  if (!partial_.empty())
     throw Error(errc::input, name_ + ":" + std::to_string(line_no_ + 1) +
                                  ": the last line has no newline (a truncated file?) (spec/KEYS.md)");
 }
@@ -277,17 +277,12 @@ void KeyMapLines::finish(std::string_view rest) const {
 KeyMap KeyMap::parse(std::string_view bytes, const std::string& name) {
   KeyMap map;
   KeyMapLines lines(name);
-  std::uint64_t id = 0;
-  std::string_view key;
-  for (auto eol = bytes.find('\n'); eol != std::string_view::npos; eol = bytes.find('\n')) {
-    if (lines.next(bytes.substr(0, eol), id, key)) {
-      map.ids_.push_back(id);
-      map.offsets_.push_back(map.bytes_.size());
-      map.bytes_.append(key);
-    }
-    bytes.remove_prefix(eol + 1);
-  }
-  lines.finish(bytes);
+  lines.feed(bytes, [&](std::uint64_t id, std::string_view key) {
+    map.ids_.push_back(id);
+    map.offsets_.push_back(map.bytes_.size());
+    map.bytes_.append(key);
+  });
+  lines.finish();
   map.offsets_.push_back(map.bytes_.size());
   return map;
 }

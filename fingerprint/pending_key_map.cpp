@@ -25,28 +25,15 @@ PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string&
   // In chunks, each line checked as KeyMap::read checks it (a malformed map is refused, not
   // carried along), without holding the map: one of 100M keys is gigabytes.
   KeyMapLines lines(from);
-  std::uint64_t id = 0;
-  std::string_view key;
-  std::string chunk, partial;  // partial: a line cut by the chunk's end
-  chunk.resize(std::size_t{1} << 20);
+  std::string chunk(std::size_t{1} << 20, '\0');
   while (in) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    const std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
     p.file_->write(got.data(), got.size());
-    for (auto eol = got.find('\n'); eol != std::string_view::npos; eol = got.find('\n')) {
-      if (partial.empty()) {
-        lines.next(got.substr(0, eol), id, key);
-      } else {
-        partial.append(got.substr(0, eol));
-        lines.next(partial, id, key);
-        partial.clear();
-      }
-      got.remove_prefix(eol + 1);
-    }
-    partial.append(got);
+    lines.feed(got, [](std::uint64_t, std::string_view) {});
   }
   if (!in.eof()) throw Error(errc::io, "read error on '" + from + "'");
-  lines.finish(partial);
+  lines.finish();
   p.file_->sync();
   return p;
 }
