@@ -100,7 +100,6 @@ class AddedKeys {
 
 void run_add(AddArgs& a) {
   const auto start = std::chrono::steady_clock::now();
-  remove_temporary_files_on_signals();
   Progress progress(Progress::wanted(a.quiet, a.progress));
   SetWriterOptions options = set_writer_options(a, progress);
   options.merge_after_add = !a.no_merge;

@@ -89,7 +89,6 @@ void run_build(const BuildArgs& a) {
     throw Error(errc::usage,
                 "--key-map is for --text (documents); fingerprint lines bring their key map beside "
                 "them, INPUT.keys.tsv, which build carries beside the index");
-  remove_temporary_files_on_signals();  // SIGINT/SIGTERM leave no temporary file
   Progress progress(Progress::wanted(a.quiet, a.progress));
   BuildOptions options;
   apply_table_options(a, options);

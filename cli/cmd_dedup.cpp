@@ -51,9 +51,10 @@ void write_report(Output& out, const std::string& input, const std::string& outp
   append_json_string(b, input);
   b.append(std::string_view(R"(,"output":)"));
   append_json_string(b, output);
-  out.print(R"(,"k":{},"keep":"{}","documents":{},"kept":{},"removed":{},"clusters_count":{},"clusters":[)",
-            r.k, keep_policy_name(r.keep), r.documents, r.documents - r.removed, r.removed,
-            r.clusters.size());
+  out.print(
+      R"(,"k":{},"keep":"{}","documents":{},"kept":{},"removed":{},"without_words":{},"clusters_count":{},"clusters":[)",
+      r.k, keep_policy_name(r.keep), r.documents, r.documents - r.removed, r.removed, r.without_words.size(),
+      r.clusters.size());
   for (std::size_t c = 0; c < r.clusters.size(); ++c) {
     const DedupCluster& cluster = r.clusters[c];
     out.print("{}\n{{\"size\":{},\"members\":[", c ? "," : "", cluster.members.size());
@@ -70,7 +71,6 @@ void write_report(Output& out, const std::string& input, const std::string& outp
 
 void run_dedup(const DedupArgs& a) {
   const auto start = std::chrono::steady_clock::now();
-  remove_temporary_files_on_signals();
   writer::require_target_directory(a.output);  // before the work: the message names the output
   // The report's path is checked (and its temporary file made) before the work, not after the
   // output is published; it is written whole or not at all.
@@ -80,6 +80,8 @@ void run_dedup(const DedupArgs& a) {
       throw Error(errc::usage, "--report - and the output both go to standard output: give one a file");
     writer::refuse_same_output(a.report, "--report", a.output, "the output");
     writer::refuse_same_output(a.report, "--report", a.index, "--index");
+    if (!a.index.empty())
+      writer::refuse_same_output(a.report, "--report", key_map_path(a.index), "--index's key map");
     writer::refuse_input_as_output(a.input, a.report, "--report");
     report.emplace(a.report);
   }
@@ -96,15 +98,23 @@ void run_dedup(const DedupArgs& a) {
   o.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
     progress.update(stage, done, total, stage == "reading" ? Progress::Unit::bytes : Progress::Unit::items);
   };
+  // The report is written before the output is published: a report that cannot be written leaves
+  // neither.
+  o.before_publish = [&](const DedupResult& r) {
+    if (report) write_report(*report, a.input, a.output, r);
+  };
   const DedupResult r = dedup(a.input, a.output, o);
   progress.finish();
-  if (report) write_report(*report, a.input, a.output, r);
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "simdex: dedup: " << r.documents << " documents, " << r.clusters.size()
               << " clusters of near-duplicates (k = " << r.k << "): kept " << r.documents - r.removed
-              << ", removed " << r.removed << "; wrote " << (a.output == "-" ? "standard output" : a.output)
-              << " in " << seconds << " s\n";
+              << ", removed " << r.removed
+              << (r.without_words.empty() ? std::string()
+                                          : " (" + std::to_string(r.without_words.size()) +
+                                                " without words kept, compared with none)")
+              << "; wrote " << (a.output == "-" ? "standard output" : a.output) << " in " << seconds
+              << " s\n";
   }
 }
 
@@ -148,7 +158,9 @@ void add_dedup_command(CLI::App& app) {
       "document is fingerprinted (spec/FINGERPRINT.md; the Text flags apply), the fingerprints go into\n"
       "an index, documents whose fingerprints are in one cluster (connected within k bits) are\n"
       "duplicates, and one of each cluster is kept (--keep; ties: the first). Documents with the same\n"
-      "key and the same fingerprint are duplicates too.\n"
+      "key and the same fingerprint are duplicates too. Documents without words (emoji, punctuation or\n"
+      "an empty text: all have the fingerprint 0, whatever they hold) are kept and compared with none;\n"
+      "the summary and the report count them.\n"
       "\n"
       "Output: JSON Lines and lines inputs give the kept lines unchanged, in input order (blank lines\n"
       "of JSON Lines are dropped); a directory gives the kept files' paths relative to it, one a line\n"
@@ -158,10 +170,13 @@ void add_dedup_command(CLI::App& app) {
       "id, a string is a key (id = XXH3-64 of its bytes), no field: the 0-based line number. Two keys\n"
       "with one id stop the run with an error naming both.\n"
       "\n"
-      "The report (--report FILE): {\"documents\":N,\"kept\":N,\"removed\":N,\"clusters_count\":N,\n"
-      "\"clusters\":[{\"size\":N,\"members\":[{\"document\":I,\"line\":L,\"id\":ID,\"key\":\"...\"|null,\n"
-      "\"fingerprint\":\"0x...\",\"distance\":D,\"bytes\":B,\"kept\":true|false},...]},...]}, D being the\n"
-      "distance to the kept member (more than k is possible through other members).\n"
+      "The report (--report FILE): {\"documents\":N,\"kept\":N,\"removed\":N,\"without_words\":N,\n"
+      "\"clusters_count\":N,\"clusters\":[{\"size\":N,\"members\":[{\"document\":I,\"line\":L,\"id\":ID,\n"
+      "\"key\":\"...\"|null,\"fingerprint\":\"0x...\",\"distance\":D,\"bytes\":B,\"kept\":true|false},...]},."
+      "..]}:\n"
+      "I the 0-based position among the documents, L the 1-based line of the input (0 for a\n"
+      "directory's file; a record without an id field has the id L - 1), D the distance to the kept\n"
+      "member (more than k is possible through other members).\n"
       "\n"
       "Examples:\n"
       "  simdex dedup data/corpus/docs.jsonl.gz -o deduped.jsonl.gz --report report.json\n"

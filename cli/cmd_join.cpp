@@ -145,7 +145,9 @@ void run_join(const JoinArgs& a) {
     if (std::filesystem::exists(key_map_path(a.queries), ec))
       query_keys = KeyMap::read(key_map_path(a.queries));
   }
-  for_each_query(a.queries, a.text, a.text_options, a.index, progress,
+  TextOptions text_options = a.text_options;
+  text_options.keys_printed = keys_wanted(a.keys);
+  for_each_query(a.queries, a.text, text_options, a.index, progress,
                  [&](uint64_t fp, uint64_t id, std::optional<std::string_view> key) {
                    joiner.add({fp, id}, query_keys ? query_keys->find(id) : key);
                  });

@@ -19,7 +19,6 @@ void add_merge_command(CLI::App& app) {
   add_set_write_options(*cmd, *args);
   cmd->callback([args] {
     const auto start = std::chrono::steady_clock::now();
-    remove_temporary_files_on_signals();
     Progress progress(Progress::wanted(args->quiet, args->progress));
     SetWriter set(args->set, set_writer_options(*args, progress));
     const SetChange change = set.merge();

@@ -61,8 +61,10 @@ void run_query(const QueryArgs& a) {
     const std::string input = a.fingerprints.empty() ? "-" : a.fingerprints[0];
     require_index_settings(index, a.index, a.text_options);
     refuse_key_map_over(a.text_options.paths_file, a.index);
+    TextOptions text_options = a.text_options;
+    text_options.keys_printed = keys_wanted(a.keys);
     PendingKeyMap keys_of_queries = for_each_text_fingerprint(
-        input, a.text_options, "",
+        input, text_options, "",
         [&](uint64_t id, uint64_t fp, std::optional<std::string_view> key) { run_one(fp, id, key); },
         &progress, "query");
     progress.finish();

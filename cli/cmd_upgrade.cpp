@@ -19,7 +19,6 @@ void run_upgrade(const UpgradeArgs& a) {
   if (a.input == "-" || a.output == "-")
     throw Error(errc::usage,
                 "upgrade reads and writes files, not stdin or stdout (it replaces a file atomically)");
-  remove_temporary_files_on_signals();
   const std::string output = a.output.empty() ? a.input : a.output;
   const UpgradeSummary s = upgrade_index(a.input, output);
   if (a.quiet) return;

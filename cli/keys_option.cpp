@@ -1,8 +1,12 @@
 #include "cli/keys_option.h"
 
 #include <filesystem>
+#include <functional>
+#include <queue>
+#include <vector>
 
 #include "cli/output.h"
+#include "fingerprint/key_map_lines.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 
@@ -39,33 +43,54 @@ PendingKeyMap carried_key_map(const std::string& input, const std::string& outpu
   return PendingKeyMap::copy_of(from, to);
 }
 
-void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name) {
-  const KeyMap more = KeyMap::read(added);
-  std::error_code ec;
-  extend_key_map(set_map, std::filesystem::exists(set_map, ec) ? KeyMap::read(set_map) : KeyMap(), more,
-                 added_name);
+void unite_key_maps(const std::vector<NamedKeyMap>& maps, const PendingKeyMap::Sink& sink,
+                    const std::string& unchanged) {
+  // A k-way merge: the maps' next entries in a heap by (id, map), so that equal ids meet in a row.
+  struct Next {
+    std::uint64_t id;
+    std::size_t map, entry;
+    bool operator>(const Next& o) const { return id != o.id ? id > o.id : map > o.map; }
+  };
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> heap;
+  for (std::size_t m = 0; m < maps.size(); ++m)
+    if (maps[m].map->size() > 0) heap.push({maps[m].map->id_at(0), m, 0});
+  std::string buffer(kKeyMapHeader);
+  std::optional<std::uint64_t> last_id;
+  std::size_t last_map = 0;
+  std::string_view last_key;
+  while (!heap.empty()) {
+    const Next n = heap.top();
+    heap.pop();
+    const KeyMap& map = *maps[n.map].map;
+    const std::string_view key = map.key_at(n.entry);
+    if (n.entry + 1 < map.size()) heap.push({map.id_at(n.entry + 1), n.map, n.entry + 1});
+    if (last_id == n.id) {
+      if (key != last_key)
+        throw Error(errc::input, "id " + std::to_string(n.id) + " is the key '" + escape_key(last_key) +
+                                     "' in " + maps[last_map].name + " and the key '" + escape_key(key) +
+                                     "' in " + maps[n.map].name +
+                                     ": two documents with one id (spec/KEYS.md 1.1); " + unchanged);
+      continue;
+    }
+    last_id = n.id;
+    last_map = n.map;
+    last_key = key;
+    append_key_map_line(buffer, n.id, key);
+    if (buffer.size() >= (1 << 16)) {
+      sink(buffer);
+      buffer.clear();
+    }
+  }
+  sink(buffer);
 }
 
 void extend_key_map(const std::string& set_map, const KeyMap& old, const KeyMap& more,
                     const std::string& added_name) {
-  KeyMapBuilder merged;
-  std::size_t i = 0, j = 0;
-  while (i < old.size() || j < more.size()) {
-    const bool from_old = j == more.size() || (i < old.size() && old.id_at(i) <= more.id_at(j));
-    const uint64_t id = from_old ? old.id_at(i) : more.id_at(j);
-    const std::string_view key = from_old ? old.key_at(i) : more.key_at(j);
-    if (from_old && j < more.size() && more.id_at(j) == id) {
-      if (more.key_at(j) != key)
-        throw Error(errc::input, "id " + std::to_string(id) + " is the key '" + escape_key(key) + "' in " +
-                                     set_map + " and the key '" + escape_key(more.key_at(j)) + "' in " +
-                                     added_name +
-                                     ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
-      ++j;
-    }
-    merged.add(id, IdKind::key, key, 0);
-    ++(from_old ? i : j);
-  }
-  merged.write(set_map);
+  writer::AtomicFile out(set_map);
+  unite_key_maps(
+      {{&old, set_map}, {&more, added_name}},
+      [&](std::string_view bytes) { out.write(bytes.data(), bytes.size()); }, "the set is unchanged");
+  out.publish();
 }
 
 namespace {

@@ -56,12 +56,22 @@ void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
 // copied beside OUTPUT; without one, a map left beside OUTPUT by an earlier build is to be removed.
 PendingKeyMap carried_key_map(const std::string& input, const std::string& output);
 
-// An index set's key map (SET.keys.tsv) extended by the key map `added` (of the documents an add
-// brings), written atomically: each id once. Error(input) when an id has another key in each (two
-// documents with one id, spec/KEYS.md §1.1), naming both; the set's map is then unchanged.
-// `added_name` names the added keys' origin in that message (the input of an add --text).
-void extend_key_map(const std::string& set_map, const std::string& added, const std::string& added_name);
-// The same, of maps already read: `old` (the set's, empty when it has none) and `more`.
+// A key map and what names it in messages.
+struct NamedKeyMap {
+  const KeyMap* map;
+  std::string name;
+};
+// The union of `maps` (each id once), handed to `sink` as a key map's bytes, in order. Error(input)
+// when an id has another key in two of them (two documents with one id, spec/KEYS.md §1.1), naming
+// both maps and ending in `unchanged` (what the error leaves as it was). Reads each map once: a
+// merge of their sorted entries.
+void unite_key_maps(const std::vector<NamedKeyMap>& maps, const PendingKeyMap::Sink& sink,
+                    const std::string& unchanged);
+
+// An index set's key map (SET.keys.tsv) extended by `more` (the key map of the documents an add
+// brings; `old` is the set's, empty when it has none), written atomically. Error(input) as
+// unite_key_maps says; the set's map is then unchanged. `added_name` names the added keys' origin
+// in that message (the input of an add --text).
 void extend_key_map(const std::string& set_map, const KeyMap& old, const KeyMap& more,
                     const std::string& added_name);
 

@@ -10,6 +10,7 @@
 #include "cli/command_names.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "simdex/builder.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
 #include "simdex/version.h"
@@ -24,6 +25,8 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success, 1 failure (bad input, corrupt index, verify problems), 2 usage error.",
       "simdex"};
   app.require_subcommand(1);
+  // SIGINT, SIGTERM, SIGHUP, SIGPIPE leave no temporary file of any command's outputs behind.
+  simdex::remove_temporary_files_on_signals();
   // The library's version, and the format versions it writes and reads.
   app.set_version_flag("--version", std::string("simdex ") + simdex::version() + "\nindex format: writes " +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MAJOR) + "." +

@@ -23,13 +23,27 @@ Output::Output() : name_("standard output"), fd_(STDOUT_FILENO) {}
 Output::Output(const std::string& path) : Output() {
   if (path.empty() || path == "-") return;
   name_ = "'" + path + "'";
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) {
+  struct stat st {
+  }, target{};
+  // A regular file (or none yet) is replaced whole (AtomicFile). A FIFO, a device, or a link to one
+  // (/dev/stdout, /dev/fd/N: under /dev or /proc whatever they point to) is written in place. Any
+  // other link is refused as AtomicFile refuses it: written through, a failed run would leave its
+  // target cut short.
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  const bool written_in_place =
+      exists && !S_ISREG(st.st_mode) &&
+      (!S_ISLNK(st.st_mode) || path.starts_with("/dev/") || path.starts_with("/proc/") ||
+       (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)));
+  if (!written_in_place) {
     file_.emplace(path);
     return;
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd_ < 0) throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    closed_ = true;  // the destructor runs (a delegating constructor): nothing to close
+    throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
+  }
+  fd_ = fd;
 }
 
 Output::~Output() {

@@ -10,8 +10,10 @@ void add_table_options(CLI::App& cmd, TableArgs& args, TablesOf of, const std::s
         cmd.add_option("--blocks", args.blocks, "One-level scheme with M blocks (M > k)")->excludes(scheme);
   args.k_option =
       cmd.add_option("-k,--max-distance", args.k,
-                     index ? "Largest Hamming distance queries may ask for"
-                           : "k of a new set (default for an existing set: its own; another is refused)")
+                     index
+                         ? "Largest Hamming distance queries may ask for (documents: `simdex dedup` uses 7, "
+                           "README \"Choosing k for text\"; a larger k gives more tables)"
+                         : "k of a new set (default for an existing set: its own; another is refused)")
           ->capture_default_str()
           ->check(CLI::Range(0, 32));
   args.block_bytes_option =

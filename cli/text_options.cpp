@@ -14,6 +14,7 @@ namespace simdex::cli {
 
 void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
   const std::string g = "Text";
+  o.queries = queries;
   cmd.add_option("--input-format", o.input_format,
                  "auto: a directory is 'dir', anything else 'jsonl'.\n"
                  "jsonl: one JSON object a line with a text field and an optional id field.\n"
@@ -51,7 +52,7 @@ void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
   cmd.add_option(
          "--key-map,--paths", o.paths_file,
          std::string("Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of string keys and paths here ") +
-             (queries ? "(default: none; a directory of documents needs one)"
+             (queries ? "(default: none; a directory of documents needs one, or --keys)"
                       : "(default: beside the output, OUTPUT.keys.tsv)"))
       ->group(g);
 }
@@ -118,10 +119,12 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   // Written at the end: it must not replace the documents being read, nor the output.
   writer::refuse_input_as_output(input, key_map, "the key map");
   if (!o.paths_file.empty()) writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
-  if (key_map.empty() && documents.format() == DocumentFormat::directory)
-    throw Error(errc::usage,
-                "a directory input needs --key-map FILE: its documents' keys are their paths, kept in "
-                "that key map (there is no output file to put it beside)");
+  // Its ids are hashes of its paths: useless unless the paths are printed or kept in a map.
+  if (key_map.empty() && documents.format() == DocumentFormat::directory && !o.keys_printed)
+    throw Error(errc::usage, std::string("a directory input needs --key-map FILE") +
+                                 (o.queries ? " or --keys (which prints each document's path)" : "") +
+                                 ": its documents' keys are their paths, kept in that key map (there is no "
+                                 "output file to put it beside)");
   auto show = [&] {
     const DocumentSource::Position at = documents.position();
     progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);

@@ -199,13 +199,15 @@ void cluster_documents(const Index& index, const std::vector<Record>& records, c
   std::vector<std::uint64_t> docs;
   find_clusters(index, batch, cluster, [&](std::span<const ClusterMember> members) {
     docs.clear();
-    for (const ClusterMember& m : members)
+    for (const ClusterMember& m : members) {
+      if (m.fingerprint == 0) continue;  // documents without words: result.without_words
       for (std::uint64_t id : m.ids) {
         const auto target = std::pair(id, m.fingerprint);
         auto d = std::partition_point(by_id.begin(), by_id.end(),
                                       [&](std::uint64_t x) { return key(x) < target; });
         for (; d != by_id.end() && key(*d) == target; ++d) docs.push_back(*d);
       }
+    }
     if (docs.size() < 2) return;
     std::sort(docs.begin(), docs.end());
     DedupCluster c;
@@ -259,6 +261,8 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
     IndexBuilder builder(build);
     result.format = read_documents(read, o, builder, keys, records);
     result.documents = records.size();
+    for (std::uint64_t d = 0; d < records.size(); ++d)
+      if (records[d].fingerprint == 0) result.without_words.push_back(d);
     keys.check();  // a collision stops the run before the index is written
     if (index_path.empty()) {
       // The build renames its file over this placeholder: the index is then removed with it.
@@ -333,6 +337,8 @@ void write_from_file(const std::string& input, const DedupResult& result, const 
     throw Error(errc::input, "the input changed between its two reads (" + std::to_string(result.documents) +
                                  " documents, then " + std::to_string(document) + ")");
   emit(true);
+  out.finish();
+  if (o.before_publish) o.before_publish(result);
   out.close();
 }
 
@@ -385,6 +391,8 @@ DedupResult dedup(const std::string& input, const std::string& output, const Ded
   writer::refuse_input_as_output(input, output);
   refuse_index_over_input(input, options);
   writer::refuse_same_output(options.index, "the index", output, "the output");
+  if (!options.index.empty())
+    writer::refuse_same_output(key_map_path(options.index), "the index's key map", output, "the output");
   return with_input(input, options, [&](const std::string& path) {
     DedupResult result = find_in(read_file(path, options), options);
     write_from_file(path, result, output, options);

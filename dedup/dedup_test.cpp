@@ -216,6 +216,32 @@ TEST_CASE("texts in batches: the answers of a JSON Lines file of them without id
   CHECK(none.clusters.empty());
 }
 
+TEST_CASE("documents without words are kept and compared with none; the others as usual") {
+  TempDir t;
+  // Fingerprint 0 whatever they hold (spec/FINGERPRINT.md step 5): before, all of them were one
+  // cluster of "near-duplicates" and all but one removed.
+  const std::vector<std::string> texts = {"\xF0\x9F\x98\x80\xF0\x9F\x8E\x89",  // emoji
+                                          "the river runs under the old stone bridge all night",
+                                          "!!! ???",
+                                          "",
+                                          "the river runs under the old stone bridge all night",
+                                          "\xE2\x9E\xA1\xEF\xB8\x8F"};
+  DedupOptions o;
+  o.temp_dir = t.path.string();
+  std::size_t at = 0;
+  const DedupResult r = find_duplicates(
+      [&](std::vector<std::string_view>& batch) {
+        for (; at < texts.size(); ++at) batch.push_back(texts[at]);
+      },
+      o);
+  CHECK(r.without_words == std::vector<std::uint64_t>{0, 2, 3, 5});
+  REQUIRE(r.clusters.size() == 1);
+  CHECK(r.clusters[0].members.size() == 2);
+  CHECK(r.clusters[0].members[0].document == 1);
+  CHECK(r.clusters[0].members[1].document == 4);
+  CHECK(r.removed_documents() == std::vector<std::uint64_t>{4});
+}
+
 TEST_CASE("the output is compressed by its name; plain otherwise; the kept index has the key map") {
   TempDir t;
   const auto docs = make_docs(5, 40);

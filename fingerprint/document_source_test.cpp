@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -98,6 +99,44 @@ TEST_CASE("a directory: its files in byte order of their relative paths, keyed b
   CHECK(map.size() == 4);
   for (const std::string& path : d.paths()) CHECK(map.find(simdex::key_id(path)) == std::string_view(path));
   CHECK(slurp(listing).starts_with("#simdex-keys 1\n"));
+}
+
+TEST_CASE("a directory's UTF-16 files are read as their text; UTF-16 lines are refused") {
+  TempDir t;
+  // "café 𝄞" in UTF-16: é one unit, U+1D11E a surrogate pair.
+  const std::vector<char16_t> units = {u'c', u'a', u'f', 0x00E9, u' ', 0xD834, 0xDD1E};
+  std::string le = "\xFF\xFE", be = "\xFE\xFF";
+  for (const char16_t u : units) {
+    le += static_cast<char>(u & 0xFF), le += static_cast<char>(u >> 8);
+    be += static_cast<char>(u >> 8), be += static_cast<char>(u & 0xFF);
+  }
+  t.write("d/le.txt", le);
+  t.write("d/be.txt", be);
+  // An unpaired high surrogate, then an odd last byte: U+FFFD each.
+  t.write("d/bad.txt", std::string("\xFF\xFE"
+                                   "a\0"
+                                   "\x00\xD8"
+                                   "b\0"
+                                   "z",
+                                   9));
+  t.write("d/utf8.txt",
+          "\xEF\xBB\xBF"
+          "caf\xC3\xA9");  // UTF-8 (a UTF-8 mark too): its bytes
+  DocumentSource source((t.path / "d").string());
+  std::map<std::string, std::string> text;
+  Document d;
+  while (source.next(d)) text[std::string(d.key)] = std::string(d.text);
+  CHECK(text["le.txt"] == "caf\xC3\xA9 \xF0\x9D\x84\x9E");
+  CHECK(text["be.txt"] == "caf\xC3\xA9 \xF0\x9D\x84\x9E");
+  CHECK(text["bad.txt"] ==
+        "a\xEF\xBF\xBD"
+        "b\xEF\xBF\xBD");
+  CHECK(text["utf8.txt"] ==
+        "\xEF\xBB\xBF"
+        "caf\xC3\xA9");
+  const auto lines = t.write("u16.jsonl", le + "\n");
+  CHECK(error_of(lines).find("u16.jsonl:1: UTF-16 text") != std::string::npos);
+  CHECK(error_of(lines, {.format = DocumentFormat::lines}).find("input") == 0);
 }
 
 TEST_CASE("errors carry their kind") {

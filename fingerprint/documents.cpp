@@ -55,6 +55,11 @@ bool DocumentReader::next(Document& doc) {
       throw Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": line longer than " +
                                    std::to_string(max_line_bytes_) + " bytes");
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();  // CRLF files
+    if (line_no_ == 1 && (line_.starts_with("\xFF\xFE") || line_.starts_with("\xFE\xFF")))
+      throw Error(errc::input,
+                  name_ + ":1: UTF-16 text (it starts with a UTF-16 byte order mark); " +
+                      "lines and JSON Lines are read as UTF-8: convert it first (iconv -f UTF-16 "
+                      "-t UTF-8); a directory's UTF-16 files are decoded");
     doc.line = line_no_;
     doc.key = {};
     if (format_ == DocumentFormat::lines) {
@@ -210,7 +215,7 @@ struct DocumentSource::Impl {
   fs::path dir;
   std::vector<std::string> paths;
   std::size_t next_file = 0;
-  std::string text;
+  std::string text, decoded;
   std::uint64_t (*key_hash)(std::string_view) = key_id;
 };
 
@@ -249,6 +254,8 @@ bool DocumentSource::next(Document& doc) {
   const std::string& path = impl_->paths[impl_->next_file++];
   io::InputStream in((impl_->dir / path).string());
   impl_->text.assign(std::istreambuf_iterator<char>(in.stream()), std::istreambuf_iterator<char>());
+  // A file saved as UTF-16 (Windows editors) is read as the text it holds, not as its bytes.
+  if (text::decode_utf16_with_bom(impl_->text, impl_->decoded)) impl_->text.swap(impl_->decoded);
   doc.text = impl_->text;
   doc.line = 0;
   doc.key = path;

@@ -1,4 +1,4 @@
-// The lines of a key map file (spec/KEYS.md), checked one at a time: KeyMap::parse reads a whole
+// The lines of a key map file (spec/KEYS.md). Read: checked one at a time: KeyMap::parse reads a whole
 // map through it, and PendingKeyMap::copy_of checks a map of any size as it copies it, in chunks
 // (a map of 100M keys is gigabytes).
 #pragma once
@@ -9,6 +9,11 @@
 #include <string_view>
 
 namespace simdex {
+
+// The first line of a key map, with its LF.
+inline constexpr std::string_view kKeyMapHeader = "#simdex-keys 1\n";
+// Appends the entry's line (ID, TAB, the key escaped, LF) to `out`.
+void append_key_map_line(std::string& out, std::uint64_t id, std::string_view key);
 
 class KeyMapLines {
  public:

@@ -1,14 +1,19 @@
 // Keys, their ids and the key map file (spec/KEYS.md).
 #include "simdex/keys.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <iterator>
+#include <cstring>
+#include <limits>
 
 #include "fingerprint/key_map_lines.h"
+#include "format/huge_pages.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
@@ -17,7 +22,7 @@ namespace simdex {
 
 namespace {
 
-constexpr std::string_view kHeader = "#simdex-keys 1\n";
+constexpr std::string_view kHeader = kKeyMapHeader;
 constexpr char kHex[] = "0123456789abcdef";
 
 int hex_value(char c) {
@@ -26,6 +31,12 @@ int hex_value(char c) {
   return -1;  // uppercase is not canonical
 }
 bool needs_hex(unsigned char c) { return c < 0x20 || c == 0x7f; }
+// A key without '\\' and control bytes is its own escaped form (most keys: no copy is made).
+bool written_as_it_is(std::string_view key) {
+  for (const char c : key)
+    if (c == '\\' || needs_hex(static_cast<unsigned char>(c))) return false;
+  return true;
+}
 
 std::string kind_name(IdKind kind) {
   return kind == IdKind::integer ? "integer id" : kind == IdKind::line ? "line number" : "key";
@@ -206,12 +217,7 @@ void KeyMapBuilder::write_to(const std::function<void(std::string_view bytes)>& 
   };
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     if (i > 0 && keys_[i].id == keys_[i - 1].id) continue;  // the same key again
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, keys_[i].id).ptr;
-    buffer.append(digits, end);
-    buffer += '\t';
-    buffer += escape_key(key_of(keys_[i]));
-    buffer += '\n';
+    append_key_map_line(buffer, keys_[i].id, key_of(keys_[i]));
     if (buffer.size() >= (1 << 16)) emit();
   }
   emit();
@@ -225,12 +231,43 @@ std::optional<std::string_view> KeyMapBuilder::find(std::uint64_t id) const {
   return key_of(*it);
 }
 
+struct KeyMap::Bytes {
+  format::HugeBuffer<char> data;
+  std::string_view view() const { return {data.data(), data.size()}; }
+};
+
 KeyMap KeyMap::read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(errc::io, "cannot open key map '" + path + "'");
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(errc::io, "read error on key map '" + path + "'");
-  return parse(bytes, path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(errc::io, "cannot open key map '" + path + "': " + std::strerror(errno));
+  auto bytes = std::make_shared<Bytes>();
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    bytes->data.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  // Read to the end (a pipe has no size; a file may have grown since fstat).
+  for (;;) {
+    if (bytes->data.capacity() - bytes->data.size() < (1 << 16))
+      bytes->data.reserve(std::max<std::size_t>(2 * bytes->data.capacity(), 1 << 20));
+    const std::size_t have = bytes->data.size(), room = bytes->data.capacity() - have;
+    const ssize_t got = ::read(fd, bytes->data.data() + have, room);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw Error(errc::io, "read error on key map '" + path + "': " + std::strerror(error));
+    }
+    if (got == 0) break;
+    bytes->data.resize(have + static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return index(std::move(bytes), path);
+}
+
+void append_key_map_line(std::string& out, std::uint64_t id, std::string_view key) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, id).ptr);
+  out += '\t';
+  out += escape_key(key);
+  out += '\n';
 }
 
 bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_view& key) {
@@ -258,7 +295,7 @@ bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_vie
                std::to_string(*last_id_) + ")");
   last_id_ = id;
   key = line.substr(tab + 1);
-  if (!*legacy_) {
+  if (!*legacy_ && !written_as_it_is(key)) {
     std::optional<std::string> unescaped = unescape_key(key);
     if (!unescaped)
       throw fail("the key is not escaped as the spec says (a raw control byte or a bad escape)");
@@ -275,16 +312,51 @@ void KeyMapLines::finish() const {
 }
 
 KeyMap KeyMap::parse(std::string_view bytes, const std::string& name) {
+  auto copy = std::make_shared<Bytes>();
+  copy->data.append(bytes.data(), bytes.size());
+  return index(std::move(copy), name);
+}
+
+namespace {
+constexpr std::uint64_t kUnescaped = std::uint64_t{1} << 63;
+}
+
+KeyMap KeyMap::index(std::shared_ptr<const Bytes> bytes, const std::string& name) {
   KeyMap map;
+  const std::string_view all = bytes->view();
+  const auto lines_in_file = static_cast<std::size_t>(std::count(all.begin(), all.end(), '\n'));
+  map.ids_.reserve(lines_in_file);  // (one more than the entries, for the header)
+  map.keys_.reserve(lines_in_file);
   KeyMapLines lines(name);
-  lines.feed(bytes, [&](std::uint64_t id, std::string_view key) {
+  lines.feed(all, [&](std::uint64_t id, std::string_view key) {
     map.ids_.push_back(id);
-    map.offsets_.push_back(map.bytes_.size());
-    map.bytes_.append(key);
+    if (key.data() >= all.data() && key.data() <= all.data() + all.size()) {  // the key as written
+      map.keys_.push_back(static_cast<std::uint64_t>(key.data() - all.data()));
+      return;
+    }
+    if (key.size() > std::numeric_limits<std::uint32_t>::max())
+      throw Error(errc::input, name + ": a key of " + std::to_string(key.size()) + " bytes (spec/KEYS.md)");
+    map.keys_.push_back(kUnescaped | map.unescaped_.size());
+    const auto size = static_cast<std::uint32_t>(key.size());
+    map.unescaped_.append(reinterpret_cast<const char*>(&size), sizeof size);
+    map.unescaped_.append(key);
   });
   lines.finish();
-  map.offsets_.push_back(map.bytes_.size());
+  map.bytes_ = std::move(bytes);
   return map;
+}
+
+std::string_view KeyMap::key_at(std::size_t i) const {
+  const std::uint64_t at = keys_[i];
+  if (at & kUnescaped) {
+    const std::size_t offset = static_cast<std::size_t>(at & ~kUnescaped);
+    std::uint32_t size = 0;
+    std::memcpy(&size, unescaped_.data() + offset, sizeof size);
+    return std::string_view(unescaped_).substr(offset + sizeof size, size);
+  }
+  // Every line of the file ends in LF (KeyMapLines::finish checked it).
+  const std::string_view rest = bytes_->view().substr(static_cast<std::size_t>(at));
+  return rest.substr(0, rest.find('\n'));
 }
 
 std::optional<std::string_view> KeyMap::find(std::uint64_t id) const {

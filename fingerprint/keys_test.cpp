@@ -2,12 +2,14 @@
 #include "simdex/keys.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "fingerprint/documents.h"
 #include "fingerprint/pending_key_map.h"
@@ -131,6 +133,34 @@ TEST_CASE("the key map: header, ids ascending, keys escaped; read back") {
   CHECK(map.find(5) == std::nullopt);
   CHECK(map.key_or_id(5) == "5");
   CHECK(map.key_or_id(kb) == "b\\tkey");
+}
+
+TEST_CASE("a map read from a file or a pipe: keys as written and unescaped ones, valid in copies") {
+  // KeyMap::read keeps the file's bytes and points into them; keys with escapes are kept apart.
+  TempFile f;
+  KeyMapBuilder b;
+  std::vector<std::string> keys = {
+      "plain",       "",    "tab\there", "back\\slash", std::string("nul\0byte", 8), "\xc3\xa9t\xc3\xa9",
+      "line\nbreak", "last"};
+  for (std::size_t i = 0; i < keys.size(); ++i) b.add(key_id(keys[i]), IdKind::key, keys[i], i + 1);
+  b.write(f.path);
+  std::optional<KeyMap> copy;
+  {
+    const KeyMap map = KeyMap::read(f.path);
+    REQUIRE(map.size() == keys.size());
+    for (std::size_t i = 1; i < map.size(); ++i) CHECK(map.id_at(i - 1) < map.id_at(i));
+    copy = map;
+  }  // the copy shares the bytes
+  for (const std::string& key : keys) CHECK(copy->find(key_id(key)) == std::string_view(key));
+
+  const std::string fifo = f.path + ".fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { std::ofstream(fifo, std::ios::binary) << read_file(f.path); });
+  const KeyMap piped = KeyMap::read(fifo);  // no size to go by: read to the end
+  writer.join();
+  std::filesystem::remove(fifo);
+  for (const std::string& key : keys) CHECK(piped.find(key_id(key)) == std::string_view(key));
+  CHECK(error_of([&] { KeyMap::read(f.path + ".none"); }).find("cannot open key map") != std::string::npos);
 }
 
 TEST_CASE("collisions are errors naming both sides") {

@@ -9,12 +9,16 @@
 
 namespace simdex {
 
-PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
+PendingKeyMap PendingKeyMap::written(const std::string& path, const std::function<void(const Sink&)>& write) {
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
-  keys.write_to([&](std::string_view bytes) { p.file_->write(bytes.data(), bytes.size()); });
+  write([&](std::string_view bytes) { p.file_->write(bytes.data(), bytes.size()); });
   p.file_->sync();  // durable now: commit() after the output is then a rename, a short window
   return p;
+}
+
+PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
+  return written(path, [&](const Sink& sink) { keys.write_to(sink); });
 }
 
 PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string& path) {

@@ -4,8 +4,10 @@
 // beside the old map, whose ids are those of its keys still: ids missing from it print as numbers.)
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "simdex/keys.h"
 #include "writer/atomic_file.h"
@@ -15,6 +17,9 @@ namespace simdex {
 class PendingKeyMap {
  public:
   PendingKeyMap() = default;  // nothing to publish
+  using Sink = std::function<void(std::string_view bytes)>;
+  // The map whose bytes `write` hands to its sink, in order, to be published at `path`.
+  static PendingKeyMap written(const std::string& path, const std::function<void(const Sink&)>& write);
   // `keys`' map, to be published at `path`.
   static PendingKeyMap of(KeyMapBuilder& keys, const std::string& path);
   // The key map file `from` (checked: a malformed map is refused now), to be copied to `path`.

@@ -1,6 +1,11 @@
 #include "fingerprint/utf8.h"
 
+#include <unicode/ustring.h>
+
 #include <cstring>
+#include <vector>
+
+#include "simdex/error.h"
 
 namespace simdex::text {
 
@@ -120,6 +125,32 @@ bool repair_lone_surrogate_escapes(std::string& json) {
     i += 6;
   }
   return changed;
+}
+
+bool decode_utf16_with_bom(std::string_view in, std::string& out) {
+  if (in.size() < 2) return false;
+  const auto b0 = static_cast<unsigned char>(in[0]), b1 = static_cast<unsigned char>(in[1]);
+  const bool little = b0 == 0xFF && b1 == 0xFE, big = b0 == 0xFE && b1 == 0xFF;
+  if (!little && !big) return false;
+  if (in.size() > (std::size_t{1} << 29))  // ICU's lengths are int32_t: 3 bytes out a unit
+    throw Error(errc::input, "a UTF-16 text of more than 512 MiB");
+  std::vector<UChar> units((in.size() - 2) / 2);
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const auto lo = static_cast<unsigned char>(in[2 + 2 * i + (big ? 1 : 0)]);
+    const auto hi = static_cast<unsigned char>(in[2 + 2 * i + (big ? 0 : 1)]);
+    units[i] = static_cast<UChar>(hi << 8 | lo);
+  }
+  // ICU's conversion substitutes U+FFFD for each unpaired surrogate.
+  const auto count = static_cast<int32_t>(units.size());
+  out.assign(units.size() * 3 + 3, '\0');  // at most 3 UTF-8 bytes a UTF-16 unit
+  int32_t length = 0;
+  UErrorCode error = U_ZERO_ERROR;
+  u_strToUTF8WithSub(out.data(), static_cast<int32_t>(out.size()), &length, units.data(), count, 0xFFFD,
+                     nullptr, &error);
+  if (U_FAILURE(error)) throw Error(errc::input, std::string("UTF-16 to UTF-8: ") + u_errorName(error));
+  out.resize(static_cast<std::size_t>(length));
+  if (in.size() % 2 == 1) out += "\xEF\xBF\xBD";  // a last odd byte: U+FFFD
+  return true;
 }
 
 }  // namespace simdex::text

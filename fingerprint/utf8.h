@@ -26,6 +26,11 @@ void repair_utf8(std::string_view in, std::string& out);
 // with errors="surrogateescape". Returns whether anything changed.
 bool repair_lone_surrogate_escapes(std::string& json);
 
+// A text that starts with a UTF-16 byte order mark (FF FE: little-endian, FE FF: big-endian),
+// decoded to UTF-8 into `out`, without the mark (an unpaired surrogate, or an odd last byte, becomes
+// U+FFFD). False, `out` untouched, for a text without such a mark.
+bool decode_utf16_with_bom(std::string_view in, std::string& out);
+
 // Decodes the code point at s[i] of well-formed UTF-8 and moves i past it.
 inline char32_t next_code_point(std::string_view s, std::size_t& i) {
   const auto b0 = static_cast<unsigned char>(s[i]);

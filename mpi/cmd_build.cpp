@@ -43,11 +43,21 @@ struct MemberFile {
   }
 };
 
+// Rank 0's lock on the set, from the check that the set is new until it is published. A job that
+// fails before publishing a set that was new leaves no SET.lock behind (nor does `simdex add`).
+struct BuildLock {
+  std::optional<set::SetLock> lock;
+  bool published = false;
+  ~BuildLock() {
+    if (lock && !published) lock->remove_if_created();
+  }
+};
+
 void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const World world;
   const auto ranks = static_cast<std::size_t>(world.size());
-  std::optional<set::SetLock> lock;  // rank 0, from the check that the set is new until it is published
+  BuildLock lock;
   std::vector<Piece> pieces;
   BuildOptions options;
   uint64_t base = 0;      // the generation of the set replaced (0: a new set)
@@ -64,7 +74,7 @@ void run_build(const BuildArgs& a) {
       throw Error(errc::io, "cannot write " + a.output + ": directory '" + dir + "' does not exist");
     if (world.root()) {
       set::checked_set_path(a.output);
-      lock.emplace(a.output, false);
+      lock.lock.emplace(a.output, false);
       if (std::filesystem::exists(a.output, ec)) {  // replaced: the new generations follow the old
         if (!set::starts_with_set_magic(a.output))
           throw Error(errc::usage, "'" + a.output + "' exists and is not an index set manifest");
@@ -173,27 +183,25 @@ void run_build(const BuildArgs& a) {
     m.generation = m.members.back().generation;
     // The inputs' key maps (written beside them by `simdex fingerprint`), united and checked before
     // the manifest is published, put beside it after (as `simdex build` carries one).
-    const std::string united =
-        set::pending_entry_path(a.output, std::filesystem::path(a.output).filename().string() + "-keys.tsv");
     PendingKeyMap keys = PendingKeyMap::removal(key_map_path(a.output));
-    try {
-      bool any = false;
-      std::error_code ec;
-      for (const std::string& input : a.inputs)
-        if (std::filesystem::exists(key_map_path(input), ec)) {
-          cli::extend_key_map(united, key_map_path(input), input);
-          any = true;
-        }
-      if (any) keys = PendingKeyMap::copy_of(united, key_map_path(a.output));
-    } catch (...) {
-      ::unlink(united.c_str());
-      throw;
-    }
-    ::unlink(united.c_str());
+    std::vector<KeyMap> input_maps;
+    std::vector<cli::NamedKeyMap> named;
+    std::error_code ec;
+    for (const std::string& input : a.inputs)
+      if (std::filesystem::exists(key_map_path(input), ec)) {
+        input_maps.push_back(KeyMap::read(key_map_path(input)));
+        named.push_back({nullptr, input});
+      }
+    for (std::size_t i = 0; i < named.size(); ++i) named[i].map = &input_maps[i];
+    if (!named.empty())
+      keys = PendingKeyMap::written(key_map_path(a.output), [&](const PendingKeyMap::Sink& sink) {
+        cli::unite_key_maps(named, sink, "nothing is written");
+      });
     const std::vector<uint8_t> manifest = m.encode();
     writer::AtomicFile out(a.output);
     out.write(manifest.data(), manifest.size());
     out.publish();
+    lock.published = true;
     keys.commit();
   });
   file.keep = true;

@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "mpi/commands.h"
 #include "mpi/world.h"
+#include "simdex/builder.h"
 #include "simdex/error.h"
 #include "simdex/version.h"
 
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
       "order may differ). Exit codes: 0 success, 1 failure of any rank, 2 usage error.",
       "simdex-mpi"};
   app.require_subcommand(1);
+  // A rank that mpirun stops (SIGINT, SIGTERM) leaves no temporary file of its member or output.
+  simdex::remove_temporary_files_on_signals();
   app.set_version_flag("--version", std::string("simdex-mpi ") + simdex::version());
   simdex::mpi::add_build_command(app);
   simdex::mpi::add_join_command(app);

@@ -89,6 +89,22 @@ cp "$dir/a.sdx" "$dir/pointed.sdx"; ln -s pointed.sdx "$dir/link.sdx"
 check target-symlink 1 "$simdex" build -q -o "$dir/link.sdx" "$dir/plain.txt"
 expect_grep target-symlink-msg "is a symbolic link" "$dir/err"
 [ -L "$dir/link.sdx" ] && cmp -s "$dir/a.sdx" "$dir/pointed.sdx" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: link.sdx replaced"; }
+# Text outputs (fingerprint -o, dedup's --report) the same: a link to a regular file is
+# refused and its target left whole; /dev/stdout (a link under /dev) and a FIFO are written in place.
+printf '{"id":1,"text":"one two three"}\n{"id":2,"text":"four five"}\n' >"$dir/two.jsonl"
+(cat "$dir/two.jsonl"; echo 'not json') >"$dir/partbad.jsonl"
+echo OLD >"$dir/text-target.txt"; ln -s text-target.txt "$dir/text-link.fp"
+check text-symlink 1 "$simdex" fingerprint -q "$dir/partbad.jsonl" -o "$dir/text-link.fp"
+expect_grep text-symlink-msg "is a symbolic link" "$dir/err"
+[ "$(cat "$dir/text-target.txt")" = OLD ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: a link's target cut short"; }
+check text-symlink-report 1 "$simdex" dedup -q "$dir/two.jsonl" -o "$dir/kept.jsonl" --report "$dir/text-link.fp"
+[ "$(cat "$dir/text-target.txt")" = OLD ] && [ ! -e "$dir/kept.jsonl" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: report through a link"; }
+check text-dev-stdout 0 bash -c "'$simdex' fingerprint -q '$dir/two.jsonl' -o /dev/stdout > '$dir/via-stdout.fp'"
+[ "$(wc -l <"$dir/via-stdout.fp")" = 2 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: -o /dev/stdout"; }
+mkdir "$dir/report-dir"
+check report-is-a-directory 1 "$simdex" dedup -q "$dir/two.jsonl" -o "$dir/kept.jsonl" --report "$dir/report-dir"
+expect_grep report-dir-msg "Is a directory" "$dir/err"
+[ "$(grep -c simdex "$dir/err")" = 1 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: one error, not: $(cat "$dir/err")"; }
 cp "$dir/in.tsv" "$dir/self.tsv"
 check target-is-input 2 "$simdex" build -q -o "$dir/self.tsv" "$dir/self.tsv"
 expect_grep target-is-input-msg "same file as the input" "$dir/err"
@@ -180,6 +196,14 @@ check fp-dir-stdout 2 "$simdex" fingerprint "$dir/docs"
 expect_grep fp-dir-stdout-msg "needs --key-map" "$dir/err"
 check fp-dir-paths 0 "$simdex" fingerprint --paths "$dir/listing.tsv" "$dir/docs"
 check fp-dir-paths-listing 0 cmp "$dir/docs.fp.keys.tsv" "$dir/listing.tsv"
+# Queries from a directory: --keys prints their paths, so no key map is needed; without either, refused.
+check build-dir 0 "$simdex" build -q --text "$dir/docs" -o "$dir/docs.sdx"
+check query-dir-keys 0 "$simdex" query --text --keys -k 0 "$dir/docs.sdx" "$dir/docs"
+expect_grep query-dir-keys-path "$(printf '^sub/b.txt\t.*\tsub/b.txt$')" "$dir/out"
+check join-dir-keys 0 "$simdex" join --text --keys -k 0 "$dir/docs.sdx" "$dir/docs"
+expect_grep join-dir-keys-path "$(printf '^a.txt\t.*\ta.txt$')" "$dir/out"
+check query-dir-bare 2 "$simdex" query --text -k 0 "$dir/docs.sdx" "$dir/docs"
+expect_grep query-dir-bare-msg "needs --key-map FILE or --keys" "$dir/err"
 check fp-lines 0 "$simdex" fingerprint --input-format lines "$dir/docs/a.txt"
 expect_grep fp-lines-id "$(printf '\t0$')" "$dir/out"
 check fp-stopwords-missing 1 "$simdex" fingerprint --stopwords-file "$dir/none" "$dir/docs.jsonl"

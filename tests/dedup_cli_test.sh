@@ -164,6 +164,14 @@ check dedup-index-is-input 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.j
 same dedup-self-input-kept "$dir/small.jsonl" "$dir/small.before"
 check dedup-index-is-output 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.jsonl" --index "$dir/d2.jsonl"
 expect_grep dedup-index-is-output-msg "is also the output" "$dir/err"
+# The report and the output never replace --index's key map; a report that cannot be written leaves
+# no output either (the report is written before the output is published).
+check dedup-report-is-index-key-map 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d3.jsonl" --index "$dir/i.sdx" --report "$dir/i.sdx.keys.tsv"
+expect_grep dedup-report-is-index-key-map-msg "key map" "$dir/err"
+check dedup-output-is-index-key-map 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/i.sdx.keys.tsv" --index "$dir/i.sdx"
+check dedup-report-fails 1 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d3.jsonl" --report /dev/full
+[ ! -e "$dir/d3.jsonl" ] && ok || bad "a failed report left the output published"
+ls -a "$dir" | grep -q '^\.d3\.jsonl\.tmp' && bad "a failed report left the output's temporary file" || ok
 check dedup-report-is-index 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d2.jsonl" --index "$dir/i.sdx" --report "$dir/i.sdx"
 [ -e "$dir/d2.jsonl" ] && bad "a refused dedup wrote its output" || ok
 # Nor does anything go inside a directory of documents, at any depth (it would be read as one).

@@ -60,5 +60,23 @@ for sig in INT TERM; do
   [ "$signalled" -gt 0 ] && ok || bad "no build ended by SIG$sig (timing too short)"
   echo "SIG$sig ended $signalled builds"
 done
+# Any command's output: `fingerprint -o` stopped by SIGINT or SIGTERM while it waits for more
+# documents (its temporary file made) leaves no temporary file and no output.
+for sig in INT TERM; do
+  rm -f "$dir/docs.fifo"; mkfifo "$dir/docs.fifo"
+  set -m
+  "$simdex" fingerprint -q "$dir/docs.fifo" -o "$dir/fp.out" &
+  pid=$!
+  exec 7>"$dir/docs.fifo"
+  for i in $(seq 1 100); do echo "{\"id\":$i,\"text\":\"word $i and more\"}"; done >&7
+  for _ in $(seq 1 50); do ls -a "$dir" | grep -q '^\.fp\.out\.tmp-' && break; sleep 0.1; done
+  ls -a "$dir" | grep -q '^\.fp\.out\.tmp-' && ok || bad "fingerprint -o made no temporary file (the check would not check)"
+  kill -s "$sig" "$pid"; wait "$pid"; rc=$?
+  exec 7>&-
+  set +m
+  [ "$rc" = $((128 + $(kill -l "$sig"))) ] && ok || bad "fingerprint SIG$sig: exit status $rc"
+  left=$(ls -a "$dir" | grep -E '^\.fp\.out|^fp\.out')
+  [ -z "$left" ] && ok || bad "fingerprint SIG$sig: left $left"
+done
 echo "killed $killed of $rounds builds (build takes ${took} ms)"
 finish

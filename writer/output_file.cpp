@@ -27,6 +27,7 @@ struct OutputFile::Impl {
   std::string name;
   std::optional<writer::AtomicFile> file;  // empty: standard output
   Codec codec = Codec::plain;
+  bool finished = false;
   z_stream gz{};
   ZSTD_CCtx* zstd = nullptr;
   std::vector<char> out = std::vector<char>(1 << 17);
@@ -94,9 +95,16 @@ void OutputFile::write(std::string_view bytes) {
   }
 }
 
-void OutputFile::close() {
+void OutputFile::finish() {
+  if (impl_->finished) return;
+  impl_->finished = true;
   if (impl_->codec == Codec::gzip) impl_->deflate_all({}, Z_FINISH);
   if (impl_->codec == Codec::zstd) impl_->zstd_all({}, ZSTD_e_end);
+  if (impl_->file) impl_->file->sync();
+}
+
+void OutputFile::close() {
+  finish();
   if (impl_->file) impl_->file->publish();
 }
 

@@ -16,7 +16,10 @@ class OutputFile {
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
   void write(std::string_view bytes);
-  void close();  // finishes the compressed stream, publishes the file
+  // Finishes the compressed stream and makes the file durable, unpublished (a file that must not
+  // appear unless something after it succeeds). Nothing may be written after it.
+  void finish();
+  void close();  // finish() if not yet, then publishes the file
 
  private:
   struct Impl;

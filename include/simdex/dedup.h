@@ -51,6 +51,8 @@ inline constexpr KeepPolicy kKeepPolicies[] = {KeepPolicy::first, KeepPolicy::lo
 SIMDEX_EXPORT std::string_view keep_policy_name(KeepPolicy policy);
 SIMDEX_EXPORT KeepPolicy keep_policy(std::string_view name);
 
+struct DedupResult;
+
 struct DedupOptions {
   DocumentOptions documents;
   FingerprintOptions fingerprint;
@@ -67,6 +69,10 @@ struct DedupOptions {
   // for a directory), "fingerprinting" (documents, for texts), then the index build's and
   // "clusters".
   std::function<void(std::string_view stage, std::uint64_t done, std::uint64_t total)> progress;
+  // dedup() and write_deduplicated(): called with the result once the output is written whole and
+  // durable, just before it is published; an exception from it leaves no output (as a report that
+  // cannot be written should: the CLI's --report is written here).
+  std::function<void(const DedupResult& result)> before_publish;
 };
 
 struct DedupMember {
@@ -89,6 +95,10 @@ struct SIMDEX_EXPORT DedupResult {
   std::uint64_t documents = 0;         // in the input
   std::uint64_t removed = 0;           // documents dropped: members of clusters but their kept ones
   std::vector<DedupCluster> clusters;  // in input order of their first members
+  // Documents whose fingerprint is 0, ascending (positions): a text without words (emoji,
+  // punctuation, an empty text: spec/FINGERPRINT.md step 5) has that fingerprint whatever it holds,
+  // so these are kept and compared with nothing. (A text of a few words may get 0 too, rarely.)
+  std::vector<std::uint64_t> without_words;
   DocumentFormat format = DocumentFormat::jsonl;  // the format the input was read as
   unsigned k = 0;
   KeepPolicy keep = KeepPolicy::first;

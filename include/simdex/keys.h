@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -91,14 +92,16 @@ class SIMDEX_EXPORT KeyMapBuilder {
   bool checked_ = false;
 };
 
-// A key map read back: id -> key.
+// A key map read back: id -> key. Holds the file's bytes once (the keys are read where they lie in
+// them; only keys with escapes are kept unescaped apart) and 16 bytes an entry. Copies share the
+// bytes.
 class SIMDEX_EXPORT KeyMap {
  public:
   // Reads a key map (spec/KEYS.md), or a `paths.tsv` listing of simdex 0.1 (ID<TAB>PATH lines, no
   // header, no escaping; read as it is). Throws Error(errc::input) naming the file and line for
   // anything the spec tells a reader to reject.
   static KeyMap read(const std::string& path);
-  // Parses the bytes of a key map; `name` names it in messages.
+  // Parses the bytes of a key map (copied); `name` names it in messages.
   static KeyMap parse(std::string_view bytes, const std::string& name);
   std::optional<std::string_view> find(std::uint64_t id) const;
   // The key of `id` escaped as escape_key(key, list_separator) does, or the id in decimal.
@@ -106,14 +109,18 @@ class SIMDEX_EXPORT KeyMap {
   std::size_t size() const { return ids_.size(); }
   // The i-th entry (0 <= i < size()), in ascending id order.
   std::uint64_t id_at(std::size_t i) const { return ids_[i]; }
-  std::string_view key_at(std::size_t i) const {
-    return std::string_view(bytes_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
-  }
+  std::string_view key_at(std::size_t i) const;
 
  private:
+  struct Bytes;  // the file's bytes (keys.cpp)
+  static KeyMap index(std::shared_ptr<const Bytes> bytes, const std::string& name);
+
   std::vector<std::uint64_t> ids_;  // ascending
-  std::vector<std::uint64_t> offsets_;
-  std::string bytes_;
+  // Where key i lies: with kUnescaped clear, at that offset in the file's bytes, as it is up to its
+  // line's LF; with it set, at that offset in unescaped_, as a 4-byte size and the key's bytes.
+  std::vector<std::uint64_t> keys_;
+  std::string unescaped_;
+  std::shared_ptr<const Bytes> bytes_;
 };
 
 }  // namespace simdex

@@ -324,17 +324,21 @@ class DedupResult:
         clusters and one per cluster; removed: the others, ascending (np.int64);
     clusters: [DedupCluster], in input order of their first members;
     documents: how many documents the input held; k, keep_policy: the settings used;
+    without_words: positions of the documents whose text has no words (emoji, punctuation, empty:
+        all have the fingerprint 0, whatever they hold), ascending (np.int64): kept, compared with
+        none (a text of a few words may get 0 too, rarely);
     output: the file written, or None.
     """
 
-    __slots__ = ("documents", "removed", "clusters", "k", "keep_policy", "output", "_keep")
+    __slots__ = ("documents", "removed", "clusters", "k", "keep_policy", "without_words", "output", "_keep")
 
-    def __init__(self, documents, removed, k, keep_policy, clusters, output):
+    def __init__(self, documents, removed, k, keep_policy, clusters, without_words, output):
         self.documents = documents
         self.removed = removed
         self.k = k
         self.keep_policy = keep_policy
         self.clusters = [DedupCluster(*c) for c in clusters]
+        self.without_words = without_words
         self.output = output
         self._keep = None
 
@@ -350,7 +354,11 @@ class DedupResult:
         wrote = f", wrote {self.output!r}" if self.output is not None else ""
         return (f"<simdex.DedupResult: {self.documents} documents, {len(self.clusters)} clusters "
                 f"(k={self.k}, keep={self.keep_policy!r}): kept {self.documents - len(self.removed)}, "
-                f"removed {len(self.removed)}{wrote}>")
+                f"removed {len(self.removed)}{self._without_words_note()}{wrote}>")
+
+    def _without_words_note(self):
+        n = len(self.without_words)
+        return f" ({n} without words kept)" if n else ""
 
 
 def _repaired(text):
@@ -394,6 +402,9 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         result = simdex.dedup("crawl.jsonl.zst", "clean.jsonl.zst", id_field="url", keep="longest")
         for c in result.clusters:
             print(c.kept, c.documents, c.keys, c.distances)
+
+    Documents without words (emoji, punctuation or empty texts: all have the fingerprint 0,
+    whatever they hold) are kept and compared with none: result.without_words lists them.
 
     source: a path (str or PathLike) read as the CLI reads it: JSON Lines (plain, .gz, .zst),
         plain lines or a directory of text files ("-": standard input); or an iterable of str

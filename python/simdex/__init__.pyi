@@ -172,9 +172,11 @@ class DedupResult:
     clusters: list[DedupCluster]
     k: int
     keep_policy: str
+    without_words: npt.NDArray[np.int64]
     output: Optional[str]
     def __init__(self, documents: int, removed: npt.NDArray[np.int64], k: int, keep_policy: str,
-                 clusters: list[tuple], output: Optional[str]) -> None: ...
+                 clusters: list[tuple], without_words: npt.NDArray[np.int64],
+                 output: Optional[str]) -> None: ...
     @property
     def keep(self) -> npt.NDArray[np.int64]: ...
 

@@ -64,14 +64,17 @@ DedupOptions options_of(unsigned k, const std::string& keep, unsigned shingle, c
   return o;
 }
 
-// (documents, removed documents, k, keep policy name, clusters) of simdex/__init__.py's dedup.
+// (documents, removed documents, k, keep policy name, clusters, documents without words) of
+// simdex/__init__.py's dedup.
 py::tuple result_tuple(const DedupResult& r) {
   py::list clusters;
   for (const DedupCluster& c : r.clusters) clusters.append(cluster_tuple(c));
   std::vector<std::uint64_t> removed_u64 = r.removed_documents();
   std::vector<std::int64_t> removed(removed_u64.begin(), removed_u64.end());
+  std::vector<std::int64_t> without_words(r.without_words.begin(), r.without_words.end());
   return py::make_tuple(py::int_(r.documents), to_numpy(std::move(removed)), py::int_(r.k),
-                        py::str(std::string(keep_policy_name(r.keep))), clusters);
+                        py::str(std::string(keep_policy_name(r.keep))), clusters,
+                        to_numpy(std::move(without_words)));
 }
 
 py::tuple dedup_file(const std::string& source, const std::optional<std::string>& output, unsigned k,

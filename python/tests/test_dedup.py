@@ -49,6 +49,7 @@ def assert_same_as_report(result, report):
     assert result.documents == report["documents"]
     assert len(result.removed) == report["removed"] and len(result.keep) == report["kept"]
     assert result.k == report["k"] and result.keep_policy == report["keep"]
+    assert len(result.without_words) == report["without_words"]
     assert len(result.clusters) == report["clusters_count"] == len(report["clusters"])
     for c, r in zip(result.clusters, report["clusters"]):
         members = r["members"]
@@ -242,6 +243,21 @@ def test_empty_input(tmp_path):
     result = simdex.dedup([], tmp_path / "out.jsonl")
     assert result.documents == 0 and len(result.keep) == 0 and result.clusters == []
     assert (tmp_path / "out.jsonl").read_bytes() == b""
+
+
+def test_documents_without_words_are_kept_and_listed(cli, tmp_path):
+    # All have the fingerprint 0: they were one cluster of "near-duplicates", all but one removed.
+    texts = ["\U0001F600\U0001F389", "the river runs under the old stone bridge all night", "!!! ???", "",
+             "the river runs under the old stone bridge all night", "\u27a1\ufe0f"]
+    result = simdex.dedup(texts)
+    assert result.without_words.tolist() == [0, 2, 3, 5]
+    assert result.without_words.dtype == np.int64
+    assert result.removed.tolist() == [4]
+    assert "4 without words kept" in repr(result)
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
+    _, report = cli_dedup(cli, path, tmp_path)
+    assert report["without_words"] == 4 and report["removed"] == 1
 
 
 def test_bad_arguments_raise_clear_errors(texts, tmp_path):

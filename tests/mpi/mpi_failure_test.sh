@@ -36,7 +36,7 @@ check "build, malformed line" 1 mpi 3 build -o "$dir/new.sdxs" "$dir/bad.tsv"
 expect_grep "malformed: rank named" "simdex-mpi: rank 2 of 3" "$dir/err"
 expect_grep "malformed: file and line named" "bad.tsv:3001:" "$dir/err"
 [ ! -e "$dir/new.sdxs" ] && ok || bad "malformed: manifest published"
-ls "$dir" | grep -q '^new.sdxs-' && bad "malformed: member files left: $(ls "$dir" | grep new.sdxs-)" || ok
+ls "$dir" | grep -q '^new.sdxs' && bad "malformed: files left: $(ls "$dir" | grep new.sdxs)" || ok
 
 # A usage error (k above the set's) is exit 2 on every rank.
 mv "$dir/moved.sdx" "$member"; cp "$dir/good.sdx" "$member"
@@ -60,6 +60,12 @@ check "build with key maps" 0 mpi 2 build -q -o "$dir/keyed.sdxs" "$dir/k1.tsv" 
 check "keys printed from the set" 0 "$simdex" query "$dir/keyed.sdxs" --keys -k 0 5 7
 expect_grep "first input's key" "$(printf '\turl:a$')" "$dir/out"
 expect_grep "second input's key" "$(printf '\turl:c$')" "$dir/out"
+
+# Two inputs' maps giving one id two keys: refused, naming both inputs; no set, no map published.
+printf '9\t100\n' >"$dir/k3.tsv"; printf '#simdex-keys 1\n100\turl:z\n' >"$dir/k3.tsv.keys.tsv"
+check "build, one id with two keys" 1 mpi 2 build -q -o "$dir/clash.sdxs" "$dir/k1.tsv" "$dir/k3.tsv"
+expect_grep "clash: both keys named" "id 100 is the key 'url:a' in $dir/k1.tsv and the key 'url:z' in $dir/k3.tsv" "$dir/err"
+ls "$dir" | grep -q '^clash' && bad "clash: files left: $(ls "$dir" | grep '^clash')" || ok
 
 # One message for the ranks that all failed alike; a missing index is a missing file (exit 1).
 check "a missing index" 1 mpi 3 pairs "$dir/none.sdxs"
