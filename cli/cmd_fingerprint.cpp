@@ -24,15 +24,23 @@ void run_fingerprint(const FingerprintArgs& a) {
   writer::refuse_input_as_output(a.input, a.output);
   Output out(a.output);
   TextOptions text = a.text;
-  text.note_unmapped_keys = true;  // to stdout: the keys' map needs --key-map
+  text.keys_printed = a.style.json;  // JSON Lines carry each document's key
+  text.keys_flag = "--json";
+  text.note_unmapped_keys = !text.keys_printed;  // to stdout: the keys' map needs --key-map
   const std::string listing_beside = a.output == "-" ? "" : a.output;
   Progress progress(Progress::wanted(a.quiet, a.progress));
   auto& b = out.buffer();
   PendingKeyMap keys = for_each_text_fingerprint(
       a.input, text, listing_beside,
-      [&](std::uint64_t id, std::uint64_t fp, std::optional<std::string_view>) {
+      [&](std::uint64_t id, std::uint64_t fp, std::optional<std::string_view> key) {
         if (a.style.json) {
-          fmt::format_to(std::back_inserter(b), R"({{"id":{},"fingerprint":)", id);
+          fmt::format_to(std::back_inserter(b), R"({{"id":{},)", id);
+          if (key) {
+            b.append(std::string_view(R"("key":)"));
+            append_json_string(b, *key);
+            b.push_back(',');
+          }
+          b.append(std::string_view(R"("fingerprint":)"));
           append_fingerprint(b, fp, a.style);
           out.print("}}\n");
         } else {
@@ -56,7 +64,10 @@ void add_fingerprint_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", args->output,
                   "Write here instead of stdout (- is stdout); a name ending .gz or .zst is compressed so");
-  add_json_flag(*cmd, args->style, "JSON Lines: {\"id\":I,\"fingerprint\":F}");
+  add_json_flag(
+      *cmd, args->style,
+      "JSON Lines: {\"id\":I,\"fingerprint\":F}, with \"key\":K after the id of a document keyed by a "
+      "string (or a directory's path)");
   add_base_flags(*cmd, args->style, true);
   add_progress_flags(*cmd, args->quiet, args->progress);
   cmd->add_option("--threads", args->text.threads, "Worker threads (0: all cores); the output is the same")

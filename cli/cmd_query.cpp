@@ -72,8 +72,14 @@ void run_query(const QueryArgs& a) {
     return keys_of_queries.commit();
   }
   if (!a.fingerprints.empty()) {
-    for (std::size_t i = 0; i < a.fingerprints.size(); ++i)
-      run_one(parse_query(a.fingerprints[i], "argument " + std::to_string(i + 1)));
+    // Arguments are checked before any is answered: a bad one is a usage error (exit 2), nothing printed.
+    std::vector<uint64_t> queries;
+    for (std::size_t i = 0; i < a.fingerprints.size(); ++i) try {
+        queries.push_back(parse_query(a.fingerprints[i], "argument " + std::to_string(i + 1)));
+      } catch (const Error& e) {
+        throw Error(errc::usage, e.detail());
+      }
+    for (const uint64_t q : queries) run_one(q);
     return out.close();
   }
   io::InputStream in("-");

@@ -59,10 +59,21 @@ void require_command(const CLI::App& app, const std::string& word) {
                                "; the commands are:" + list);
 }
 
-std::string unknown_options(const CLI::App& app) {
+namespace {
+// The command the arguments named (the app itself when none), and how to get its help.
+const CLI::App* parsed_command(const CLI::App& app) {
   const CLI::App* cmd = &app;
   for (const CLI::App* sub : app.get_subcommands())
     if (sub->parsed()) cmd = sub;
+  return cmd;
+}
+std::string help_of(const CLI::App& app, const CLI::App* cmd) {
+  return "`" + app.get_name() + (cmd == &app ? "" : " " + cmd->get_name()) + " --help`";
+}
+}  // namespace
+
+std::string unknown_options(const CLI::App& app) {
+  const CLI::App* cmd = parsed_command(app);
   std::vector<std::string> names;
   for (const CLI::Option* o : cmd->get_options()) {
     for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
@@ -76,7 +87,7 @@ std::string unknown_options(const CLI::App& app) {
     message += (message.empty() ? "" : "; ") + std::string("unknown option ") + name +
                (guess.empty() ? "" : " (did you mean " + guess + "?)");
   }
-  if (!message.empty()) message += " (`" + app.get_name() + " " + cmd->get_name() + " --help` lists them)";
+  if (!message.empty()) message += " (" + help_of(app, cmd) + " lists them)";
   return message;
 }
 
@@ -87,8 +98,14 @@ int report_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& ou
   int rc = 2;
   if (!unknown.empty())
     text << app.get_name() << ": usage: " << unknown << "\n";
-  else
-    rc = app.exit(e, out, text) == 0 ? 0 : 2;
+  else if ((rc = app.exit(e, out, text) == 0 ? 0 : 2) == 2) {
+    // CLI11's message, then its "Run with --help for more information.": one line, as simdex's own.
+    std::string message = text.str().substr(0, text.str().find('\n'));
+    if (message == "A subcommand is required") message = "a command is required";
+    text.str("");
+    text << app.get_name() << ": usage: " << message << " (" << help_of(app, parsed_command(app))
+         << " says more)\n";
+  }
   std::istringstream lines(text.str());
   for (std::string line; std::getline(lines, line);) err << printable(line) << "\n";
   return rc;

@@ -14,7 +14,7 @@ namespace simdex::cli {
 
 void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
   const std::string g = "Text";
-  o.queries = queries;
+  if (queries) o.keys_flag = "--keys";
   cmd.add_option("--input-format", o.input_format,
                  "auto: a directory is 'dir', anything else 'jsonl'.\n"
                  "jsonl: one JSON object a line with a text field and an optional id field.\n"
@@ -121,10 +121,12 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   if (!o.paths_file.empty()) writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
   // Its ids are hashes of its paths: useless unless the paths are printed or kept in a map.
   if (key_map.empty() && documents.format() == DocumentFormat::directory && !o.keys_printed)
-    throw Error(errc::usage, std::string("a directory input needs --key-map FILE") +
-                                 (o.queries ? " or --keys (which prints each document's path)" : "") +
-                                 ": its documents' keys are their paths, kept in that key map (there is no "
-                                 "output file to put it beside)");
+    throw Error(
+        errc::usage,
+        std::string("a directory input needs --key-map FILE") +
+            (o.keys_flag.empty() ? "" : " or " + o.keys_flag + " (which prints each document's path)") +
+            ": its documents' keys are their paths, kept in that key map (there is no "
+            "output file to put it beside)");
   auto show = [&] {
     const DocumentSource::Position at = documents.position();
     progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);

@@ -28,8 +28,8 @@ struct TextOptions {
   std::string paths_file;                              // --key-map (alias --paths): where the key map goes
   std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
   bool note_unmapped_keys = false;  // say on stderr when keys were read but no key map is written
-  bool queries = false;             // the documents are a command's queries (query, join)
-  bool keys_printed = false;        // the command prints each document's key (--keys of query, join)
+  bool keys_printed = false;        // the command prints each document's key (as keys_flag asks)
+  std::string keys_flag;            // the command's flag that prints the keys (--keys, --json), if any
   unsigned threads = 0;             // fingerprinting threads (0: all cores); the command's --threads
 };
 

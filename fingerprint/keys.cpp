@@ -38,8 +38,11 @@ bool written_as_it_is(std::string_view key) {
   return true;
 }
 
-std::string kind_name(IdKind kind) {
-  return kind == IdKind::integer ? "integer id" : kind == IdKind::line ? "line number" : "key";
+// Whose id a number is, for messages: "the integer id of line 3", or of a record without an id
+// field, "the id of line 5 (a record without one: its 0-based line number)".
+std::string number_of(IdKind kind, const std::string& where) {
+  return kind == IdKind::integer ? "the integer id of " + where
+                                 : "the id of " + where + " (a record without one: its 0-based line number)";
 }
 
 }  // namespace
@@ -188,16 +191,17 @@ void KeyMapBuilder::check() {
     const Run* i = integer_ids.find(r.id, r.id + (r.count - 1));
     if (!i) continue;
     const std::uint64_t id = std::max(r.id, i->id);
-    throw Error(errc::input, "id " + std::to_string(id) + " is the integer id of " + where(line_of(*i, id)) +
-                                 " and the line number of " + where(line_of(r, id)) +
+    throw Error(errc::input, "id " + std::to_string(id) + " is " +
+                                 number_of(IdKind::integer, where(line_of(*i, id))) + " and " +
+                                 number_of(IdKind::line, where(line_of(r, id))) +
                                  ": give every record an id field, or none (spec/KEYS.md)");
   }
   // A key and a number with one id.
   for (const Entry& k : keys_)
     if (const Run* r = by_id.find(k.id, k.id))
       throw Error(errc::input, "key " + quoted(k) + " (" + where(k.line) + ") has id " +
-                                   std::to_string(k.id) + ", the " + kind_name(r->kind) + " of " +
-                                   where(line_of(*r, k.id)) + " (spec/KEYS.md)");
+                                   std::to_string(k.id) + ", " +
+                                   number_of(r->kind, where(line_of(*r, k.id))) + " (spec/KEYS.md)");
   checked_ = true;
 }
 

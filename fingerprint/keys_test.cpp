@@ -186,7 +186,8 @@ TEST_CASE("collisions are errors naming both sides") {
     b.add(4, IdKind::line, "", 5);
     CHECK(error_of([&] {
             b.check();
-          }).find("id 4 is the integer id of line 1 and the line number of line 5") != std::string::npos);
+          }).find("id 4 is the integer id of line 1 and the id of line 5 (a record without one") !=
+          std::string::npos);
   }
   SUBCASE("repeated integer ids and repeated keys are no collision") {
     KeyMapBuilder b;
@@ -205,7 +206,7 @@ TEST_CASE("integer ids and line numbers are held as runs; a collision inside a r
     b.add(1500, IdKind::line, "", 1501);
     CHECK(error_of([&] {
             b.check();
-          }).find("id 1500 is the integer id of line 501 and the line number of line 1501") !=
+          }).find("id 1500 is the integer id of line 501 and the id of line 1501 (a record without one") !=
           std::string::npos);
   }
   SUBCASE("a key and a line number") {
@@ -215,7 +216,8 @@ TEST_CASE("integer ids and line numbers are held as runs; a collision inside a r
     b.add(700, IdKind::key, "k", 1002);
     CHECK(error_of([&] {
             b.check();
-          }).find("key \"k\" (line 1002) has id 700, the line number of line 701") != std::string::npos);
+          }).find("key \"k\" (line 1002) has id 700, the id of line 701 (a record without one") !=
+          std::string::npos);
   }
   SUBCASE("runs that do not meet: no collision") {
     KeyMapBuilder b;
@@ -226,7 +228,7 @@ TEST_CASE("integer ids and line numbers are held as runs; a collision inside a r
     b.add(150, IdKind::line, "", 151);  // 150 = 75 * 2 is the integer id of line 76
     CHECK(error_of([&] {
             b.check();
-          }).find("id 150 is the integer id of line 76 and the line number of line 151") !=
+          }).find("id 150 is the integer id of line 76 and the id of line 151 (a record without one") !=
           std::string::npos);
   }
 }

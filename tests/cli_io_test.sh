@@ -130,7 +130,7 @@ printf '1\n\033[31mred\0337\n' > "$dir/esc.tsv"
 check "escape in input" 1 "$simdex" build -q -o "$dir/e.sdx" "$dir/esc.tsv"
 expect_grep "escaped in the message" "esc.tsv:2: '\\\\x1b\[31mred\\\\x1b7'" "$dir/err"
 if LC_ALL=C grep -q "$(printf '\033')" "$dir/err"; then bad "a raw ESC byte in the message"; else ok; fi
-check "escape in an argument" 1 "$simdex" query "$dir/a.sdx" "$(printf '\033]0;title\007')"
+check "escape in an argument" 2 "$simdex" query "$dir/a.sdx" "$(printf '\033]0;title\007')"
 expect_grep "escaped argument" "'\\\\x1b\]0;title\\\\x07' is not a 64-bit fingerprint" "$dir/err"
 check "escape in an option" 2 "$simdex" query "$dir/a.sdx" -k "$(printf '\033[2J')"
 if LC_ALL=C grep -q "$(printf '\033')" "$dir/err"; then bad "a raw ESC byte in a usage message"; else ok; fi

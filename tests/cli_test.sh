@@ -71,7 +71,13 @@ expect_grep missing-input-msg "cannot open input" "$dir/err"
 check missing-index 1 "$simdex" query "$dir/nope.sdx" 1
 check k-too-big 2 "$simdex" query "$dir/a.sdx" -k 4 1
 expect_grep k-too-big-msg "exceeds" "$dir/err"
-check bad-query 1 "$simdex" query "$dir/a.sdx" zz
+# A bad fingerprint argument is a usage error, found before any query is answered.
+check bad-query 2 "$simdex" query "$dir/a.sdx" 1 zz
+expect_grep bad-query-msg "argument 2: 'zz' is not a 64-bit fingerprint" "$dir/err"
+[ ! -s "$dir/out" ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: bad-query answered argument 1 first"; }
+# CLI11's own errors in simdex's form: one line, the command's help named.
+check bad-option-value 2 "$simdex" fingerprint --shingle 0 "$dir/in.tsv"
+expect_grep bad-option-value-msg "^simdex: usage: --shingle: .* (\`simdex fingerprint --help\` says more)$" "$dir/err"
 check bad-scheme 2 "$simdex" build -o "$dir/x.sdx" --scheme paper-99 "$dir/in.tsv"
 check bad-block-bytes 2 "$simdex" build -o "$dir/x.sdx" --block-bytes 100 "$dir/in.tsv"
 # A missing directory is reported before the input is read (a large build would find out late).
@@ -194,6 +200,10 @@ check fp-same-ids 0 cmp "$dir/docs.fp" "$dir/jsonl.fp"
 check fp-same-map 0 cmp "$dir/docs.fp.keys.tsv" "$dir/jsonl.fp.keys.tsv"
 check fp-dir-stdout 2 "$simdex" fingerprint "$dir/docs"
 expect_grep fp-dir-stdout-msg "needs --key-map" "$dir/err"
+check fp-dir-json 0 "$simdex" fingerprint --json "$dir/docs"
+expect_grep fp-dir-json-key '^{"id":[0-9]*,"key":"sub/b.txt","fingerprint":"0x[0-9a-f]*"}$' "$dir/out"
+check fp-jsonl-json 0 "$simdex" fingerprint --json "$dir/docs.jsonl"
+expect_grep fp-jsonl-json-key '"key":"a.txt"' "$dir/out"
 check fp-dir-paths 0 "$simdex" fingerprint --paths "$dir/listing.tsv" "$dir/docs"
 check fp-dir-paths-listing 0 cmp "$dir/docs.fp.keys.tsv" "$dir/listing.tsv"
 # Queries from a directory: --keys prints their paths, so no key map is needed; without either, refused.

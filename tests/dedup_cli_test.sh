@@ -113,7 +113,7 @@ expect_grep clusters-legacy-map-out "legacy/path.txt" "$dir/out"
 # Errors: a collision of an integer id with a line number, bad flags; nothing written.
 printf '%s\n' '{"id": 1, "text": "one two three"}' '{"text": "four five six"}' > "$dir/mixed.jsonl"
 check dedup-collision 1 "$simdex" dedup "$dir/mixed.jsonl" -o "$dir/mixed.out"
-expect_grep dedup-collision-msg "id 1 is the integer id of line 1 and the line number of line 2" "$dir/err"
+expect_grep dedup-collision-msg "id 1 is the integer id of line 1 and the id of line 2 (a record without one" "$dir/err"
 [ ! -e "$dir/mixed.out" ] && ok || bad "dedup-collision wrote its output"
 check dedup-bad-keep 2 "$simdex" dedup "$corpus" -o "$dir/y" --keep best
 check dedup-no-output 2 "$simdex" dedup "$corpus"
