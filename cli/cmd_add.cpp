@@ -29,9 +29,9 @@ struct AddArgs : SetWriteArgs {
   TextOptions text_options;
 };
 
-// The key map of the documents an add brings: --key-map FILE, else a hidden file beside the set
-// (named as the set's temporary files, so a writer killed before removing it leaves it to the
-// next writer's cleanup) removed when the add ends; for fingerprint lines, the map beside them.
+// The key map of the documents an add brings: --key-map FILE, else the map written for it and read
+// from its temporary file, never published (removed when the add ends, or by the signal cleanup of
+// temporary files); for fingerprint lines, the map beside them.
 class AddedKeys {
  public:
   explicit AddedKeys(AddArgs& a) : input_(a.input == "-" ? "<stdin>" : a.input) {
@@ -63,8 +63,11 @@ class AddedKeys {
     if (std::filesystem::exists(key_map_path(set), ec)) set_keys_ = KeyMap::read(key_map_path(set));
     check_ids_ = set_exists;
   }
-  ~AddedKeys() {
-    if (temporary_) ::unlink(path_.c_str());
+  // The map of the documents read: published at --key-map FILE, or kept unpublished and read there.
+  void take(PendingKeyMap keys) {
+    if (!temporary_) return keys.commit();
+    path_ = keys.unpublished_path();  // empty: the documents had no keys
+    unpublished_ = std::move(keys);
   }
   AddedKeys(const AddedKeys&) = delete;
   AddedKeys& operator=(const AddedKeys&) = delete;
@@ -92,8 +95,9 @@ class AddedKeys {
   std::string input_;
   std::string path_;
   bool temporary_ = false;
-  bool kinds_known_ = false;  // whether an id missing from the added map is an integer id
-  bool check_ids_ = false;    // the set exists: its map's keys are documents of it
+  PendingKeyMap unpublished_;  // temporary_: holds path_ until the add ends
+  bool kinds_known_ = false;   // whether an id missing from the added map is an integer id
+  bool check_ids_ = false;     // the set exists: its map's keys are documents of it
   std::optional<KeyMap> set_keys_;
   std::vector<uint64_t> keyed_;  // added ids that set_keys_ holds
 };
@@ -118,13 +122,12 @@ void run_add(AddArgs& a) {
   IndexBuilder builder(build);
   AddedKeys added_keys(a);
   added_keys.read_set_map(a.set, set.exists());
-  for_each_input_pair(a.input, a.text, a.text_options,
-                      build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "", progress,
-                      [&](uint64_t fp, uint64_t id) {
-                        builder.add(fp, id);
-                        added_keys.note(id);
-                      })
-      .commit();  // to --key-map FILE or AddedKeys' file, read by extend() below
+  added_keys.take(for_each_input_pair(a.input, a.text, a.text_options,
+                                      build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "",
+                                      progress, [&](uint64_t fp, uint64_t id) {
+                                        builder.add(fp, id);
+                                        added_keys.note(id);
+                                      }));  // read by extend() below
   progress.finish();
   if (builder.pairs_added() == 0 && set.exists()) {
     if (!a.quiet)

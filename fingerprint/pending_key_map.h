@@ -34,6 +34,10 @@ class PendingKeyMap {
     return *this;
   }
 
+  // The file the map is written to until commit() (complete and durable), for a caller that reads
+  // it without publishing it; empty when there is no map to publish.
+  std::string unpublished_path() const { return file_ ? file_->temp_path() : std::string(); }
+
   // Publishes the map (temporary file, fsync, rename) or removes the stale one. Dropped without
   // commit(), the map's temporary file is removed and `path` is left as it was.
   void commit();
