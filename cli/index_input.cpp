@@ -3,21 +3,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <functional>
 
+#include "format/layout.h"
 #include "format/set_manifest.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
 
 namespace {
-std::vector<uint8_t> read_all_stdin() {
-  std::vector<uint8_t> bytes;
-  std::size_t size = 0;
-  for (;;) {
-    if (bytes.size() - size < (1 << 16)) bytes.resize(std::max<std::size_t>(1 << 20, bytes.size() * 2));
-    const ssize_t got = ::read(STDIN_FILENO, bytes.data() + size, bytes.size() - size);
+// Appends what standard input holds, up to `limit` bytes in all.
+void read_stdin_up_to(std::vector<uint8_t>& bytes, std::size_t limit) {
+  std::size_t size = bytes.size();
+  while (size < limit) {
+    if (bytes.size() - size < (1 << 16))
+      bytes.resize(std::min(limit, std::max<std::size_t>(1 << 20, bytes.size() * 2)));
+    const ssize_t got = ::read(STDIN_FILENO, bytes.data() + size, std::min(bytes.size(), limit) - size);
     if (got == 0) break;
     if (got < 0 && errno == EINTR) continue;
     if (got < 0)
@@ -25,6 +30,20 @@ std::vector<uint8_t> read_all_stdin() {
     size += static_cast<std::size_t>(got);
   }
   bytes.resize(size);
+}
+
+// An index from a pipe: its header first, so that input that is no index (or no end: /dev/zero) is
+// refused after 128 bytes; then up to the size the header states and one byte more (a longer
+// input is then the reader's file_size_mismatch), never all of a stream.
+std::vector<uint8_t> read_index_from_stdin(
+    const std::function<void(const uint8_t*, std::size_t)>& check_head) {
+  std::vector<uint8_t> bytes;
+  read_stdin_up_to(bytes, format::FileHeader::kEncodedBytes);
+  check_head(bytes.data(), bytes.size());
+  if (bytes.size() == format::FileHeader::kEncodedBytes) {
+    const uint64_t stated = format::FileHeader::decode_from(bytes.data()).file_bytes;  // magic, version
+    read_stdin_up_to(bytes, stated < SIZE_MAX - 1 ? static_cast<std::size_t>(stated) + 1 : SIZE_MAX);
+  }
   bytes.shrink_to_fit();
   return bytes;
 }
@@ -51,8 +70,7 @@ IndexInput::IndexInput(const std::string& path, const OpenOptions& options) {
     index_.emplace(Index::open("/proc/self/fd/0", options));  // a file: mapped, not copied
     return;
   }
-  bytes_ = read_all_stdin();
-  refuse_set(bytes_.data(), bytes_.size());
+  bytes_ = read_index_from_stdin(refuse_set);
   index_.emplace(Index::from_buffer(bytes_.data(), bytes_.size()));
 }
 

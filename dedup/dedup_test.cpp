@@ -303,7 +303,8 @@ TEST_CASE("errors: a collision of ids stops the run before any output; bad optio
     FAIL("no error");
   } catch (const Error& e) {
     CHECK(e.code() == errc::input);
-    CHECK(std::string(e.what()).find("id 1 is the integer id of line 1 and the id of line 2 (a record without one") !=
+    CHECK(std::string(e.what()).find(
+              "id 1 is the integer id of line 1 and the id of line 2 (a record without one") !=
           std::string::npos);
   }
   CHECK(!fs::exists(t.file("out.jsonl")));

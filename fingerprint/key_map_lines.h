@@ -12,6 +12,9 @@ namespace simdex {
 
 // The first line of a key map, with its LF.
 inline constexpr std::string_view kKeyMapHeader = "#simdex-keys 1\n";
+// Opens a key map file to read (a descriptor the caller closes). Error(io) naming it when it cannot
+// be opened or is not a regular file: a FIFO would block and a device (/dev/zero) never end.
+int open_key_map_file(const std::string& path);
 // Appends the entry's line (ID, TAB, the key escaped, LF) to `out`.
 void append_key_map_line(std::string& out, std::uint64_t id, std::string_view key);
 

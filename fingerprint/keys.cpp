@@ -240,14 +240,24 @@ struct KeyMap::Bytes {
   std::string_view view() const { return {data.data(), data.size()}; }
 };
 
-KeyMap KeyMap::read(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+int open_key_map_file(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO would wait for a writer (a regular file's reads ignore the flag).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw Error(errc::io, "cannot open key map '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error(errc::io, "key map '" + path + "' is not a regular file");
+  }
+  return fd;
+}
+
+KeyMap KeyMap::read(const std::string& path) {
+  const int fd = open_key_map_file(path);
   auto bytes = std::make_shared<Bytes>();
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-    bytes->data.reserve(static_cast<std::size_t>(st.st_size) + 1);
-  // Read to the end (a pipe has no size; a file may have grown since fstat).
+  if (::fstat(fd, &st) == 0) bytes->data.reserve(static_cast<std::size_t>(st.st_size) + 1);
+  // Read to the end (the file may have grown since fstat).
   for (;;) {
     if (bytes->data.capacity() - bytes->data.size() < (1 << 16))
       bytes->data.reserve(std::max<std::size_t>(2 * bytes->data.capacity(), 1 << 20));

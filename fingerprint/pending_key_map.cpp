@@ -1,7 +1,10 @@
 #include "fingerprint/pending_key_map.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string_view>
 
 #include "fingerprint/key_map_lines.h"
@@ -22,21 +25,26 @@ PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
 }
 
 PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string& path) {
-  std::ifstream in(from, std::ios::binary);
-  if (!in) throw Error(errc::io, "cannot open key map '" + from + "'");
+  const int fd = open_key_map_file(from);
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } close{fd};
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
   // In chunks, each line checked as KeyMap::read checks it (a malformed map is refused, not
   // carried along), without holding the map: one of 100M keys is gigabytes.
   KeyMapLines lines(from);
   std::string chunk(std::size_t{1} << 20, '\0');
-  while (in) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const std::string_view got(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    p.file_->write(got.data(), got.size());
-    lines.feed(got, [](std::uint64_t, std::string_view) {});
+  for (;;) {
+    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error(errc::io, "read error on '" + from + "': " + std::strerror(errno));
+    if (got == 0) break;
+    const std::string_view bytes(chunk.data(), static_cast<std::size_t>(got));
+    p.file_->write(bytes.data(), bytes.size());
+    lines.feed(bytes, [](std::uint64_t, std::string_view) {});
   }
-  if (!in.eof()) throw Error(errc::io, "read error on '" + from + "'");
   lines.finish();
   p.file_->sync();
   return p;

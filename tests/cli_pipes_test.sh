@@ -68,6 +68,17 @@ check "join - - refused" 2 bash -c "cat '$dir/docs.sdx' | '$simdex' join - -"
 printf 'not an index at all' > "$dir/junk"
 check "info - of junk" 1 bash -c "cat '$dir/junk' | '$simdex' info -"
 expect_grep "info - of junk: message" "file_too_small" "$dir/err"
+# A stream that is no index, or that never ends, is refused after its header, not read to the end.
+check "info - of an endless stream" 1 timeout 20 bash -c "'$simdex' info - < /dev/zero"
+expect_grep "info - of /dev/zero: message" "bad_magic" "$dir/err"
+check "info - of a longer stream" 1 bash -c "(cat '$dir/docs.sdx'; head -c 100000000 /dev/zero) | '$simdex' info -"
+expect_grep "info - of a longer stream: message" "file_size_mismatch" "$dir/err"
+# A key map that is not a regular file (a link to /dev/zero, a FIFO) is refused, not read forever.
+cp "$dir/docs.sdx" "$dir/zk.sdx"; ln -sf /dev/zero "$dir/zk.sdx.keys.tsv"
+check "--keys of /dev/zero" 1 timeout 20 "$simdex" query --keys "$dir/zk.sdx" 0x1
+expect_grep "--keys of /dev/zero: message" "is not a regular file" "$dir/err"
+rm -f "$dir/zk.sdx.keys.tsv"; mkfifo "$dir/zk.sdx.keys.tsv"
+check "--keys of a FIFO" 1 timeout 20 "$simdex" pairs --keys "$dir/zk.sdx"
 check "verify --json - of junk" 1 bash -c "cat '$dir/junk' | '$simdex' verify --json -"
 json_ok "verify --json of junk" "$dir/out"
 expect_grep "verify --json of junk: not ok" '"ok":false' "$dir/out"
