@@ -14,6 +14,7 @@
 #include <numeric>
 #include <optional>
 
+#include "dedup/dedup_temp.h"
 #include "fingerprint/pending_key_map.h"
 #include "fingerprint/text_pipeline.h"
 #include "io/input_stream.h"
@@ -58,6 +59,21 @@ std::vector<std::uint64_t> DedupResult::removed_documents() const {
   return out;
 }
 
+std::unique_ptr<writer::OwnedTemp> dedup_temp_file(const std::string& dir_or_empty,
+                                                   const std::string& suffix) {
+  const std::string dir = dir_or_empty.empty() ? fs::temp_directory_path().string() : dir_or_empty;
+  // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes.
+  writer::remove_unlocked(dir, ".simdex-dedup-tmp-");
+  static std::atomic<unsigned> counter{0};
+  return std::make_unique<writer::OwnedTemp>(
+      [&] {
+        return (fs::path(dir) / (".simdex-dedup-tmp-" + std::to_string(::getpid()) + "-" +
+                                 std::to_string(counter++) + suffix))
+            .string();
+      },
+      O_RDWR, 0600);
+}
+
 namespace {
 
 // What the clustering keeps of each document (about 40 bytes).
@@ -74,16 +90,7 @@ std::string temp_dir_of(const DedupOptions& o) {
 // scope or on SIGINT/SIGTERM/SIGHUP/SIGPIPE (writer/temp_files.h); cleanup of other runs leaves it
 // alone while it lives.
 std::unique_ptr<writer::OwnedTemp> own_temp(const std::string& dir, const std::string& suffix) {
-  // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes.
-  writer::remove_unlocked(dir, ".simdex-dedup-tmp-");
-  static std::atomic<unsigned> counter{0};
-  return std::make_unique<writer::OwnedTemp>(
-      [&] {
-        return (fs::path(dir) / (".simdex-dedup-tmp-" + std::to_string(::getpid()) + "-" +
-                                 std::to_string(counter++) + suffix))
-            .string();
-      },
-      O_RDWR, 0600);
+  return dedup_temp_file(dir, suffix);
 }
 
 // Standard input copied to a temporary file (the input is read twice), bytes as they come: a

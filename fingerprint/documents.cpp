@@ -53,7 +53,9 @@ bool DocumentReader::next(Document& doc) {
     ++line_no_;
     if (read == io::LineResult::too_long)
       throw Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": line longer than " +
-                                   std::to_string(max_line_bytes_) + " bytes");
+                                   std::to_string(max_line_bytes_) +
+                                   " bytes (the longest document: 64 MiB, or a quarter of the memory bound "
+                                   "--memory / memory= where that is less)");
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();  // CRLF files
     if (line_no_ == 1 && (line_.starts_with("\xFF\xFE") || line_.starts_with("\xFE\xFF")))
       throw Error(errc::input,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "format/layout.h"
 #include "format/permutation.h"
 #include "format/run_tasks.h"
 #include "format/thread_count.h"
@@ -44,8 +45,11 @@ struct IndexBuilder::State {
 
 IndexBuilder::IndexBuilder(BuildOptions options)
     : options_(std::move(options)), state_(std::make_unique<State>(options_)) {
-  // k checked now, not at write() after every pair was added (the scheme it names is made then).
+  // k and the block size checked now, not at write() after every pair was added (the scheme k
+  // names is made then).
   if (!options_.scheme) (void)Scheme::automatic(0, options_.k);
+  if (const std::string why = format::check_block_bytes(options_.block_bytes); !why.empty())
+    throw Error(errc::usage, why);
 }
 IndexBuilder::~IndexBuilder() = default;
 IndexBuilder::IndexBuilder(IndexBuilder&&) noexcept = default;

@@ -23,8 +23,8 @@ is the spec's name for the failure.
 
 from collections import namedtuple as _namedtuple
 import json as _json
+import builtins as _builtins
 import os as _os
-import tempfile as _tempfile
 
 import numpy as _np
 
@@ -457,11 +457,21 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
     if output is None:  # the texts go to the library in batches, as they come
         return DedupResult(*_simdex.dedup_texts(source, **args), None)
     # The output holds the kept texts: they are read twice, so they go through a JSON Lines file.
-    with _tempfile.NamedTemporaryFile(prefix=".simdex-dedup-", suffix=".jsonl", dir=args["temp_dir"]) as spool:
-        _spool_texts(source, spool)
-        spool.flush()
-        raw = _simdex.dedup_file(spool.name, output, input_format="jsonl", id_field="id", text_field="text",
+    # The settings and the output's directory checked before the texts are read (an iterable is
+    # read once): a run over no texts checks what a run over them would.
+    _simdex.dedup_texts(iter(()), **dict(args, index=None))
+    out_dir = _os.path.dirname(_os.path.abspath(output))
+    if not _os.path.isdir(out_dir):
+        raise FileError(f"cannot write {output}: directory '{out_dir}' does not exist")
+    # (The library's own temporary file: removed on a signal, at exit, or by the next run if killed.)
+    spool = _simdex.dedup_spool(args["temp_dir"])
+    try:
+        with _builtins.open(spool.path, "wb") as f:  # (open: simdex.open, an Index)
+            _spool_texts(source, f)
+        raw = _simdex.dedup_file(spool.path, output, input_format="jsonl", id_field="id", text_field="text",
                                  **args)
+    finally:
+        spool.close()
     return DedupResult(*raw, output)
 
 

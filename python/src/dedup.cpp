@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dedup/dedup_temp.h"
 #include "python/src/bindings.h"
 
 namespace simdex::python {
@@ -132,6 +133,21 @@ void bind_dedup(py::module_& m) {
   py::list policies;
   for (KeepPolicy p : kKeepPolicies) policies.append(std::string(keep_policy_name(p)));
   m.attr("KEEP_POLICIES") = py::tuple(policies);
+  // The file dedup(texts, output) copies its texts to (they are read twice): the library's own
+  // temporary file, removed at close(), on a signal and at the interpreter's exit, and by the next
+  // run when a killed process left it.
+  struct Spool {
+    std::unique_ptr<writer::OwnedTemp> file;
+  };
+  py::class_<Spool>(m, "_Spool")
+      .def_property_readonly("path", [](const Spool& s) { return s.file ? s.file->path() : std::string(); })
+      .def("close", [](Spool& s) { s.file.reset(); });
+  m.def(
+      "dedup_spool",
+      [](const std::optional<std::string>& temp_dir) {
+        return Spool{dedup_temp_file(temp_dir.value_or(""), ".jsonl")};
+      },
+      py::arg("temp_dir"));
   m.def("dedup_file", &dedup_file, py::arg("source"), py::arg("output"), py::arg("k"), py::arg("keep"),
         py::arg("shingle"), py::arg("weighting"), py::arg("stopwords"), py::arg("index"), py::arg("memory"),
         py::arg("threads"), py::arg("temp_dir"), py::arg("input_format"), py::arg("id_field"),

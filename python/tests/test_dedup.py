@@ -286,6 +286,22 @@ def test_bad_arguments_raise_clear_errors(texts, tmp_path):
         simdex.dedup(bad)
     with pytest.raises(simdex.FileError):
         simdex.dedup(texts, tmp_path / "no-such-dir" / "out.jsonl")
+    # With an output, texts are copied before the run: bad settings are found before any is read
+    # (an iterable is read once), and a missing temp_dir is a FileError.
+    read = []
+    def once():
+        for t in texts:
+            read.append(t)
+            yield t
+    for bad_args in (dict(keep="last"), dict(shingle=0), dict(weighting="x")):
+        with pytest.raises(simdex.UsageError):
+            simdex.dedup(once(), tmp_path / "out.jsonl", **bad_args)
+    with pytest.raises(simdex.FileError):
+        simdex.dedup(once(), tmp_path / "no-such-dir" / "out.jsonl")
+    assert read == []
+    with pytest.raises(simdex.FileError, match="temporary directory"):
+        simdex.dedup(texts, tmp_path / "out.jsonl", temp_dir=tmp_path / "no-such-dir")
+    assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_help_teaches():

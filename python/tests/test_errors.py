@@ -69,6 +69,9 @@ def test_k_too_large_is_a_usage_error(index_path):
             index.query(1, k=-1)
     with pytest.raises(simdex.UsageError):
         simdex.build(index_path.parent / "y.sdx", [1, 2, 3], k=3, block_bytes=33)
+    for bad in (0, 33):  # when the Builder is made, not at write() after every add
+        with pytest.raises(simdex.UsageError, match="block_bytes"):
+            simdex.Builder(block_bytes=bad)
     with pytest.raises(simdex.UsageError):
         simdex.build(index_path.parent / "y.sdx", [1, 2, 3], scheme="paper-99")
 
