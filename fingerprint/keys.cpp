@@ -259,7 +259,7 @@ KeyMap KeyMap::read(const std::string& path) {
   if (::fstat(fd, &st) == 0) bytes->data.reserve(static_cast<std::size_t>(st.st_size) + 1);
   // Read to the end (the file may have grown since fstat).
   for (;;) {
-    if (bytes->data.capacity() - bytes->data.size() < (1 << 16))
+    if (bytes->data.capacity() == bytes->data.size())  // (a file read whole has 1 byte left for EOF)
       bytes->data.reserve(std::max<std::size_t>(2 * bytes->data.capacity(), 1 << 20));
     const std::size_t have = bytes->data.size(), room = bytes->data.capacity() - have;
     const ssize_t got = ::read(fd, bytes->data.data() + have, room);

@@ -109,18 +109,16 @@ class Checker {
   }
 
   // Every BLOCK_DIRECTORY entry is the first block whose key is at least its slot's first value
-  // (spec §5.3), recomputed from BLOCK_KEYS; the first wrong entry of each table is reported.
+  // (spec §5.3), recomputed from BLOCK_KEYS; every wrong entry is reported (up to kMaxProblems).
   void directories() {
     for (const reader::TableView& t : file_.tables()) {
       if (!t.directory || full()) continue;
       uint64_t j = 0;
-      bool wrong = false;
       format::for_each_slot_block(
           t.directory_bits, t.block_count(), [&] { return t.key(j++); },
           [&](uint64_t slot, uint64_t block) {
             const uint32_t entry = format::load_le32(t.directory + 4 * slot);
-            if (wrong || entry == block) return;
-            wrong = true;
+            if (entry == block || full()) return;
             add(errc::bad_tagged_section,
                 "BLOCK_DIRECTORY of table " + std::to_string(t.index) + ", slot " + std::to_string(slot),
                 "entry " + std::to_string(entry) + ", but the first block whose key is at least the slot's " +
