@@ -103,6 +103,16 @@ def _path(path):
     return path
 
 
+def _count(value, name, optional=False, below=2**31):
+    """`value` checked as a count or size (an int in [0, below), not a bool; None too where
+    `optional`): a UsageError naming `name` instead of pybind11's "incompatible function arguments"."""
+    if value is None and optional:
+        return value
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < below:
+        raise UsageError(f"{name} must be an integer in 0..{below - 1}, not {value!r}")
+    return value
+
+
 def _optional_path(path):
     return None if path is None else _path(path)
 
@@ -164,7 +174,8 @@ class Builder(_simdex.Builder):
     def __init__(self, k=3, scheme=None, block_bytes=256, memory=0, threads=0, temp_dir=None):
         if self._constructed:  # pybind11 would ignore it: the Builder would keep its old options
             raise TypeError("this simdex.Builder is made already: make a new one")
-        super().__init__(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
+        super().__init__(k=_count(k, "k"), scheme=scheme, block_bytes=_count(block_bytes, "block_bytes"),
+                         memory=_count(memory, "memory", below=2**63), threads=_count(threads, "threads"),
                          temp_dir=_optional_path(temp_dir))
 
     def add(self, fingerprints, ids=None):
@@ -240,7 +251,8 @@ class Index(_simdex.Index):
         """
         fps = _u64(fingerprints, "fingerprints")
         qids = None if ids is None else _u64(ids, "ids")
-        return Matches(*self._join(fps, qids, k, threads, force, _progress(progress)))
+        return Matches(*self._join(fps, qids, _count(k, "k", True), _count(threads, "threads"), force,
+                                   _progress(progress)))
 
     query_many = join
 
@@ -248,7 +260,7 @@ class Index(_simdex.Index):
         """Every pair (a, b), a < b, of distinct stored fingerprints within k bits: Pairs(a, b,
         distance) of numpy arrays sorted by (a, b). `simdex pairs` computes the same. progress: a
         callable(stage, done, total), stage "pairs", called a few times a second."""
-        return Pairs(*self._pairs(k, threads, force, _progress(progress)))
+        return Pairs(*self._pairs(_count(k, "k", True), _count(threads, "threads"), force, _progress(progress)))
 
     def clusters(self, k=None, min_size=2, size_in_ids=False, threads=0, force=False, progress=None):
         """The connected components of the "within k bits" graph of the stored fingerprints, as
@@ -256,7 +268,8 @@ class Index(_simdex.Index):
         than min_size fingerprints (ids, with size_in_ids=True) are left out. To deduplicate,
         use size_in_ids=True (a fingerprint shared by several documents is then a cluster too),
         keep one id per cluster and drop the others. progress: as pairs' (stage "clusters")."""
-        return [Cluster(f, i) for f, i in self._clusters(k, min_size, size_in_ids, threads, force,
+        return [Cluster(f, i) for f, i in self._clusters(_count(k, "k", True), _count(min_size, "min_size"),
+                                                         size_in_ids, _count(threads, "threads"), force,
                                                          _progress(progress))]
 
     def reopen(self):

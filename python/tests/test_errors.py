@@ -69,6 +69,16 @@ def test_k_too_large_is_a_usage_error(index_path):
             index.query(1, k=-1)
     with pytest.raises(simdex.UsageError):
         simdex.build(index_path.parent / "y.sdx", [1, 2, 3], k=3, block_bytes=33)
+    # Negative or non-integer counts name their parameter (pybind11 said "incompatible function arguments").
+    with simdex.open(index_path) as index:
+        for call, name in ((lambda: index.join([1], threads=-1), "threads"),
+                           (lambda: index.clusters(min_size=-1), "min_size"),
+                           (lambda: index.pairs(k=True), "k"), (lambda: index.join([1], k=2**40), "k")):
+            with pytest.raises(simdex.UsageError, match=f"^{name} must be an integer"):
+                call()
+    for kwargs in (dict(k=-1), dict(memory=-1), dict(threads=1.5), dict(block_bytes=None)):
+        with pytest.raises(simdex.UsageError, match=f"^{next(iter(kwargs))} must be an integer"):
+            simdex.Builder(**kwargs)
     for bad in (0, 33):  # when the Builder is made, not at write() after every add
         with pytest.raises(simdex.UsageError, match="block_bytes"):
             simdex.Builder(block_bytes=bad)
