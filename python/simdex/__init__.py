@@ -23,6 +23,7 @@ is the spec's name for the failure.
 
 from collections import namedtuple as _namedtuple
 import json as _json
+import operator as _operator
 import builtins as _builtins
 import os as _os
 
@@ -108,9 +109,13 @@ def _count(value, name, optional=False, below=2**31):
     `optional`): a UsageError naming `name` instead of pybind11's "incompatible function arguments"."""
     if value is None and optional:
         return value
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < below:
+    try:
+        n = None if isinstance(value, (bool, _np.bool_)) else _operator.index(value)  # numpy ints too
+    except TypeError:
+        n = None
+    if n is None or not 0 <= n < below:
         raise UsageError(f"{name} must be an integer in 0..{below - 1}, not {value!r}")
-    return value
+    return n
 
 
 def _optional_path(path):

@@ -76,7 +76,8 @@ def test_k_too_large_is_a_usage_error(index_path):
                            (lambda: index.pairs(k=True), "k"), (lambda: index.join([1], k=2**40), "k")):
             with pytest.raises(simdex.UsageError, match=f"^{name} must be an integer"):
                 call()
-    for kwargs in (dict(k=-1), dict(memory=-1), dict(threads=1.5), dict(block_bytes=None)):
+    simdex.Builder(k=np.int64(3), threads=np.uint8(1))  # numpy's integers are integers
+    for kwargs in (dict(k=-1), dict(memory=-1), dict(threads=1.5), dict(block_bytes=None), dict(k=np.bool_(1))):
         with pytest.raises(simdex.UsageError, match=f"^{next(iter(kwargs))} must be an integer"):
             simdex.Builder(**kwargs)
     for bad in (0, 33):  # when the Builder is made, not at write() after every add
