@@ -86,17 +86,10 @@ std::string temp_dir_of(const DedupOptions& o) {
   return o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir;
 }
 
-// A file of this process's own in `dir` (.simdex-dedup-tmp-PID-N.SUFFIX), removed when it goes out of
-// scope or on SIGINT/SIGTERM/SIGHUP/SIGPIPE (writer/temp_files.h); cleanup of other runs leaves it
-// alone while it lives.
-std::unique_ptr<writer::OwnedTemp> own_temp(const std::string& dir, const std::string& suffix) {
-  return dedup_temp_file(dir, suffix);
-}
-
 // Standard input copied to a temporary file (the input is read twice), bytes as they come: a
 // compressed stream stays compressed.
 std::unique_ptr<writer::OwnedTemp> spool_stdin(const DedupOptions& o) {
-  auto spool = own_temp(temp_dir_of(o), ".stdin");
+  auto spool = dedup_temp_file(temp_dir_of(o), ".stdin");
   std::vector<char> buffer(1 << 20);
   for (;;) {
     const ssize_t n = ::read(0, buffer.data(), buffer.size());
@@ -273,7 +266,7 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
     keys.check();  // a collision stops the run before the index is written
     if (index_path.empty()) {
       // The build renames its file over this placeholder: the index is then removed with it.
-      temp_index = own_temp(temp_dir_of(o), ".sdx");
+      temp_index = dedup_temp_file(temp_dir_of(o), ".sdx");
       index_path = temp_index->path();
     }
     // --index's key map is written before the index is published and put in place right after

@@ -22,7 +22,6 @@ namespace simdex {
 
 namespace {
 
-constexpr std::string_view kHeader = kKeyMapHeader;
 constexpr char kHex[] = "0123456789abcdef";
 
 int hex_value(char c) {
@@ -214,7 +213,7 @@ void KeyMapBuilder::write(const std::string& path) {
 
 void KeyMapBuilder::write_to(const std::function<void(std::string_view bytes)>& sink) {
   check();
-  std::string buffer(kHeader);
+  std::string buffer(kKeyMapHeader);
   auto emit = [&] {
     sink(buffer);
     buffer.clear();
@@ -292,7 +291,7 @@ bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_vie
   if (!legacy_) {  // simdex 0.1's paths.tsv has no header and no escaping: its paths are read as they are
     legacy_ = !line.starts_with('#');
     if (!*legacy_) {
-      if (line != kHeader.substr(0, kHeader.size() - 1))
+      if (line != kKeyMapHeader.substr(0, kKeyMapHeader.size() - 1))
         throw fail("not a simdex key map: the first line must be '#simdex-keys 1'");
       return false;
     }
