@@ -3,23 +3,26 @@
 # the outputs compared across thread counts. Writes scaling.tsv (one row per run) and scaling.md (a
 # table: work x threads) to OUT and a log of every command on stderr.
 #   bench/scaling.sh [--threads 1,2,4,8,16] [--n 10000000] [--big 0|100000000] [--copies 200]
-#                    [--budget SECONDS] [--bin DIR] [--out DIR] [--work DIR]
+#                    [--repeat R] [--budget SECONDS] [--bin DIR] [--out DIR] [--work DIR]
 # --bin holds simdex, batch_bench and gen_fingerprints (default: build/cli, build/bench, build/tests
 # after `scripts/build release`); where DIR/lib holds ld-linux-x86-64.so.2 the programs run through
 # that loader and DIR/lib's libraries (a release build carried to a machine without its packages,
 # bench/RESULTS.md "Scaling on 16 cores"). --budget: no run starts once its estimate would end past
-# it (the rest are listed as skipped). Inputs: N random fingerprints (gen_fingerprints), the demo
+# it (the rest are listed as skipped). --repeat: runs at the most threads (and the 1-thread pairs
+# and joins) R times; scaling.md shows medians. With --big the big runs come first, then the
+# fingerprint runs, then those of N (the first N of the big input): what the budget skips is the
+# least needed. Inputs: N random fingerprints (gen_fingerprints), the demo
 # corpus COPIES times as JSON Lines and as one text a line. --work on a tmpfs (/dev/shm) maps the
 # index files in 4 KiB pages (tmpfs makes no 2 MiB folios unless mounted with huge=): use a disk
 # file system to measure what a reader of a file on disk sees.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-threads="" n=10000000 big=0 copies=200 budget=100000 bin="" out=$root/out/scaling work=""
+threads="" n=10000000 big=0 copies=200 budget=100000 repeat=1 bin="" out=$root/out/scaling work=""
 while [ $# -gt 0 ]; do
   case $1 in
     --threads) threads=$2 ;; --n) n=$2 ;; --big) big=$2 ;; --copies) copies=$2 ;;
-    --budget) budget=$2 ;; --bin) bin=$2 ;; --out) out=$2 ;; --work) work=$2 ;;
-    *) sed -n '2,14p' "$0" >&2; exit 2 ;;
+    --budget) budget=$2 ;; --repeat) repeat=$2 ;; --bin) bin=$2 ;; --out) out=$2 ;; --work) work=$2 ;;
+    *) sed -n '2,17p' "$0" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -88,26 +91,36 @@ fingerprints() {  # fingerprints COUNT: writes $work/fpCOUNT.txt
   timed "wc -l, $1 fingerprints" 1 5 /dev/null wc -l "$work/fp$1.txt"
 }
 
+# times_at T ONE: how many runs at T threads: --repeat at the most threads, and at one thread when
+# ONE is "repeat" (the long 1-thread builds run once).
+times_at() {
+  if [ "$1" = "$max_threads" ] || { [ "$1" = 1 ] && [ "$2" = repeat ]; }; then echo "$repeat"; else echo 1; fi
+}
+
 # build_runs COUNT SCHEME EST1: builds at each thread count; keeps the last index as $work/COUNT-SCHEME.sdx.
 build_runs() {
-  local count=$1 scheme=$2 est1=$3 t idx=$work/$1-$2.sdx
+  local count=$1 scheme=$2 est1=$3 t r idx=$work/$1-$2.sdx
   for t in "${thread_list[@]}"; do
-    rm -f "$idx"
-    timed "build $count, $scheme" "$t" $((est1 * 2 / t + 2)) /dev/null \
-      "$simdex" build -q --scheme "$scheme" --threads "$t" -o "$idx" "$work/fp$count.txt" || continue
-    same "build $count, $scheme" "$idx"
+    for r in $(seq "$(times_at "$t" once)"); do
+      rm -f "$idx"
+      timed "build $count, $scheme" "$t" $((est1 * 2 / t + 2)) /dev/null \
+        "$simdex" build -q --scheme "$scheme" --threads "$t" -o "$idx" "$work/fp$count.txt" || continue
+      same "build $count, $scheme" "$idx"
+    done
   done
 }
 
 # batch_runs COMMAND COUNT SCHEME EST1: pairs or clusters at each thread count, sorted output compared.
 batch_runs() {
-  local cmd=$1 count=$2 scheme=$3 est1=$4 t
+  local cmd=$1 count=$2 scheme=$3 est1=$4 t r
   [ -s "$work/$count-$scheme.sdx" ] || return 0
   for t in "${thread_list[@]}"; do
-    timed "$cmd $count, $scheme" "$t" $((est1 * 2 / t + 2)) "$work/out.txt" \
-      "$simdex" "$cmd" -q --threads "$t" "$work/$count-$scheme.sdx" || continue
-    sort "$work/out.txt" >"$work/sorted.txt"
-    same "$cmd $count, $scheme" "$work/sorted.txt"
+    for r in $(seq "$(times_at "$t" "${5:-repeat}")"); do
+      timed "$cmd $count, $scheme" "$t" $((est1 * 2 / t + 2)) "$work/out.txt" \
+        "$simdex" "$cmd" -q --threads "$t" "$work/$count-$scheme.sdx" || continue
+      sort "$work/out.txt" >"$work/sorted.txt"
+      same "$cmd $count, $scheme" "$work/sorted.txt"
+    done
   done
 }
 
@@ -139,19 +152,22 @@ fingerprint_runs() {
   done
 }
 
-fingerprints "$n"
-build_runs "$n" paper-10 $((n / 1000000 + 2))
-batch_runs pairs "$n" paper-10 $((n / 2000000 + 2))
-batch_runs clusters "$n" paper-10 $((n / 2000000 + 2))
-timed "build $n, paper-4" "$max_threads" $((n / 2000000 + 2)) /dev/null \
-  "$simdex" build -q --scheme paper-4 -o "$work/$n-paper-4.sdx" "$work/fp$n.txt"
-batch_runs pairs "$n" paper-4 $((n / 2000000 + 2))
-rm -f "$work"/*.sdx
-join_runs "$n" paper-4 3 $((n / 200000 + 10))
-join_runs "$n" paper-10 3 $((n / 200000 + 10))
+big_runs() {
+  if fits 30; then fingerprints "$big"; fi
+  # The issue's build target: the most threads against one.
+  local all_threads=("${thread_list[@]}")
+  thread_list=("$max_threads" 1)
+  build_runs "$big" paper-10 $((big / 2000000))
+  thread_list=("${all_threads[@]}")
+  batch_runs pairs "$big" paper-10 $((big / 6000000 + 2))
+  batch_runs clusters "$big" paper-10 $((big / 5000000 + 2)) once
+  rm -f "$work"/*.sdx
+  join_runs "$big" paper-10 "$repeat" $((big / 2000000 + 60))
+  join_runs "$big" paper-4 "$repeat" $((big / 1000000 + 60))
+}
 
-# The demo corpus COPIES times, as JSON Lines and as one text a line.
-if fits 20; then
+corpus_runs() {  # the demo corpus COPIES times, as JSON Lines and as one text a line
+  fits 20 || return 0
   zcat "$root/data/corpus/docs.jsonl.gz" >"$work/docs1.jsonl"
   python3 -c 'import json, sys
 for line in sys.stdin: print(" ".join(json.loads(line)["text"].split()))' <"$work/docs1.jsonl" >"$work/docs1.txt"
@@ -162,37 +178,48 @@ for line in sys.stdin: print(" ".join(json.loads(line)["text"].split()))' <"$wor
   fingerprint_runs jsonl "$work/docs.jsonl" $((copies / 30 + 2))
   fingerprint_runs lines "$work/docs.txt" $((copies / 60 + 2))
   rm -f "$work/docs.jsonl" "$work/docs.txt" "$work/fp.out"
-fi
+}
 
-if [ "$big" -gt 0 ]; then
-  rm -f "$work/fp$n.txt"
-  if fits 30; then fingerprints "$big"; fi
-  # The issue's build target: the most threads against one.
-  all_threads=("${thread_list[@]}") thread_list=("$max_threads" 1)
-  build_runs "$big" paper-10 $((big / 2000000))
-  thread_list=("${all_threads[@]}")
-  join_runs "$big" paper-10 1 $((big / 2000000 + 60))
-  batch_runs pairs "$big" paper-10 $((big / 3000000 + 2))
-  batch_runs clusters "$big" paper-10 $((big / 3000000 + 2))
+small_runs() {
+  if [ -s "$work/fp$big.txt" ] && [ "$n" -le "$big" ]; then
+    head -n "$n" "$work/fp$big.txt" >"$work/fp$n.txt"
+    rm -f "$work/fp$big.txt"
+    timed "wc -l, $n fingerprints" 1 5 /dev/null wc -l "$work/fp$n.txt"
+  else
+    fingerprints "$n"
+  fi
+  build_runs "$n" paper-10 $((n / 1000000 + 2))
+  batch_runs pairs "$n" paper-10 $((n / 2000000 + 2))
+  batch_runs clusters "$n" paper-10 $((n / 2000000 + 2))
+  timed "build $n, paper-4" "$max_threads" $((n / 2000000 + 2)) /dev/null \
+    "$simdex" build -q --scheme paper-4 -o "$work/$n-paper-4.sdx" "$work/fp$n.txt"
+  batch_runs pairs "$n" paper-4 $((n / 2000000 + 2))
   rm -f "$work"/*.sdx
-  join_runs "$big" paper-4 1 $((big / 1000000 + 60))
-fi
+  join_runs "$n" paper-4 3 $((n / 200000 + 10))
+  join_runs "$n" paper-10 3 $((n / 200000 + 10))
+}
+
+[ "$big" -gt 0 ] && big_runs
+corpus_runs
+small_runs
 
 # scaling.md: one row per work, one column per thread count, then the speed-up at the most threads.
 python3 - "$tsv" "$threads" >"$out/scaling.md" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 threads = sys.argv[2].split(",")
+import statistics
 works, wall, notes = [], {}, {}
 for r in rows:
     if r["work"] not in works:
         works.append(r["work"])
     if r["threads"] != "-" and r["wall_s"] not in ("-", ""):
-        wall[(r["work"], r["threads"])] = float(r["wall_s"])
+        wall.setdefault((r["work"], r["threads"]), []).append(float(r["wall_s"]))
     if r["note"] and not r["note"].startswith(("user+sys", "output identical")):
         notes.setdefault(r["work"], set()).add(r["note"])
 print("| work | " + " | ".join(threads) + " | speed-up |")
 print("|---|" + "---:|" * (len(threads) + 1))
+wall = {key: statistics.median(v) for key, v in wall.items()}
 for w in works:
     cells = [f"{wall[(w, t)]:.2f}" if (w, t) in wall else "" for t in threads]
     got = [t for t in threads if (w, t) in wall]
