@@ -139,6 +139,24 @@ TEST_CASE("a directory's UTF-16 files are read as their text; UTF-16 lines are r
   CHECK(error_of(lines, {.format = DocumentFormat::lines}).find("input") == 0);
 }
 
+TEST_CASE("a directory's file longer than the longest document is an error naming it, not all of memory") {
+  TempDir t;
+  t.write("d/a.txt", std::string(1000, 'a'));
+  t.write("d/b.txt", std::string(1001, 'b'));
+  const std::string dir = (t.path / "d").string();
+  CHECK(error_of(dir, {.max_line_bytes = 1001}) == "ok");
+  const std::string error = error_of(dir, {.max_line_bytes = 1000});
+  CHECK(error.find("input") == 0);
+  CHECK(error.find("b.txt: a document longer than 1000 bytes") != std::string::npos);
+  // The bound applies to the text a file holds: a compressed file's bytes after decompression, a
+  // UTF-16 file's before decoding (its size on disk).
+  std::string le = "\xFF\xFE";
+  for (int i = 0; i < 600; ++i) le += "x", le += '\0';
+  t.write("e/u16.txt", le);
+  CHECK(error_of((t.path / "e").string(), {.max_line_bytes = 1000}).find("u16.txt: a document longer") !=
+        std::string::npos);
+}
+
 TEST_CASE("errors carry their kind") {
   TempDir t;
   const auto bad = t.write("bad.jsonl", "{\"id\": 1, \"text\": \"a\"}\n\n{\"id\": 2}\n");

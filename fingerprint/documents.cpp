@@ -3,11 +3,11 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -218,7 +218,25 @@ struct DocumentSource::Impl {
   std::vector<std::string> paths;
   std::size_t next_file = 0;
   std::string text, decoded;
+  std::size_t max_document_bytes = 0;
   std::uint64_t (*key_hash)(std::string_view) = key_id;
+
+  // The whole of `in` into text, at most max_document_bytes of it: a file too large (a huge log,
+  // a compressed file that expands without end) is an error, not all of the memory.
+  void read_document(io::InputStream& in) {
+    text.clear();
+    std::array<char, 1 << 16> buf;
+    while (in.stream()) {
+      in.stream().read(buf.data(), buf.size());
+      text.append(buf.data(), static_cast<std::size_t>(in.stream().gcount()));
+      if (text.size() > max_document_bytes)
+        throw Error(errc::input, in.name() + ": a document longer than " +
+                                     std::to_string(max_document_bytes) +
+                                     " bytes (the longest document: 64 MiB, or a quarter of the memory "
+                                     "bound --memory / memory= where that is less)");
+    }
+    if (in.stream().bad()) throw Error(errc::io, "read error on " + in.name());
+  }
 };
 
 DocumentSource::DocumentSource(const std::string& input, DocumentOptions options)
@@ -233,6 +251,7 @@ DocumentSource::DocumentSource(const std::string& input, DocumentOptions options
     if (!is_dir) throw Error(errc::usage, "directory input needs a directory, not '" + input + "'");
     impl_->dir = input;
     impl_->paths = list_files(impl_->dir);
+    impl_->max_document_bytes = options.max_line_bytes;
     if (options.key_hash) impl_->key_hash = options.key_hash;
     return;
   }
@@ -255,9 +274,13 @@ bool DocumentSource::next(Document& doc) {
   if (impl_->next_file >= impl_->paths.size()) return false;
   const std::string& path = impl_->paths[impl_->next_file++];
   io::InputStream in((impl_->dir / path).string());
-  impl_->text.assign(std::istreambuf_iterator<char>(in.stream()), std::istreambuf_iterator<char>());
+  impl_->read_document(in);
   // A file saved as UTF-16 (Windows editors) is read as the text it holds, not as its bytes.
-  if (text::decode_utf16_with_bom(impl_->text, impl_->decoded)) impl_->text.swap(impl_->decoded);
+  try {
+    if (text::decode_utf16_with_bom(impl_->text, impl_->decoded)) impl_->text.swap(impl_->decoded);
+  } catch (const Error& e) {
+    throw Error(e.code(), in.name() + ": " + e.detail());
+  }
   doc.text = impl_->text;
   doc.line = 0;
   doc.key = path;

@@ -43,7 +43,8 @@ struct DocumentOptions {
   DocumentFormat format = DocumentFormat::automatic;
   std::string id_field = "id";      // jsonl: the field holding the id or key (optional)
   std::string text_field = "text";  // jsonl: the field holding the text
-  // jsonl and lines: a longer line is an error (errc::input naming the line), not a document.
+  // jsonl and lines: a longer line is an error (errc::input naming the line), not a document;
+  // directory: a longer file (its bytes after decompression) is an error naming the file.
   std::size_t max_line_bytes = std::size_t{64} << 20;
   // The id of a key; null: key_id. For tests, which need collisions XXH3-64 does not give.
   std::uint64_t (*key_hash)(std::string_view key) = nullptr;
