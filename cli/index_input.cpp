@@ -32,9 +32,16 @@ void read_stdin_up_to(std::vector<uint8_t>& bytes, std::size_t limit) {
   bytes.resize(size);
 }
 
+uint64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+}
+
 // An index from a pipe: its header first, so that input that is no index (or no end: /dev/zero) is
 // refused after 128 bytes; then up to the size the header states and one byte more (a longer
-// input is then the reader's file_size_mismatch), never all of a stream.
+// input is then the reader's file_size_mismatch), never all of a stream. A stated size above the
+// machine's memory is refused before any of it is read: such a stream could only end in the
+// process being killed.
 std::vector<uint8_t> read_index_from_stdin(
     const std::function<void(const uint8_t*, std::size_t)>& check_head) {
   std::vector<uint8_t> bytes;
@@ -42,6 +49,11 @@ std::vector<uint8_t> read_index_from_stdin(
   check_head(bytes.data(), bytes.size());
   if (bytes.size() == format::FileHeader::kEncodedBytes) {
     const uint64_t stated = format::FileHeader::decode_from(bytes.data()).file_bytes;  // magic, version
+    if (const uint64_t memory = physical_memory_bytes(); stated > memory)
+      throw Error(errc::io, "the index on standard input states " + std::to_string(stated) +
+                                " bytes, more than this machine's memory (" + std::to_string(memory) +
+                                " bytes); an index read from a pipe is held in memory whole: give its "
+                                "path (or redirect the file to stdin, which is mapped, not copied)");
     read_stdin_up_to(bytes, stated < SIZE_MAX - 1 ? static_cast<std::size_t>(stated) + 1 : SIZE_MAX);
   }
   bytes.shrink_to_fit();

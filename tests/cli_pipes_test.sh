@@ -73,6 +73,12 @@ check "info - of an endless stream" 1 timeout 20 bash -c "'$simdex' info - < /de
 expect_grep "info - of /dev/zero: message" "bad_magic" "$dir/err"
 check "info - of a longer stream" 1 bash -c "(cat '$dir/docs.sdx'; head -c 100000000 /dev/zero) | '$simdex' info -"
 expect_grep "info - of a longer stream: message" "file_size_mismatch" "$dir/err"
+# A valid header stating more bytes than the machine has, then an endless stream: refused at the
+# header, not read until memory runs out.
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read(128)); b[16:24] = (1 << 60).to_bytes(8, "little"); sys.stdout.buffer.write(b)' \
+  "$dir/docs.sdx" >"$dir/huge-head"
+check "info - of a header stating 2^60 bytes" 1 timeout 20 bash -c "cat '$dir/huge-head' /dev/zero | '$simdex' info -"
+expect_grep "info - of a header stating 2^60 bytes: message" "more than this machine's memory" "$dir/err"
 # A key map that is not a regular file (a link to /dev/zero, a FIFO) is refused, not read forever.
 cp "$dir/docs.sdx" "$dir/zk.sdx"; ln -sf /dev/zero "$dir/zk.sdx.keys.tsv"
 check "--keys of /dev/zero" 1 timeout 20 "$simdex" query --keys "$dir/zk.sdx" 0x1
