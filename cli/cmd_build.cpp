@@ -21,6 +21,7 @@
 #include "cli/progress.h"
 #include "cli/table_options.h"
 #include "cli/text_options.h"
+#include "io/fd_io.h"
 #include "io/input_stream.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -60,8 +61,7 @@ void stream_to_stdout(const std::string& staged) {
   Output out;
   std::vector<char> chunk(1 << 20);
   for (;;) {
-    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
-    if (got < 0 && errno == EINTR) continue;
+    const ssize_t got = io::read_some(fd, chunk.data(), chunk.size());
     if (got < 0) {
       const int error = errno;
       ::close(fd);

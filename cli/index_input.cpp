@@ -11,6 +11,7 @@
 
 #include "format/layout.h"
 #include "format/set_manifest.h"
+#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -22,9 +23,9 @@ void read_stdin_up_to(std::vector<uint8_t>& bytes, std::size_t limit) {
   while (size < limit) {
     if (bytes.size() - size < (1 << 16))
       bytes.resize(std::min(limit, std::max<std::size_t>(1 << 20, bytes.size() * 2)));
-    const ssize_t got = ::read(STDIN_FILENO, bytes.data() + size, std::min(bytes.size(), limit) - size);
+    const ssize_t got =
+        io::read_some(STDIN_FILENO, bytes.data() + size, std::min(bytes.size(), limit) - size);
     if (got == 0) break;
-    if (got < 0 && errno == EINTR) continue;
     if (got < 0)
       throw Error(errc::io, std::string("reading the index from standard input: ") + std::strerror(errno));
     size += static_cast<std::size_t>(got);

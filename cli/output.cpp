@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "fingerprint/utf8.h"
+#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -67,16 +68,10 @@ void Output::flush() {
     } clear{buffer_};
     return file_->write(std::string_view(buffer_.data(), buffer_.size()));
   }
-  const char* p = buffer_.data();
-  std::size_t left = buffer_.size();
-  buffer_.clear();  // also on failure: the bytes cannot be written, and the destructor must not retry
-  while (left > 0) {
-    const ssize_t n = ::write(fd_, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail(n < 0 ? errno : EIO);
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  // Cleared also on failure: the bytes cannot be written, and the destructor must not retry.
+  const bool written = io::write_all(fd_, buffer_.data(), buffer_.size());
+  buffer_.clear();
+  if (!written) fail(errno);
 }
 
 void Output::close() {

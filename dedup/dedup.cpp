@@ -17,6 +17,7 @@
 #include "dedup/dedup_temp.h"
 #include "fingerprint/pending_key_map.h"
 #include "fingerprint/text_pipeline.h"
+#include "io/fd_io.h"
 #include "io/input_stream.h"
 #include "simdex/batch.h"
 #include "simdex/builder.h"
@@ -92,16 +93,11 @@ std::unique_ptr<writer::OwnedTemp> spool_stdin(const DedupOptions& o) {
   auto spool = dedup_temp_file(temp_dir_of(o), ".stdin");
   std::vector<char> buffer(1 << 20);
   for (;;) {
-    const ssize_t n = ::read(0, buffer.data(), buffer.size());
-    if (n < 0 && errno == EINTR) continue;
+    const ssize_t n = io::read_some(0, buffer.data(), buffer.size());
     if (n < 0) throw Error(errc::io, "reading standard input: " + std::string(std::strerror(errno)));
     if (n == 0) break;
-    for (ssize_t done = 0; done < n;) {
-      const ssize_t w = ::write(spool->fd(), buffer.data() + done, static_cast<std::size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) throw Error(errc::io, "writing '" + spool->path() + "': " + std::strerror(errno));
-      done += w;
-    }
+    if (!io::write_all(spool->fd(), buffer.data(), static_cast<std::size_t>(n)))
+      throw Error(errc::io, "writing '" + spool->path() + "': " + std::strerror(errno));
   }
   return spool;
 }

@@ -14,6 +14,7 @@
 
 #include "fingerprint/key_map_lines.h"
 #include "format/huge_pages.h"
+#include "io/fd_io.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
@@ -261,8 +262,7 @@ KeyMap KeyMap::read(const std::string& path) {
     if (bytes->data.capacity() == bytes->data.size())  // (a file read whole has 1 byte left for EOF)
       bytes->data.reserve(std::max<std::size_t>(2 * bytes->data.capacity(), 1 << 20));
     const std::size_t have = bytes->data.size(), room = bytes->data.capacity() - have;
-    const ssize_t got = ::read(fd, bytes->data.data() + have, room);
-    if (got < 0 && errno == EINTR) continue;
+    const ssize_t got = io::read_some(fd, bytes->data.data() + have, room);
     if (got < 0) {
       const int error = errno;
       ::close(fd);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "fingerprint/key_map_lines.h"
+#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex {
@@ -37,8 +38,7 @@ PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string&
   KeyMapLines lines(from);
   std::string chunk(std::size_t{1} << 20, '\0');
   for (;;) {
-    const ssize_t got = ::read(fd, chunk.data(), chunk.size());
-    if (got < 0 && errno == EINTR) continue;
+    const ssize_t got = io::read_some(fd, chunk.data(), chunk.size());
     if (got < 0) throw Error(errc::io, "read error on '" + from + "': " + std::strerror(errno));
     if (got == 0) break;
     const std::string_view bytes(chunk.data(), static_cast<std::size_t>(got));

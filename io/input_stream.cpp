@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "format/run_tasks.h"
+#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex::io {
@@ -212,11 +213,9 @@ class DecodingBuf : public std::streambuf {
 
 Source fd_source(int fd, const std::string& name) {
   return [fd, name](char* s, std::size_t n) -> std::size_t {
-    for (;;) {
-      const ssize_t got = ::read(fd, s, n);
-      if (got >= 0) return static_cast<std::size_t>(got);
-      if (errno != EINTR) throw_read_error(name);
-    }
+    const ssize_t got = read_some(fd, s, n);
+    if (got < 0) throw_read_error(name);
+    return static_cast<std::size_t>(got);
   };
 }
 
@@ -330,16 +329,10 @@ std::size_t InputStream::read_parallel(char* dst, std::size_t n, unsigned thread
   std::vector<std::size_t> got(pieces, 0);
   format::run_tasks(pieces > 1 ? threads : 1, pieces, [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
     const std::size_t begin = piece_start(i), end = piece_start(i + 1);
-    while (begin + got[i] < end) {
-      const ssize_t r = ::pread(fd, dst + buffered + begin + got[i], end - begin - got[i],
-                                at + static_cast<off_t>(begin + got[i]));
-      if (r == 0) return;  // the end of the file
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        throw_read_error(name_);
-      }
-      got[i] += static_cast<std::size_t>(r);
-    }
+    // Fewer bytes than asked where the file ends.
+    const ssize_t r = pread_full(fd, dst + buffered + begin, end - begin, static_cast<uint64_t>(at) + begin);
+    if (r < 0) throw_read_error(name_);
+    got[i] = static_cast<std::size_t>(r);
   });
   // The bytes up to the first short piece (a file growing meanwhile could fill later ones).
   std::size_t read = 0;

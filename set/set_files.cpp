@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "format/set_manifest.h"
+#include "io/fd_io.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 
@@ -113,16 +114,11 @@ std::vector<uint8_t> read_whole_file(const std::string& path) {
     throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
   }
   std::vector<uint8_t> bytes(static_cast<std::size_t>(st.st_size));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t r = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      const int err = errno;
-      ::close(fd);
-      throw Error(errc::io, "reading '" + path + "': " + (r == 0 ? "file shrank" : std::strerror(err)));
-    }
-    done += static_cast<std::size_t>(r);
+  const ssize_t r = io::pread_full(fd, bytes.data(), bytes.size(), 0);
+  if (r < 0 || static_cast<std::size_t>(r) < bytes.size()) {
+    const int err = errno;
+    ::close(fd);
+    throw Error(errc::io, "reading '" + path + "': " + (r >= 0 ? "file shrank" : std::strerror(err)));
   }
   ::close(fd);
   return bytes;

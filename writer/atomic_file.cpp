@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "format/page_cache.h"
+#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex::writer {
@@ -201,30 +202,16 @@ void AtomicFile::skip_to(uint64_t offset) {
 
 void AtomicFile::read_at(uint64_t offset, void* data, std::size_t size) {
   flush();  // the bytes asked for may still be in the buffer
-  auto* p = static_cast<uint8_t*>(data);
-  while (size > 0) {
-    const ssize_t n = ::pread(temp_.fd(), p, size, static_cast<off_t>(offset));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) fail("cannot read back", temp_.path());
-    p += n;
-    size -= static_cast<std::size_t>(n);
-    offset += static_cast<uint64_t>(n);
+  const ssize_t n = io::pread_full(temp_.fd(), data, size, offset);
+  if (n < 0 || static_cast<std::size_t>(n) < size) {
+    if (n >= 0) errno = EIO;  // the file ends before: it was written here, so something cut it
+    fail("cannot read back", temp_.path());
   }
 }
 
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
   cache_regions(offset, size);
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (size > 0) {
-    const ssize_t n = ::pwrite(temp_.fd(), p, size, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      fail("cannot write", temp_.path());
-    }
-    p += n;
-    size -= static_cast<std::size_t>(n);
-    offset += static_cast<uint64_t>(n);
-  }
+  if (!io::pwrite_all(temp_.fd(), data, size, offset)) fail("cannot write", temp_.path());
 }
 
 void AtomicFile::sync() {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "io/fd_io.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 
@@ -38,13 +39,8 @@ struct OutputFile::Impl {
   }
   void sink(const char* data, std::size_t size) {
     if (file) return file->write(data, size);
-    while (size > 0) {
-      const ssize_t n = ::write(1, data, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw Error(errc::io, "writing standard output: " + std::string(std::strerror(errno)));
-      data += n;
-      size -= static_cast<std::size_t>(n);
-    }
+    if (!io::write_all(1, data, size))
+      throw Error(errc::io, "writing standard output: " + std::string(std::strerror(errno)));
   }
   void deflate_all(std::string_view in, int flush) {
     gz.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));

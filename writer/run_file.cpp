@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex::writer {
@@ -56,29 +57,16 @@ TempFile::TempFile(ScratchSpace& space)
 TempFile::~TempFile() { space_.account(-static_cast<int64_t>(size_)); }  // file_ removes the file
 
 void TempFile::append(const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (bytes > 0) {
-    const ssize_t w = ::pwrite(file_.fd(), p, bytes, static_cast<off_t>(size_));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) throw Error(errc::io, os_error("cannot write temporary file", path()));
-    p += w;
-    bytes -= static_cast<std::size_t>(w);
-    size_ += static_cast<uint64_t>(w);
-    space_.account(w);
-  }
+  if (!io::pwrite_all(file_.fd(), data, bytes, size_))
+    throw Error(errc::io, os_error("cannot write temporary file", path()));
+  size_ += bytes;
+  space_.account(static_cast<int64_t>(bytes));
 }
 
 std::size_t TempFile::read_at(uint64_t offset, void* data, std::size_t bytes) const {
-  auto* p = static_cast<uint8_t*>(data);
-  std::size_t done = 0;
-  while (done < bytes) {
-    const ssize_t r = ::pread(file_.fd(), p + done, bytes - done, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) throw Error(errc::io, os_error("cannot read temporary file", path()));
-    if (r == 0) break;
-    done += static_cast<std::size_t>(r);
-  }
-  return done;
+  const ssize_t done = io::pread_full(file_.fd(), data, bytes, offset);
+  if (done < 0) throw Error(errc::io, os_error("cannot read temporary file", path()));
+  return static_cast<std::size_t>(done);
 }
 
 void throw_short_read(const std::string& path) {
