@@ -3,8 +3,8 @@
 // rank's fingerprint as it passes table 0; then the members that are not their component's root
 // are gathered on all threads and sorted by root.
 #include <algorithm>
-#include <memory>
 
+#include "format/huge_pages.h"
 #include "reader/batch_pair_scan.h"
 #include "reader/batch_work.h"
 #include "reader/index_impl.h"
@@ -27,7 +27,7 @@ static BatchStats find_clusters_unchecked(
   reader::check_work("clusters", reader::pairs_work(file), options.work_limit);
   reader::ConcurrentUnionFind sets(n, scan.threads);
   // Every rank's fingerprint, each written once as table 0 is scanned (ranks are 0..n-1 exactly).
-  std::unique_ptr<uint64_t[]> fingerprint(new uint64_t[n]);
+  format::HugeBuffer<uint64_t> fingerprint(n);
   scan.on_pair = [&](unsigned, const reader::FoundPair& p) { sets.unite(p.rank_a, p.rank_b); };
   scan.on_table0_entry = [&](unsigned, uint64_t f, uint64_t rank) {
     if (rank >= n)
