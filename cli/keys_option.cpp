@@ -27,6 +27,12 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
   if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
     file = key_map_path(index);
     std::error_code ec;
+    // An index or set reached through a symbolic link (a "current" link): the map beside the
+    // file it names, where there is none beside the link.
+    if (!std::filesystem::exists(file, ec) && std::filesystem::is_symlink(index, ec))
+      if (const auto target = std::filesystem::canonical(index, ec);
+          !ec && std::filesystem::exists(key_map_path(target.string()), ec))
+        file = key_map_path(target.string());
     if (!std::filesystem::exists(file, ec) && std::filesystem::exists(index + ".paths.tsv", ec))
       file = index + ".paths.tsv";  // written by simdex 0.1
     if (!std::filesystem::exists(file, ec))

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -213,6 +214,12 @@ class IndexFile {
   std::unique_ptr<LazySlots<format::DecodeTable>> decode_tables_;
   std::unique_ptr<LazySlots<uint32_t, uint32_t[]>> directory_copies_;
 };
+
+// Error(section_checksum) naming the first section that `wanted` picks whose bytes do not match
+// its checksum: what a reader that carries sections' contents into a new file (a set's merge)
+// checks first, so that damaged bytes are refused, not given fresh checksums. verify() checks all.
+void require_section_checksums(const IndexFile& file,
+                               const std::function<bool(const format::SectionEntry&)>& wanted);
 
 // The rank in table 0 of a fingerprint found in another table; Error(table_mismatch) when absent.
 uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint);

@@ -14,6 +14,16 @@ namespace {
 
 constexpr std::size_t kMaxProblems = 100;
 
+// How verify and require_section_checksums name section i: "section 3 (BLOCKS of table 1".
+std::string section_name(std::size_t i, const format::SectionEntry& s) {
+  return "section " + std::to_string(i) + " (" + format::section_kind_name(s.kind) +
+         (s.table == format::kNoTable ? "" : " of table " + std::to_string(s.table));
+}
+
+bool checksum_matches(const reader::IndexFile& file, uint64_t offset, uint64_t bytes, uint64_t checksum) {
+  return format::checksum64(file.data() + offset, bytes) == checksum;
+}
+
 // An order-independent hash of a set of fingerprints: every table must hold the same set.
 uint64_t mix(uint64_t x) {  // splitmix64's finaliser
   x ^= x >> 30;
@@ -38,16 +48,13 @@ class Checker {
     // `name` is called only for a mismatch: no string is built per section of a good file.
     auto check = [&](uint64_t offset, uint64_t bytes, uint64_t checksum, auto&& name) {
       report_.bytes_checked += bytes;
-      if (format::checksum64(file_.data() + offset, bytes) != checksum)
+      if (!checksum_matches(file_, offset, bytes, checksum))
         add(errc::section_checksum, name() + ", offset " + std::to_string(offset) + ")", "checksum mismatch");
     };
     const auto& sections = file_.sections();
     for (std::size_t i = 0; i < sections.size(); ++i) {
       const auto& s = sections[i];
-      check(s.offset, s.bytes, s.checksum, [&] {
-        return "section " + std::to_string(i) + " (" + format::section_kind_name(s.kind) +
-               (s.table == format::kNoTable ? "" : " of table " + std::to_string(s.table));
-      });
+      check(s.offset, s.bytes, s.checksum, [&] { return section_name(i, s); });
     }
     // Tagged sections, known or not. FINGERPRINT_SETTINGS and BLOCK_DIRECTORY's head were checked
     // at open, BLOCK_DIRECTORY's entries by directories().
@@ -205,6 +212,19 @@ VerifyReport verify_unchecked(const Index::Impl& impl) {
   return report;
 }
 }  // namespace
+
+namespace reader {
+void require_section_checksums(const IndexFile& file,
+                               const std::function<bool(const format::SectionEntry&)>& wanted) {
+  const auto& sections = file.sections();
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    const auto& s = sections[i];
+    if (wanted(s) && !checksum_matches(file, s.offset, s.bytes, s.checksum))
+      throw Error(errc::section_checksum,
+                  section_name(i, s) + ", offset " + std::to_string(s.offset) + "): checksum mismatch");
+  }
+}
+}  // namespace reader
 
 VerifyReport Index::verify() const {
   if (impl_->composite) return impl_->composite->verify();

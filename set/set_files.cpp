@@ -25,6 +25,13 @@ std::string reopen_path(const std::string& path) {
   return ec ? path : absolute.string();
 }
 
+std::string manifest_file(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_symlink(path, ec)) return path;
+  const std::filesystem::path target = std::filesystem::canonical(path, ec);
+  return ec ? path : target.string();  // a dangling link: the error names `path` when it is opened
+}
+
 std::string set_directory(const std::string& manifest_path) {
   const std::string dir = std::filesystem::path(manifest_path).parent_path().string();
   return dir.empty() ? "." : dir;

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "reader/fingerprint_scan.h"
+#include "reader/index_impl.h"
 #include "writer/collect_pairs.h"
 #include "writer/index_writer.h"
 
@@ -11,15 +12,44 @@ namespace simdex::set {
 
 namespace {
 
+// A rule of spec/FORMAT.md that a member's bytes break (not an error of the merge's own files).
+bool broken_file_rule(errc c) {
+  return (c >= errc::file_too_small && c <= errc::coverage) || c == errc::file_changed ||
+         (c >= errc::tag_order && c <= errc::bad_tagged_section);
+}
+
+// An error reading member m, named after the member and its set: nothing is published.
+[[noreturn]] void throw_for_member(const SetSnapshot& s, const OpenMember& m, const Error& e) {
+  if (!broken_file_rule(e.code())) throw e;
+  throw Error(e.code(), "member '" + m.entry.name + "' of set '" + s.path() + "': " + e.detail() +
+                            "; nothing was merged (`simdex verify` of the set tells more)");
+}
+
+// What a merge carries into its file, each member's table 0 and ids, checked against their
+// checksums first: a damaged member is refused, where the merge gave its bytes fresh checksums
+// (verify then passed) and removed it.
+void check_members(const SetSnapshot& s) {
+  for (const auto& m : s.members()) try {
+      reader::require_section_checksums(index_impl(*m.index).file, [](const format::SectionEntry& e) {
+        return e.table == 0 || e.table == format::kNoTable;
+      });
+    } catch (const Error& e) {
+      throw_for_member(s, m, e);
+    }
+}
+
 MergeSummary write_by_builder(const SetSnapshot& s, const std::string& path, const BuildOptions& options) {
   MergeSummary out;
   IndexBuilder builder(options);
-  for (const auto& member : s.members())
-    reader::for_each_fingerprint(*member.index, [&](uint64_t f, const IdList& ids) {
-      out.entries_read += ids.size();
-      for (uint64_t id : ids)
-        if (s.live(id, member)) builder.add(f, id);
-    });
+  for (const auto& member : s.members()) try {
+      reader::for_each_fingerprint(*member.index, [&](uint64_t f, const IdList& ids) {
+        out.entries_read += ids.size();
+        for (uint64_t id : ids)
+          if (s.live(id, member)) builder.add(f, id);
+      });
+    } catch (const Error& e) {
+      throw_for_member(s, member, e);
+    }
   out.build = builder.write(path);
   return out;
 }
@@ -31,6 +61,7 @@ MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const B
   // throws settings_mismatch); members built from fingerprints record none and add none.
   BuildOptions options = given;
   options.fingerprint_settings = s.fingerprint_settings();
+  check_members(s);
   for (const auto& m : s.members())
     if (!reader::table0_ascending(*m.index)) return write_by_builder(s, path, options);
   MergeSummary out;
@@ -45,33 +76,41 @@ MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const B
   auto make_store = [&] { return in_memory ? writer::U64Store() : writer::U64Store(scratch); };
   writer::U64Store fingerprints = make_store(), id_offsets = make_store(), ids = make_store();
 
+  std::size_t reading = 0;  // the member being read, for an error's message
   std::vector<reader::FingerprintCursor> cursors;
-  for (const auto& m : s.members()) cursors.emplace_back(*m.index);
   using Head = std::pair<uint64_t, std::size_t>;  // (fingerprint, member)
   std::priority_queue<Head, std::vector<Head>, std::greater<>> heads;
-  for (std::size_t i = 0; i < cursors.size(); ++i)
-    if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
   std::vector<uint64_t> live;
-  writer::collect(
-      [&](auto&& emit) {
-        while (!heads.empty()) {
-          const uint64_t f = heads.top().first;
-          live.clear();
-          while (!heads.empty() && heads.top().first == f) {
-            const std::size_t i = heads.top().second;
-            heads.pop();
-            const IdList list = cursors[i].ids();
-            out.entries_read += list.size();
-            for (uint64_t id : list)
-              if (s.live(id, s.members()[i])) live.push_back(id);
-            cursors[i].next();
-            if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+  try {
+    for (const auto& m : s.members()) {
+      reading = cursors.size();
+      cursors.emplace_back(*m.index);
+    }
+    for (std::size_t i = 0; i < cursors.size(); ++i)
+      if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+    writer::collect(
+        [&](auto&& emit) {
+          while (!heads.empty()) {
+            const uint64_t f = heads.top().first;
+            live.clear();
+            while (!heads.empty() && heads.top().first == f) {
+              const std::size_t i = reading = heads.top().second;
+              heads.pop();
+              const IdList list = cursors[i].ids();
+              out.entries_read += list.size();
+              for (uint64_t id : list)
+                if (s.live(id, s.members()[i])) live.push_back(id);
+              cursors[i].next();
+              if (!cursors[i].done()) heads.push({cursors[i].fingerprint(), i});
+            }
+            std::sort(live.begin(), live.end());
+            for (uint64_t id : live) emit(writer::Pair{f, id});  // collect drops repeats
           }
-          std::sort(live.begin(), live.end());
-          for (uint64_t id : live) emit(writer::Pair{f, id});  // collect drops repeats
-        }
-      },
-      &fingerprints, id_offsets, ids);
+        },
+        &fingerprints, id_offsets, ids);
+  } catch (const Error& e) {
+    throw_for_member(s, s.members()[reading], e);
+  }
   for (const auto& m : s.members()) m.index->check_unchanged();
   const Scheme scheme = Scheme::automatic(fingerprints.size(), options.k);
   const uint64_t held = fingerprints.memory_bytes() + id_offsets.memory_bytes() + ids.memory_bytes();

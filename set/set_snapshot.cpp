@@ -46,6 +46,17 @@ std::shared_ptr<const Index> open_member(const std::string& manifest_path, const
   return std::make_shared<const Index>(index_from_impl(std::move(impl)));
 }
 
+format::Tombstone read_tombstone(const std::string& manifest_path, const format::SetEntry& e) {
+  const auto bytes = read_whole_file(entry_path(manifest_path, e.name));
+  return format::Tombstone::decode(bytes.data(), bytes.size(), e);
+}
+
+void check_entries(const std::string& manifest_path, const format::SetManifest& m) {
+  const std::string file = manifest_file(manifest_path);
+  for (const auto& e : m.members) open_member(file, m, e, OpenOptions{.detect_changes = false});
+  for (const auto& e : m.tombstones) read_tombstone(file, e);
+}
+
 namespace {
 
 bool is_set_rule(errc c) {
@@ -61,7 +72,8 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
   std::vector<uint8_t> bytes = read_whole_file(path);
   for (int attempt = 0;; ++attempt) {
     auto s = std::make_shared<SetSnapshot>();
-    s->path_ = reopen_path(path);
+    s->path_ = reopen_path(path);  // a link stays a link: reopen() follows it again
+    const std::string file = manifest_file(path);
     s->options_ = options;
     try {
       try {
@@ -89,12 +101,11 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
         if (previous)
           for (const auto& old : previous->members_)
             if (old.entry == e) index = old.index;
-        s->members_.push_back({e, index ? index : open_member(path, m, e, options), true});
+        s->members_.push_back({e, index ? index : open_member(file, m, e, options), true});
       }
       std::map<uint64_t, uint64_t> removed;
       for (const auto& e : m.tombstones) {
-        const auto t_bytes = read_whole_file(entry_path(path, e.name));
-        const auto t = format::Tombstone::decode(t_bytes.data(), t_bytes.size(), e);
+        const auto t = read_tombstone(file, e);
         for (uint64_t id : t.ids) removed[id] = e.generation;  // ascending generations: the newest stays
       }
       s->removed_.assign(removed.begin(), removed.end());

@@ -36,6 +36,7 @@ class SetSnapshot final : public reader::IndexComposite {
   static std::shared_ptr<const SetSnapshot> open(const std::string& path, const OpenOptions& options,
                                                  const SetSnapshot* previous);
 
+  const std::string& path() const { return path_; }
   const format::SetManifest& manifest() const { return manifest_; }
   const std::vector<OpenMember>& members() const { return members_; }
   // True when the answers of member 0 alone are the set's (one member, nothing removed from it).
@@ -84,6 +85,14 @@ class SetSnapshot final : public reader::IndexComposite {
 std::shared_ptr<const Index> open_member(const std::string& manifest_path,
                                          const format::SetManifest& manifest, const format::SetEntry& entry,
                                          const OpenOptions& options);
+
+// Tombstone `entry`'s file read and checked against its entry (rule 13).
+format::Tombstone read_tombstone(const std::string& manifest_path, const format::SetEntry& entry);
+
+// The checks SetSnapshot::open makes of every member and tombstone of `manifest`, one file open at
+// a time: what a writer checks of the set it changes (a set that readers refuse gets no new
+// generation), without a descriptor per member.
+void check_entries(const std::string& manifest_path, const format::SetManifest& manifest);
 
 // Index::open for a path whose magic is the set's.
 std::unique_ptr<Index::Impl> open_set(const std::string& path, const OpenOptions& options);

@@ -219,18 +219,10 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
     state_->lock.remove_if_created();  // no PATH.lock beside a file that is no set
     throw;
   }
-  // A writer changes a whole set: one whose files are missing (a partial copy, a member deleted by
-  // hand) would get a manifest that names files nobody has. Checked by size only: cheap.
-  for (const auto* list : {&state_->manifest->members, &state_->manifest->tombstones})
-    for (const auto& e : *list) {
-      const std::string file = set::entry_path(state_->path, e.name);
-      set::require_regular_file(file);
-      struct stat fs {};
-      if (::stat(file.c_str(), &fs) == 0 && static_cast<uint64_t>(fs.st_size) != e.file_bytes)
-        throw Error(errc::member_mismatch, "'" + file + "' has " + std::to_string(fs.st_size) +
-                                               " bytes, the manifest of '" + state_->path + "' says " +
-                                               std::to_string(e.file_bytes) + " (simdex verify tells more)");
-    }
+  // A writer changes a whole set: one that readers refuse (a member missing, swapped or rewritten, a
+  // header at odds with the set's k) would get a new generation that nobody can read either. The
+  // checks of a reader's open (spec/SET.md §5): a header and a tombstone read per file.
+  set::check_entries(state_->path, *state_->manifest);
   state_->remove_orphans();
 }
 

@@ -159,6 +159,50 @@ open("s.sdxs", "wb").write(r.encode_manifest(n, 256, 3, entries, []))' "$(cd "$(
   expect_grep "says what to do" "ulimit -n" "$dir/err"
 fi
 
+# A damaged member (a bit flipped in table 0's blocks): merge refuses it, naming it, and leaves the
+# set as it was; it gave the bytes fresh checksums (verify passed after) and removed the member.
+d="$dir/damaged"; mkdir -p "$d"
+check "damaged: a set of two members" 0 bash -c "'$simdex' add -q '$d/s.sdxs' '$dir/a.tsv' && '$simdex' add -q --no-merge '$d/s.sdxs' '$dir/b.tsv'"
+python3 -c 'import sys; f = sys.argv[1]; b = bytearray(open(f, "rb").read()); b[len(b) // 10] ^= 1; open(f, "wb").write(b)' \
+  "$d/s.sdxs-0000000000000001.sdx"
+cp "$d/s.sdxs" "$d/before"
+check "merge of a damaged member" 1 "$simdex" merge "$d/s.sdxs"
+expect_grep "names the member" "member 's.sdxs-0000000000000001.sdx' of set .*: section 0 (BLOCKS of table 0.*checksum mismatch; nothing was merged" "$dir/err"
+cmp -s "$d/s.sdxs" "$d/before" && [ -e "$d/s.sdxs-0000000000000001.sdx" ] && ok || bad "a refused merge changed the set"
+check "verify still finds the damage" 1 "$simdex" verify "$d/s.sdxs"
+
+# A member swapped for another valid index of the same size (the same fingerprints, other ids):
+# readers refuse the set (member_mismatch: its header checksum), and so do writers, which published
+# new generations on it.
+w="$dir/swapped"; mkdir -p "$w"
+"$simdex" add -q "$w/s.sdxs" "$dir/b.tsv"
+awk -F'\t' '{ print $1 "\t" ($2 + 100000) }' "$dir/b.tsv" > "$w/other.tsv"
+"$simdex" build -q -o "$w/other.sdx" "$w/other.tsv"
+[ "$(stat -c %s "$w/other.sdx")" = "$(stat -c %s "$w/s.sdxs-0000000000000001.sdx")" ] && ok || bad "swapped: sizes differ"
+cp "$w/other.sdx" "$w/s.sdxs-0000000000000001.sdx"
+cp "$w/s.sdxs" "$w/before"
+for c in "add -q --no-merge $w/s.sdxs $dir/c.tsv" "remove -q $w/s.sdxs 9000" "merge -q $w/s.sdxs"; do
+  # shellcheck disable=SC2086
+  check "swapped member: $c" 1 "$simdex" $c
+  expect_grep "swapped member: $c: says so" "member_mismatch: member 's.sdxs-0000000000000001.sdx'" "$dir/err"
+done
+cmp -s "$w/s.sdxs" "$w/before" && ok || bad "a writer changed a set readers refuse"
+
+# A manifest reached through a symbolic link (a "current" link): its members, and its key map, are
+# beside the file it names.
+l="$dir/linked"; mkdir -p "$l/real" "$l/other"
+"$simdex" add -q "$l/real/s.sdxs" "$dir/b.tsv"
+ln -s ../real/s.sdxs "$l/other/current.sdxs"
+first=$(head -1 "$dir/b.tsv" | cut -f1)
+check "query through a linked manifest" 0 "$simdex" query "$l/other/current.sdxs" "$first"
+expect_grep "its answer" "9000" "$dir/out"
+printf '{"id": "doc-a", "text": "one two three four five"}\n' > "$l/d.jsonl"
+"$simdex" add -q --text "$l/real/t.sdxs" "$l/d.jsonl"
+ln -s ../real/t.sdxs "$l/other/t.sdxs"
+"$simdex" fingerprint -o "$l/d.fp" --key-map "$l/d.keys" "$l/d.jsonl"
+check "query --keys through a linked manifest" 0 "$simdex" query --keys "$l/other/t.sdxs" "$(cut -f1 "$l/d.fp")"
+expect_grep "its key" "doc-a" "$dir/out"
+
 # A name whose files' hidden temporary names would pass 255 bytes: refused before anything is written.
 long="$dir/$(printf 'n%.0s' $(seq 1 190)).sdxs"
 check "a set name too long for its files" 2 "$simdex" add -q "$long" "$dir/b.tsv"
