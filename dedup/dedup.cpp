@@ -63,8 +63,11 @@ std::vector<std::uint64_t> DedupResult::removed_documents() const {
 std::unique_ptr<writer::OwnedTemp> dedup_temp_file(const std::string& dir_or_empty,
                                                    const std::string& suffix) {
   const std::string dir = dir_or_empty.empty() ? fs::temp_directory_path().string() : dir_or_empty;
-  // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes.
+  // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes: the
+  // files, and the temporary index's own half-written file (AtomicFile's ".NAME.tmp-*", which
+  // a write of that name would remove, but no run writes that name again).
   writer::remove_unlocked(dir, ".simdex-dedup-tmp-");
+  writer::remove_unlocked(dir, "..simdex-dedup-tmp-");
   static std::atomic<unsigned> counter{0};
   return std::make_unique<writer::OwnedTemp>(
       [&] {

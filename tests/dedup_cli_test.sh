@@ -205,4 +205,13 @@ check fp-map-elsewhere 0 "$simdex" fingerprint -q --id-field url "$dir/keyed.jso
 [ ! -e "$dir/fp-y.keys.tsv" ] && [ -e "$dir/elsewhere.tsv" ] && ok || bad "stale map beside fp-y kept"
 check dedup-no-key-map-option 2 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d.jsonl" --key-map "$dir/k.tsv"
 
+# What a killed run left in the temporary directory (nobody holds their locks): the next run removes
+# them, the temporary index's half-written file (AtomicFile's "..simdex-dedup-tmp-*.tmp-*") too.
+mkdir -p "$dir/tmpd"
+for f in .simdex-dedup-tmp-99999999-0.sdx ..simdex-dedup-tmp-99999999-0.sdx.tmp-99999999-0; do
+  head -c 4096 /dev/zero > "$dir/tmpd/$f"
+done
+check dedup-after-a-killed-run 0 "$simdex" dedup -q "$dir/small.jsonl" -o "$dir/d4.jsonl" --tmp-dir "$dir/tmpd"
+[ -z "$(ls -A "$dir/tmpd")" ] && ok || bad "a killed run's files were left: $(ls -A "$dir/tmpd")"
+
 finish dedup_cli_test

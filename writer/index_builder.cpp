@@ -96,13 +96,15 @@ BuildSummary IndexBuilder::write(const std::string& path) {
     fingerprints.reserve(pair_count, s.threads);
     ids.reserve(pair_count, s.threads);
   }
-  if (s.pairs.external()) progress("merge", 0, s.pairs.run_count());
+  const uint64_t runs = s.pairs.run_count();
+  if (s.pairs.external()) progress("merge", 0, runs);
   if (in_memory) {
     format::TaskPool pool(s.threads);
     writer::collect_sorted(s.pairs.sorted_in_memory(), fingerprints, id_offsets, ids, pool);
   } else {
     writer::collect([&](auto&& f) { s.pairs.for_each(f); }, &fingerprints, id_offsets, ids);
   }
+  if (s.pairs.external()) progress("merge", runs, runs);  // each stage's last report comes
   s.pairs.clear();
 
   const uint64_t n = fingerprints.size();

@@ -118,6 +118,13 @@ def _count(value, name, optional=False, below=2**31):
     return n
 
 
+def _flag(value, name):
+    """A yes/no option: a bool (numpy's too), never a str or a number read as one."""
+    if not isinstance(value, (bool, _np.bool_)):
+        raise UsageError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
+
 def _optional_path(path):
     return None if path is None else _path(path)
 
@@ -156,7 +163,8 @@ def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads
     """
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of texts; for one text use fingerprint([text])[0]")
-    return _simdex.fingerprint_texts(texts, shingle, weighting, _stopword_list(stopwords), threads)
+    return _simdex.fingerprint_texts(texts, _count(shingle, "shingle"), weighting, _stopword_list(stopwords),
+                                     _count(threads, "threads"))
 
 
 class Builder(_simdex.Builder):
@@ -172,8 +180,10 @@ class Builder(_simdex.Builder):
     block_bytes: block size, a multiple of 8 in 32..1048576.
     memory: bound on the build's memory in bytes (0: a quarter of RAM); beyond it the pairs are
         sorted in temporary files.
-    threads: worker threads (0: all cores). temp_dir: where temporary files go (default: beside
-        the output). The same pairs give the same bytes, whatever their order. One write per Builder.
+    threads: worker threads (0: all cores). temp_dir: where the sort's temporary files go (default:
+        the system's temporary directory, $TMPDIR: a Builder sorts as pairs come, before it knows
+        its output; simdex.build puts them beside the output). The same pairs give the same bytes,
+        whatever their order. One write per Builder.
     """
 
     def __init__(self, k=3, scheme=None, block_bytes=256, memory=0, threads=0, temp_dir=None):
@@ -210,10 +220,13 @@ class Builder(_simdex.Builder):
 def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memory=0, threads=0,
           temp_dir=None, progress=None):
     """Writes an index file of `fingerprints` (with `ids`, by default their positions) to `path`,
-    atomically, and returns a BuildSummary. The options are Builder's:
+    atomically, and returns a BuildSummary. The options are Builder's, but temporary files go
+    beside the output unless temp_dir says otherwise (as the CLI's build):
 
         simdex.build("docs.sdx", simdex.fingerprint(texts), k=3)
     """
+    if temp_dir is None:
+        temp_dir = _os.path.dirname(_os.path.abspath(_path(path)))
     b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
                 temp_dir=temp_dir)
     b.add(fingerprints, ids)
@@ -245,6 +258,12 @@ class Index(_simdex.Index):
         """The ids stored with `fingerprint`, ascending (np.uint64; empty when it is not stored)."""
         return self._ids_of(fingerprint)
 
+    def query(self, fingerprint, k=None):
+        """Every stored fingerprint within k bits of `fingerprint` (k=None: the index's k), each once,
+        as a list of Hit(fingerprint, distance, ids) sorted by (distance, fingerprint). Raises
+        UsageError when k exceeds the index's k."""
+        return _simdex.Index.query(self, fingerprint, _count(k, "k", True))
+
     def join(self, fingerprints, k=None, ids=None, threads=0, force=False, progress=None):
         """Every (query, stored fingerprint) pair within k bits, on `threads` threads (0: all cores).
 
@@ -274,7 +293,7 @@ class Index(_simdex.Index):
         use size_in_ids=True (a fingerprint shared by several documents is then a cluster too),
         keep one id per cluster and drop the others. progress: as pairs' (stage "clusters")."""
         return [Cluster(f, i) for f, i in self._clusters(_count(k, "k", True), _count(min_size, "min_size"),
-                                                         size_in_ids, _count(threads, "threads"), force,
+                                                         _flag(size_in_ids, "size_in_ids"), _count(threads, "threads"), force,
                                                          _progress(progress))]
 
     def reopen(self):
@@ -455,12 +474,11 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
     InputError (a malformed record, naming its line), FileError (a file that cannot be read or
     written).
     """
-    if isinstance(k, bool) or not isinstance(k, int) or not 0 <= k <= 32:
-        raise UsageError(f"k must be an integer 0..32, not {k!r}")
-    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int) or memory < 0):
-        raise UsageError(f"memory must be a number of bytes (an int), not {memory!r}")
-    args = dict(k=k, keep=keep, shingle=shingle, weighting=weighting, stopwords=_stopword_list(stopwords),
-                index=_optional_path(index), memory=memory or 0, threads=threads,
+    k = _count(k, "k", below=33)
+    memory = _count(memory, "memory", optional=True, below=2**63)
+    args = dict(k=k, keep=keep, shingle=_count(shingle, "shingle"), weighting=weighting,
+                stopwords=_stopword_list(stopwords), index=_optional_path(index), memory=memory or 0,
+                threads=_count(threads, "threads"),
                 temp_dir=_optional_path(temp_dir), progress=_progress(progress))
     output = _optional_path(output)
     if isinstance(source, (str, bytes, _os.PathLike)):

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "simdex/builder.h"
 #include "writer/temp_files.h"
 
 namespace simdex::python {
@@ -49,6 +50,12 @@ void watch_interpreter_exit() {
   // Once the interpreter is finalized (the process ends next), the temporary files of builds that
   // daemon threads still run, which never return to remove them: as a signal's cleanup does.
   Py_AtExit([] { writer::remove_registered_temps(); });
+  // SIGTERM and SIGHUP (a scheduler's or `timeout`'s stop, a closed terminal) end the process by
+  // their default action, which Python leaves them: their temporary files removed first, as the
+  // CLI does. Only where nothing handles or ignores them (remove_temporary_files_on_signals keeps
+  // any other disposition, and Python's own SIGINT handler): a program's signal.signal() later
+  // replaces this. A forked child forgets its parent's files (writer/temp_files.cpp).
+  remove_temporary_files_on_signals();
 }
 
 void SignalCheck::check(std::string_view stage, std::uint64_t done, std::uint64_t total) {

@@ -65,8 +65,9 @@ def test_k_too_large_is_a_usage_error(index_path):
             with pytest.raises(simdex.UsageError) as e:
                 call()
             assert isinstance(e.value, ValueError) and e.value.code == "usage" and "k = " in str(e.value)
-        with pytest.raises(ValueError, match="k must be >= 0"):
-            index.query(1, k=-1)
+        for k in (-1, True, 1.0, 2**40):  # as join's k: a UsageError (a ValueError) naming k
+            with pytest.raises(simdex.UsageError, match="k must be an integer"):
+                index.query(1, k=k)
     with pytest.raises(simdex.UsageError):
         simdex.build(index_path.parent / "y.sdx", [1, 2, 3], k=3, block_bytes=33)
     # Negative or non-integer counts name their parameter (pybind11 said "incompatible function arguments").

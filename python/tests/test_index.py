@@ -187,3 +187,31 @@ def test_schemes_and_options(tmp_path):
     assert s.temp_files > 0
     assert (tmp_path / "external.sdx").read_bytes() == (tmp_path / "in_memory.sdx").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".simdex")) == []
+
+
+def test_build_sorts_beside_its_output(tmp_path, monkeypatch):
+    """simdex.build's sort runs go beside the output (as the CLI's), not to $TMPDIR; a Builder's,
+    made before it knows its output, to $TMPDIR."""
+    system_tmp = tmp_path / "system-tmp"
+    out_dir = tmp_path / "out"
+    system_tmp.mkdir()
+    out_dir.mkdir()
+    monkeypatch.setenv("TMPDIR", str(system_tmp))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    seen = {"beside": 0, "system": 0}
+
+    def look(stage, done, total):
+        seen["beside"] += sum(f.name.startswith(".simdex-sort-") for f in out_dir.iterdir())
+        seen["system"] += sum(f.name.startswith(".simdex-sort-") for f in system_tmp.iterdir())
+
+    fps = random_fingerprints(400000, seed=9)
+    summary = simdex.build(out_dir / "a.sdx", fps, memory=1 << 20, progress=look)
+    assert summary.temp_files > 0
+    assert seen["beside"] > 0 and seen["system"] == 0
+    seen.update(beside=0, system=0)
+    b = simdex.Builder(memory=1 << 20)
+    b.add(fps)
+    b.write(out_dir / "b.sdx", progress=look)
+    assert seen["system"] > 0 and seen["beside"] == 0
+    assert (out_dir / "a.sdx").read_bytes() == (out_dir / "b.sdx").read_bytes()

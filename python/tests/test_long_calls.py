@@ -134,7 +134,8 @@ def test_progress_misuse_and_edges(tmp_path):
     # A stage's first and last reports always come: "merge" of a spilled sort, one 100% of reading.
     calls = []
     simdex.build(tmp_path / "m.sdx", fps, memory=1 << 20, progress=lambda *a: calls.append(a))
-    assert [c[0] for c in calls].count("merge") >= 1
+    merges = [c for c in calls if c[0] == "merge"]
+    assert merges[0][1] == 0 and merges[-1][1] == merges[-1][2] > 0, merges
     docs = tmp_path / "docs.txt"
     docs.write_text("".join(f"doc {i} words {i % 70}\n" for i in range(100000)))
     calls = []
@@ -200,3 +201,37 @@ def test_a_daemon_thread_building_at_exit_leaves_no_temporary_file(tmp_path):
         b.write("out.sdx")
     """, 'lambda f: ".tmp" in f or ".simdex-" in f', tmp_path)
     assert left in ([], ["out.sdx"]), left
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_during_a_build_leave_no_temporary_file(tmp_path, sig):
+    # A scheduler's stop (SIGTERM) or a closed terminal (SIGHUP) ends the process by the signal, as
+    # without simdex, and its temporary files (the sort's runs, the output's .tmp) go with it.
+    script = textwrap.dedent(f"""
+        import os, signal
+        import numpy as np
+        import simdex
+        def stop(stage, done, total):
+            if stage == "tables":
+                os.kill(os.getpid(), signal.{sig})
+        fps = np.random.default_rng(7).integers(0, 2**63, 400000, dtype=np.uint64)
+        simdex.build("out.sdx", fps, memory=1 << 20, progress=stop)
+    """)
+    env = dict(ENV, TMPDIR=str(tmp_path))
+    result = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == -getattr(__import__("signal"), sig), result.stderr[-2000:]
+    assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
+
+
+def test_a_program_that_handles_sigterm_keeps_its_handler(tmp_path):
+    # Only a signal left to its default action is taken: a handler the program set stays.
+    script = textwrap.dedent("""
+        import signal
+        signal.signal(signal.SIGTERM, lambda *a: print("handled"))
+        import simdex
+        signal.raise_signal(signal.SIGTERM)
+        print("alive")
+    """)
+    result = subprocess.run([sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout.split() == ["handled", "alive"], result
