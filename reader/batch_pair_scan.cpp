@@ -105,6 +105,24 @@ class Scanner {
     entries_.clear();
     ranks_.clear();
     looked_up_.clear();
+    component_.clear();
+  }
+
+  // Whether entries i and j of the group were in different components of the pairs reported so
+  // far (now one): a union-find over the group's positions, made at its first pair.
+  bool joins_components(std::size_t i, std::size_t j) {
+    if (component_.empty()) {
+      component_.resize(entries_.size());
+      for (std::size_t x = 0; x < component_.size(); ++x) component_[x] = x;
+    }
+    auto root = [&](std::size_t x) {
+      while (component_[x] != x) x = component_[x] = component_[component_[x]];  // path halving
+      return x;
+    };
+    const std::size_t a = root(i), b = root(j);
+    if (a == b) return false;
+    component_[std::max(a, b)] = std::min(a, b);
+    return true;
   }
 
   // The table-0 rank of the group's entry i (fingerprint f) in a table after the first: looked up
@@ -120,6 +138,10 @@ class Scanner {
 
   void report(const TableView& t, std::size_t i, std::size_t j) {
     const uint64_t diff = t.permutation.invert(entries_[i] ^ entries_[j]);
+    // Every pair within k joins the group's components, also one an earlier table reports (its
+    // prefix is shared there too): that table connects it, so a later pair it makes redundant
+    // here is connected in the end (by induction over the tables).
+    if (scan_.components_only && !joins_components(i, j)) return;
     if (!first_table_for(masks_, t.index, diff)) return;
     uint64_t a = t.permutation.invert(entries_[i]), b = t.permutation.invert(entries_[j]);
     uint64_t ra = UINT64_MAX, rb = UINT64_MAX;
@@ -145,6 +167,8 @@ class Scanner {
   // In tables after the first, with ranks: the ranks of the group's entries looked up so far
   // (rank_of_entry); empty until the group's first pair.
   std::vector<uint64_t> looked_up_;
+  // With components_only: the group's union-find (joins_components); empty until its first pair.
+  std::vector<std::size_t> component_;
   unsigned worker_ = 0;
   uint64_t found_ = 0;
 };

@@ -23,6 +23,11 @@ struct PairScan {
   unsigned k = 0;
   unsigned threads = 1;
   bool ranks = false;  // fill FoundPair ranks (a rank_of lookup for pairs found outside table 0)
+  // Only the connected components of the pairs matter (clusters): within a group, a pair whose
+  // entries the group's earlier pairs within k connect already is not reported. A group of
+  // near-identical entries then reports fewer pairs than it has entries, not about size^2 / 2
+  // (each a union-find update on shared memory, and outside table 0 a rank lookup each).
+  bool components_only = false;
   // Called concurrently from workers 0..threads-1.
   std::function<void(unsigned worker, const FoundPair&)> on_pair;
   // When set, called for every entry of table 0 (worker, fingerprint, rank), concurrently.

@@ -22,6 +22,7 @@ static BatchStats find_clusters_unchecked(
   scan.k = reader::batch_k(file, options);
   scan.threads = reader::batch_threads(options);
   scan.ranks = true;
+  scan.components_only = true;  // the union-find below needs no more
   scan.progress = options.progress;
   scan.work_limit = options.work_limit;
   reader::check_work("clusters", reader::pairs_work(file), options.work_limit);

@@ -199,6 +199,35 @@ TEST_CASE("a group of 20,000 entries (compared row by row, in stripes) gives bru
   check_all(dense_prefix_pairs(rng, 20000, 40), Scheme::one_level(2, 1), 256, rng(), false);
 }
 
+TEST_CASE("clusters of near-identical entries, their pairs reported by different tables, equal brute force") {
+  // Random walks of 1- and 2-bit steps: every entry within k of several others, the pairs of one
+  // cluster put together by different tables. clusters reports, within a group, only the pairs
+  // that join its components: one built on another table's pairs would drop a link.
+  std::mt19937_64 rng(25);
+  for (int round = 0; round < 40; ++round) {
+    CAPTURE(round);
+    Pairs pairs;
+    while (pairs.size() < 600) {
+      uint64_t x = rng();
+      for (unsigned steps = 2 + rng() % 12; steps > 0; --steps) {
+        pairs.emplace_back(x, pairs.size());
+        for (unsigned f = 1 + rng() % 2; f > 0; --f) x ^= uint64_t{1} << (rng() % 64);
+      }
+    }
+    TempDir dir;
+    BuildOptions options;
+    options.scheme = Scheme::named(round % 2 ? "paper-4" : "paper-10", 3, 0);
+    options.block_bytes = 32;
+    build(dir.file("x.sdx"), pairs, options);
+    const Index index = Index::open(dir.file("x.sdx"));
+    const auto fps = distinct(pairs);
+    for (unsigned k : {2u, 3u}) {
+      CAPTURE(k);
+      REQUIRE(library_clusters(index, k, 1 + round % 3, 1) == brute_clusters(fps, brute_pairs(fps, k)));
+    }
+  }
+}
+
 TEST_CASE("results do not depend on the thread count") {
   std::mt19937_64 rng(23);
   const Pairs pairs = with_duplicates(clustered_pairs(rng, 4000, 3), rng);
