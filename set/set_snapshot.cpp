@@ -74,6 +74,10 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
     auto s = std::make_shared<SetSnapshot>();
     s->path_ = reopen_path(path);  // a link stays a link: reopen() follows it again
     const std::string file = manifest_file(path);
+    s->file_ = reopen_path(file);
+    // A link moved to another set's manifest (a "current" link) opens that set afresh: neither its
+    // generation nor its members are comparable with the one open before.
+    if (previous && previous->file_ != s->file_) previous = nullptr;
     s->options_ = options;
     try {
       try {

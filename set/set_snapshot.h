@@ -73,6 +73,7 @@ class SetSnapshot final : public reader::IndexComposite {
 
  private:
   std::string path_;
+  std::string file_;  // the manifest's file, links resolved (manifest_file), absolute
   OpenOptions options_;
   format::SetManifest manifest_;
   std::vector<OpenMember> members_;

@@ -104,3 +104,28 @@ def test_reopen_of_a_set_gone_is_a_file_error(tmp_path):
         with pytest.raises(simdex.FileError, match="No such file"):  # was FormatError member_missing
             s.reopen()
         assert s.query(2, k=0)[0].ids == (2,)  # the snapshot still answers
+
+
+def test_a_current_link_moved_to_another_set_reopens_that_set(tmp_path):
+    # A manifest reached through a symbolic link is the set of the file it names (spec/SET.md §2.2);
+    # moving the link to a newer set (whose generation may be lower) switches reopen() to it, where
+    # an old manifest copied over the same file is still refused as stale.
+    (tmp_path / "v1").mkdir()
+    (tmp_path / "v2").mkdir()
+    simdex.add(tmp_path / "v1" / "s.sdxs", [0x10], ids=[1])
+    simdex.add(tmp_path / "v1" / "s.sdxs", [0x20], ids=[2], merge=False)
+    simdex.add(tmp_path / "v2" / "s.sdxs", [0x30], ids=[3])
+    current = tmp_path / "current.sdxs"
+    current.symlink_to("v1/s.sdxs")
+    with simdex.open(current) as index:
+        assert len(index) == 2 and len(index.info["members"]) == 2
+        current.unlink()
+        current.symlink_to("v2/s.sdxs")
+        with index.reopen() as moved:
+            assert len(moved) == 1 and moved.ids_of(0x30).tolist() == [3]
+    old = (tmp_path / "v2" / "s.sdxs").read_bytes()
+    simdex.add(tmp_path / "v2" / "s.sdxs", [0x40], ids=[4], merge=False)
+    with simdex.open(current) as index:
+        (tmp_path / "v2" / "s.sdxs").write_bytes(old)
+        with pytest.raises(simdex.FormatError, match="stale_manifest"):
+            index.reopen()
