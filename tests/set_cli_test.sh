@@ -203,6 +203,17 @@ ln -s ../real/t.sdxs "$l/other/t.sdxs"
 check "query --keys through a linked manifest" 0 "$simdex" query --keys "$l/other/t.sdxs" "$(cut -f1 "$l/d.fp")"
 expect_grep "its key" "doc-a" "$dir/out"
 
+# A document added with a string key is removed by its key (--key: its id, XXH3-64 of the key); a
+# key given as an argument is read as a file of ids, and the error says to use --key.
+r="$dir/bykey"; mkdir -p "$r"
+printf '{"id": "doc-a", "text": "alpha beta gamma delta"}\n{"id": "doc-b", "text": "one two three four"}\n' > "$r/d.jsonl"
+"$simdex" add -q --text "$r/s.sdxs" "$r/d.jsonl"
+check "remove doc-a (a key as an argument)" 1 "$simdex" remove -q "$r/s.sdxs" doc-a
+expect_grep "says to use --key" "to remove a document by its key: --key 'doc-a'" "$dir/err"
+check "remove --key doc-a" 0 "$simdex" remove -q "$r/s.sdxs" --key doc-a
+check "the set after" 0 "$simdex" clusters --min-size 1 --keys "$r/s.sdxs"
+grep -q doc-b "$dir/out" && ! grep -q doc-a "$dir/out" && ok || bad "remove --key: $(cat "$dir/out")"
+
 # A name whose files' hidden temporary names would pass 255 bytes: refused before anything is written.
 long="$dir/$(printf 'n%.0s' $(seq 1 190)).sdxs"
 check "a set name too long for its files" 2 "$simdex" add -q "$long" "$dir/b.tsv"
