@@ -108,7 +108,7 @@ class Scanner {
     component_.clear();
   }
 
-  // Whether entries i and j of the group were in different components of the pairs reported so
+  // Whether entries i and j of the group were in different components of its pairs within k so
   // far (now one): a union-find over the group's positions, made at its first pair.
   bool joins_components(std::size_t i, std::size_t j) {
     if (component_.empty()) {
