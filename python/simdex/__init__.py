@@ -258,12 +258,6 @@ class Index(_simdex.Index):
         """The ids stored with `fingerprint`, ascending (np.uint64; empty when it is not stored)."""
         return self._ids_of(fingerprint)
 
-    def query(self, fingerprint, k=None):
-        """Every stored fingerprint within k bits of `fingerprint` (k=None: the index's k), each once,
-        as a list of Hit(fingerprint, distance, ids) sorted by (distance, fingerprint). Raises
-        UsageError when k exceeds the index's k."""
-        return _simdex.Index.query(self, fingerprint, _count(k, "k", True))
-
     def join(self, fingerprints, k=None, ids=None, threads=0, force=False, progress=None):
         """Every (query, stored fingerprint) pair within k bits, on `threads` threads (0: all cores).
 

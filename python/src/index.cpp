@@ -109,8 +109,25 @@ class PyIndex {
   const std::string& absolute_path() const { return absolute_path_; }
   bool detect_changes() const { return detect_changes_; }
 
-  py::list query(Fingerprint fingerprint, std::optional<int> k) const {
-    if (k && *k < 0) throw Error(errc::usage, "k must be >= 0 (or None for the index's k)");
+  // k: None, or an int (numpy's too) in 0..2^31-1; a bool or a float is refused as simdex's other
+  // counts are (python/simdex/__init__.py's _count), here so that a query pays no Python frame.
+  py::list query(Fingerprint fingerprint, const py::object& k_arg) const {
+    std::optional<int> k;
+    if (!k_arg.is_none()) {
+      long long v = -1;
+      if (!PyBool_Check(k_arg.ptr()) && !PyFloat_Check(k_arg.ptr()))
+        if (PyObject* n = PyNumber_Index(k_arg.ptr())) {
+          int overflow = 0;
+          v = PyLong_AsLongLongAndOverflow(n, &overflow);
+          Py_DECREF(n);
+          if (overflow) v = -1;
+        }
+      PyErr_Clear();
+      if (v < 0 || v > INT32_MAX)
+        throw Error(errc::usage,
+                    "k must be an integer in 0..2147483647, not " + py::repr(k_arg).cast<std::string>());
+      k = static_cast<int>(v);
+    }
     const auto index = get();
     // A buffer reused by the thread's queries, so a query allocates only what it returns. Taken,
     // not borrowed: building the hits may run Python code (a finalizer) that queries again.
