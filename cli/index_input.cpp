@@ -10,6 +10,7 @@
 #include <functional>
 
 #include "format/layout.h"
+#include "format/physical_memory.h"
 #include "format/set_manifest.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
@@ -33,11 +34,6 @@ void read_stdin_up_to(std::vector<uint8_t>& bytes, std::size_t limit) {
   bytes.resize(size);
 }
 
-uint64_t physical_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
-}
-
 // An index from a pipe: its header first, so that input that is no index (or no end: /dev/zero) is
 // refused after 128 bytes; then up to the size the header states and one byte more (a longer
 // input is then the reader's file_size_mismatch), never all of a stream. A stated size above the
@@ -50,7 +46,7 @@ std::vector<uint8_t> read_index_from_stdin(
   check_head(bytes.data(), bytes.size());
   if (bytes.size() == format::FileHeader::kEncodedBytes) {
     const uint64_t stated = format::FileHeader::decode_from(bytes.data()).file_bytes;  // magic, version
-    if (const uint64_t memory = physical_memory_bytes(); stated > memory)
+    if (const uint64_t memory = format::physical_memory_bytes(); memory > 0 && stated > memory)
       throw Error(errc::io, "the index on standard input states " + std::to_string(stated) +
                                 " bytes, more than this machine's memory (" + std::to_string(memory) +
                                 " bytes); an index read from a pipe is held in memory whole: give its "

@@ -7,6 +7,7 @@
 
 #include "cli/output.h"
 #include "fingerprint/key_map_lines.h"
+#include "set/set_files.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
 
@@ -29,10 +30,10 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
     std::error_code ec;
     // An index or set reached through a symbolic link (a "current" link): the map beside the
     // file it names, where there is none beside the link.
-    if (!std::filesystem::exists(file, ec) && std::filesystem::is_symlink(index, ec))
-      if (const auto target = std::filesystem::canonical(index, ec);
-          !ec && std::filesystem::exists(key_map_path(target.string()), ec))
-        file = key_map_path(target.string());
+    if (const std::string target = set::manifest_file(index);
+        !std::filesystem::exists(file, ec) && target != index &&
+        std::filesystem::exists(key_map_path(target), ec))
+      file = key_map_path(target);
     if (!std::filesystem::exists(file, ec) && std::filesystem::exists(index + ".paths.tsv", ec))
       file = index + ".paths.tsv";  // written by simdex 0.1
     if (!std::filesystem::exists(file, ec))

@@ -12,8 +12,9 @@ namespace simdex::set {
 // `path` made absolute against the working directory now, as given when that fails (a working
 // directory removed): what reopen() opens, so that a chdir since open() names no other file.
 std::string reopen_path(const std::string& path);
-// The path of the manifest's file: `path`, or where it is a symbolic link (a "current" link moved
-// from set to set), the file it names, whose directory holds the members (spec/SET.md §2.2).
+// The file `path` names: `path`, or where it is a symbolic link (a "current" link moved from set to
+// set), the file it finally names: a manifest's, whose directory holds the members (spec/SET.md
+// §2.2), or an index's or set's, beside which the CLI's --keys looks when the link has no map.
 std::string manifest_file(const std::string& path);
 // The manifest's directory ("." when the path has none).
 std::string set_directory(const std::string& manifest_path);

@@ -1,9 +1,8 @@
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "format/layout.h"
 #include "format/permutation.h"
+#include "format/physical_memory.h"
 #include "format/run_tasks.h"
 #include "format/thread_count.h"
 #include "simdex/builder.h"
@@ -17,10 +16,7 @@
 namespace simdex {
 
 uint64_t default_memory_bytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  const uint64_t physical =
-      pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
-  return std::max<uint64_t>(physical / 4, uint64_t{64} << 20);
+  return std::max<uint64_t>(format::physical_memory_bytes() / 4, uint64_t{64} << 20);
 }
 
 namespace {
