@@ -174,6 +174,11 @@ void DocumentReader::read_json(Document& doc) {
     doc.key = key_;
     doc.id = key_hash_(key_);
     doc.id_kind = IdKind::key;
+  } else if (id->is_number_float()) {  // nlohmann reads an integer beyond 64 bits as a double too
+    throw fail("field \"" + id_field_ +
+               "\" must be a string (a key) or an integer in 0..2^64-1, not a number with a fraction or "
+               "exponent or beyond 2^64-1 (read as " +
+               id->dump() + "); to keep such an id, quote it: a string is a key");
   } else {
     throw fail("field \"" + id_field_ + "\" must be a string (a key) or an integer in 0..2^64-1, not " +
                id->dump());

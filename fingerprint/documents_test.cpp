@@ -73,6 +73,11 @@ TEST_CASE("malformed JSON Lines name the line") {
   CHECK(error_of("{\"id\": true, \"text\": \"a\"}\n").find(not_id) != std::string::npos);
   CHECK(error_of("{\"id\": [1], \"text\": \"a\"}\n").find(not_id) != std::string::npos);
   CHECK(error_of("{\"id\": 18446744073709551616, \"text\": \"a\"}\n").find(not_id) != std::string::npos);
+  // nlohmann reads 2^64 as a double: the message says so and how to keep such an id
+  CHECK(error_of("{\"id\": 18446744073709551616, \"text\": \"a\"}\n").find("beyond 2^64-1 (read as") !=
+        std::string::npos);
+  CHECK(error_of("{\"id\": 1.5, \"text\": \"a\"}\n").find("quote it: a string is a key") !=
+        std::string::npos);
   CHECK(error_of("{\"text\": \"a\"}\n").empty());
   CHECK(error_of("{\"id\": 1, \"text\": 5}\n").find(":1: field \"text\" must be a JSON string") !=
         std::string::npos);

@@ -63,6 +63,12 @@ SIMDEX_INLINE void close_to_body(uint64_t x, const uint64_t* v, std::size_t n, u
   for (std::size_t i = 0; i < n; ++i)
     if (static_cast<unsigned>(std::popcount(x ^ v[i])) <= k) found(i);
 }
+// The first i < n with popcount(x ^ v[i]) <= k, or n.
+SIMDEX_INLINE std::size_t first_close_body(uint64_t x, const uint64_t* v, std::size_t n, unsigned k) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (static_cast<unsigned>(std::popcount(x ^ v[i])) <= k) return i;
+  return n;
+}
 #ifdef SIMDEX_BATCH_X86
 template <typename Found>
 SIMDEX_POPCNT void close_pairs_popcnt(const uint64_t* v, std::size_t n, unsigned k, Found& found) {

@@ -37,6 +37,59 @@ std::vector<Task> plan(const IndexFile& file, unsigned threads) {
   return tasks;
 }
 
+// A component of a group's entries (the component scan of clusters): the fingerprints and group
+// positions of its members; and, per live component, what the scan reads first (its first member,
+// often the only one, in a flat array: no pointer followed for a component of one).
+struct Component {
+  std::vector<uint64_t> values;
+  std::vector<uint32_t> members;
+};
+struct LiveComponent {
+  uint64_t first;         // values[0]
+  uint32_t first_member;  // members[0]
+  uint32_t id;            // in the scanner's components
+  uint32_t size;
+};
+struct Hit {
+  std::size_t live;  // position in the live components
+  uint32_t member;   // the member within k of the entry
+};
+
+// Each live component with a member within k of x, in hits (the first such member); returns the
+// comparisons made. Compiled for POPCNT where the CPU has it (as close_pairs).
+SIMDEX_INLINE uint64_t find_close_components_body(uint64_t x, const std::vector<LiveComponent>& live,
+                                                  const std::vector<Component>& components, unsigned k,
+                                                  std::vector<Hit>& hits) {
+  uint64_t comparisons = live.size();
+  for (std::size_t c = 0; c < live.size(); ++c) {
+    const LiveComponent& l = live[c];
+    if (static_cast<unsigned>(std::popcount(x ^ l.first)) <= k) {
+      hits.push_back({c, l.first_member});
+    } else if (l.size > 1) {
+      const Component& component = components[l.id];
+      const std::size_t rest = l.size - 1;
+      const std::size_t at = first_close_body(x, component.values.data() + 1, rest, k);
+      comparisons += at < rest ? at + 1 : rest;
+      if (at < rest) hits.push_back({c, component.members[at + 1]});
+    }
+  }
+  return comparisons;
+}
+#ifdef SIMDEX_BATCH_X86
+SIMDEX_POPCNT uint64_t find_close_components_popcnt(uint64_t x, const std::vector<LiveComponent>& live,
+                                                    const std::vector<Component>& components, unsigned k,
+                                                    std::vector<Hit>& hits) {
+  return find_close_components_body(x, live, components, k, hits);
+}
+#endif
+uint64_t find_close_components(uint64_t x, const std::vector<LiveComponent>& live,
+                               const std::vector<Component>& components, unsigned k, std::vector<Hit>& hits) {
+#ifdef SIMDEX_BATCH_X86
+  if (cpu_has_popcnt()) return find_close_components_popcnt(x, live, components, k, hits);
+#endif
+  return find_close_components_body(x, live, components, k, hits);
+}
+
 class Scanner {
  public:
   Scanner(const IndexFile& file, const PairScan& scan, const std::vector<uint64_t>& masks, WorkCounter& work)
@@ -77,6 +130,7 @@ class Scanner {
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
     const std::size_t n = entries_.size();
+    if (scan_.components_only) return compare_components(t);
     work_.add_group(n);
     if (n < kStripeRows * 64) {  // at most 1.3e8 comparisons, a few tens of milliseconds
       close_pairs(entries_.data(), n, scan_.k, [&](std::size_t i, std::size_t j) { report(t, i, j); });
@@ -92,6 +146,78 @@ class Scanner {
   }
   static constexpr std::size_t kStripeRows = 256;
 
+  // components_only: each entry j against each component of the entries before it (their pairs
+  // within k), member by member until one is within k: that pair joins j to the component. A group
+  // of near-identical entries (a template filled in, boilerplate) costs about one comparison an
+  // entry, where every two entries were compared (hours for a million); a group without pairs costs
+  // each pair once, as compare(). The components are local to the group: a pair an earlier table
+  // reports (its prefix is shared there too) still joins them here, as that table connects it (by
+  // induction over the tables).
+  void compare_components(const TableView& t) {
+    const std::size_t n = entries_.size();
+    if (n < 3) {  // most groups: no component to keep
+      if (n == 2 && static_cast<unsigned>(std::popcount(entries_[0] ^ entries_[1])) <= scan_.k)
+        report(t, 0, 1);
+      return;
+    }
+    live_.clear();
+    spare_.clear();
+    used_ = 0;
+    uint64_t comparisons = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j % kStripeRows == kStripeRows - 1) {
+        if (format::round_stopped()) return;
+        work_.add(comparisons);
+        comparisons = 0;
+      }
+      hits_.clear();
+      comparisons += find_close_components(entries_[j], live_, components_, scan_.k, hits_);
+      join_components(t, j);
+    }
+    if (n >= WorkCounter::kSmall) work_.add(comparisons);  // small groups: not counted (add_group)
+  }
+
+  // Entry j into the components hits_ names (live_ positions, ascending, with the member within k of
+  // j), the largest taking the others; a component of its own without hits.
+  void join_components(const TableView& t, std::size_t j) {
+    const auto member = static_cast<uint32_t>(j);
+    if (hits_.empty()) {
+      uint32_t id;
+      if (!spare_.empty()) {
+        id = spare_.back();
+        spare_.pop_back();
+      } else {
+        id = used_++;
+        if (id == components_.size()) components_.emplace_back();
+      }
+      components_[id].values.assign(1, entries_[j]);
+      components_[id].members.assign(1, member);
+      live_.push_back({entries_[j], member, id, 1});
+      return;
+    }
+    std::size_t into = hits_[0].live;  // the largest component named, by live_ position
+    for (const Hit& h : hits_)
+      if (live_[h.live].size > live_[into].size) into = h.live;
+    Component& to = components_[live_[into].id];
+    for (std::size_t h = hits_.size(); h-- > 0;) {
+      report(t, hits_[h].member, j);
+      const std::size_t at = hits_[h].live;
+      if (at == into) continue;
+      Component& from = components_[live_[at].id];
+      to.values.insert(to.values.end(), from.values.begin(), from.values.end());
+      to.members.insert(to.members.end(), from.members.begin(), from.members.end());
+      // removed from live_ by a swap with its last: hits_ are handled from the last, so every live_
+      // position above this one that a hit names is handled already (the target's is followed)
+      spare_.push_back(live_[at].id);
+      if (into == live_.size() - 1) into = at;
+      live_[at] = live_.back();
+      live_.pop_back();
+    }
+    to.values.push_back(entries_[j]);
+    to.members.push_back(member);
+    live_[into].size = static_cast<uint32_t>(to.values.size());
+  }
+
   // Block j's rank plus its entries is where the next block starts (n after the last block).
   void check_rank_chain(const TableView& t, uint64_t j, uint64_t entries) const {
     const uint64_t next = j + 1 < t.block_count() ? t.rank(j + 1) : file_.header().fingerprint_count;
@@ -105,24 +231,6 @@ class Scanner {
     entries_.clear();
     ranks_.clear();
     looked_up_.clear();
-    component_.clear();
-  }
-
-  // Whether entries i and j of the group were in different components of its pairs within k so
-  // far (now one): a union-find over the group's positions, made at its first pair.
-  bool joins_components(std::size_t i, std::size_t j) {
-    if (component_.empty()) {
-      component_.resize(entries_.size());
-      for (std::size_t x = 0; x < component_.size(); ++x) component_[x] = x;
-    }
-    auto root = [&](std::size_t x) {
-      while (component_[x] != x) x = component_[x] = component_[component_[x]];  // path halving
-      return x;
-    };
-    const std::size_t a = root(i), b = root(j);
-    if (a == b) return false;
-    component_[std::max(a, b)] = std::min(a, b);
-    return true;
   }
 
   // The table-0 rank of the group's entry i (fingerprint f) in a table after the first: looked up
@@ -136,12 +244,9 @@ class Scanner {
   }
   static constexpr uint64_t kNotLookedUp = UINT64_MAX;  // ranks are below n <= UINT64_MAX
 
+  // The group's entries i and j, within k: reported unless an earlier table does.
   void report(const TableView& t, std::size_t i, std::size_t j) {
     const uint64_t diff = t.permutation.invert(entries_[i] ^ entries_[j]);
-    // Every pair within k joins the group's components, also one an earlier table reports (its
-    // prefix is shared there too): that table connects it, so a later pair it makes redundant
-    // here is connected in the end (by induction over the tables).
-    if (scan_.components_only && !joins_components(i, j)) return;
     if (!first_table_for(masks_, t.index, diff)) return;
     uint64_t a = t.permutation.invert(entries_[i]), b = t.permutation.invert(entries_[j]);
     uint64_t ra = UINT64_MAX, rb = UINT64_MAX;
@@ -167,8 +272,14 @@ class Scanner {
   // In tables after the first, with ranks: the ranks of the group's entries looked up so far
   // (rank_of_entry); empty until the group's first pair.
   std::vector<uint64_t> looked_up_;
-  // With components_only: the group's union-find (joins_components); empty until its first pair.
-  std::vector<std::size_t> component_;
+  // With components_only, the group's components so far (compare_components): the fingerprints
+  // and group positions of each; the ids of those live, and of those merged into others (spare,
+  // reused first); used_ ids given out in this group. Kept with their capacity from group to group.
+  std::vector<Component> components_;
+  std::vector<LiveComponent> live_;
+  std::vector<uint32_t> spare_;
+  uint32_t used_ = 0;
+  std::vector<Hit> hits_;
   unsigned worker_ = 0;
   uint64_t found_ = 0;
 };
@@ -182,7 +293,9 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
   std::vector<std::atomic<uint64_t>> decoded(T), found(T);
   uint64_t total = 0;
   for (const auto& t : file.tables()) total += t.block_count();
-  WorkCounter work(scan.work_limit);
+  const Work estimate = pairs_work(file);
+  check_work(scan.command, scan.components_only ? Work{} : estimate, scan.work_limit);
+  WorkCounter work(scan.command, estimate, scan.work_limit);
   std::vector<Scanner> scanners;
   for (unsigned w = 0; w < scan.threads; ++w) {
     scanners.emplace_back(file, scan, masks, work);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "reader/batch_common.h"
@@ -33,7 +34,12 @@ struct PairScan {
   // When set, called for every entry of table 0 (worker, fingerprint, rank), concurrently.
   std::function<void(unsigned worker, uint64_t fingerprint, uint64_t rank)> on_table0_entry;
   std::function<void(uint64_t done, uint64_t total)> progress;
-  uint64_t work_limit = UINT64_MAX;  // Error(work_limit) when the comparisons of large groups exceed it
+  // Error(work_limit), named for `command`, when the estimate of pairs_work exceeds work_limit (or is
+  // degenerate: check_work) before the scan starts, or the comparisons counted as it goes do. With
+  // components_only the estimate (every two entries of a group) is no bound to check before: a
+  // group of near-identical entries costs about its size, not its size^2 / 2.
+  uint64_t work_limit = UINT64_MAX;
+  std::string command = "pairs";
 };
 
 // Returns per-table statistics (blocks, blocks decoded, pairs first found there).

@@ -17,7 +17,6 @@ static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& o
   scan.ranks = options.with_ids;
   scan.progress = options.progress;
   scan.work_limit = options.work_limit;
-  reader::check_work("pairs", reader::pairs_work(file), options.work_limit);
   std::mutex lock;
   std::atomic<uint64_t> count{0};
   std::vector<std::unique_ptr<reader::BatchSink<NearPair>>> sinks;

@@ -52,21 +52,32 @@ inline constexpr double kGroupWorkFloor = 1e9;
 // the limit is UINT64_MAX: forced); the message says which and how to go on.
 void check_work(const std::string& command, const Work& work, uint64_t limit);
 
-// Comparisons of large groups counted while the pair scan runs, against the same limit.
+// The comparisons of the pair scan counted as it goes, against the same limit and, on a file whose
+// prefixes are degenerate (estimate.largest_group above kLargestSaneGroup), the same floor: a large
+// group that the block keys hid, and the component scan of `clusters`, whose work no estimate tells
+// (near-identical entries cost about one comparison each, distant ones each pair).
 class WorkCounter {
  public:
-  explicit WorkCounter(uint64_t limit) : limit_(limit) {}
+  WorkCounter(const std::string& command, const Work& estimate, uint64_t limit)
+      : command_(command),
+        limit_(limit),
+        degenerate_(estimate.largest_group > kLargestSaneGroup ? estimate.largest_group : 0) {}
   // Groups below this size cost at most n * kSmall / 2 comparisons in all: not counted.
   static constexpr uint64_t kSmall = 256;
+  // Every two entries of a group compared.
   void add_group(uint64_t size) {
-    if (size < kSmall) return;
-    const uint64_t comparisons = size * (size - 1) / 2;
-    if (done_.fetch_add(comparisons, std::memory_order_relaxed) + comparisons > limit_)
-      check_work("pairs", Work{static_cast<double>(done_.load()), 0}, limit_);
+    if (size >= kSmall) add(size * (size - 1) / 2);
+  }
+  void add(uint64_t comparisons) {
+    const uint64_t done = done_.fetch_add(comparisons, std::memory_order_relaxed) + comparisons;
+    if (done > limit_ || (degenerate_ > 0 && static_cast<double>(done) > kGroupWorkFloor))
+      check_work(command_, Work{static_cast<double>(done), degenerate_}, limit_);
   }
 
  private:
+  const std::string& command_;
   uint64_t limit_;
+  double degenerate_;  // the estimate's largest_group where it is degenerate, else 0
   std::atomic<uint64_t> done_{0};
 };
 

@@ -25,7 +25,7 @@ static BatchStats find_clusters_unchecked(
   scan.components_only = true;  // the union-find below needs no more
   scan.progress = options.progress;
   scan.work_limit = options.work_limit;
-  reader::check_work("clusters", reader::pairs_work(file), options.work_limit);
+  scan.command = "clusters";
   reader::ConcurrentUnionFind sets(n, scan.threads);
   // Every rank's fingerprint, each written once as table 0 is scanned (ranks are 0..n-1 exactly).
   format::HugeBuffer<uint64_t> fingerprint(n);

@@ -30,11 +30,19 @@ fi
 
 # Work that would explode: 33 tables of 2-bit prefixes over 300k fingerprints would compare about
 # 4e11 pairs of entries. Refused at once (exit 1, naming work_limit and --force); --force goes on.
+# clusters compares an entry with each component of its group until one member is within k: at
+# k = 32 random fingerprints are one component, found in about a comparison an entry; at k = 3
+# none is near, each pair is compared, and the scan stops at the floor of a degenerate file.
 awk 'BEGIN { srand(9); for (i = 0; i < 300000; ++i) printf "%d%09d\n", int(rand() * 1e9), int(rand() * 1e9) }' > "$dir/many.txt"
 check build-short 0 "$simdex" build -q -o "$dir/short.sdx" --scheme blocks-33 -k 32 "$dir/many.txt"
-for cmd in pairs clusters; do
+start=$SECONDS
+check clusters-one-component 0 "$simdex" clusters "$dir/short.sdx"
+[ "$(wc -l < "$dir/out")" = 1 ] && [ "$(tr ',' '\n' < "$dir/out" | wc -l)" = "$(sort -u "$dir/many.txt" | wc -l)" ] &&
+  pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL clusters-one-component-out"; head -c 300 "$dir/out"; }
+[ $((SECONDS - start)) -le 5 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL clusters-one-component-fast: $((SECONDS - start)) s"; }
+for cmd in pairs "clusters -k 3"; do
   start=$SECONDS
-  check "$cmd-refused" 1 "$simdex" "$cmd" "$dir/short.sdx"
+  check "$cmd-refused" 1 "$simdex" $cmd "$dir/short.sdx"
   grep -q "work_limit.*--force" "$dir/err" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL $cmd-refused-message"; cat "$dir/err"; }
   [ $((SECONDS - start)) -le 5 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL $cmd-refused-fast: $((SECONDS - start)) s"; }
 done

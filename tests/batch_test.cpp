@@ -206,9 +206,12 @@ TEST_CASE("clusters of near-identical entries, their pairs reported by different
   std::mt19937_64 rng(25);
   for (int round = 0; round < 40; ++round) {
     CAPTURE(round);
+    // Rounds 20..39 start every walk in one prefix of 40 bits: groups of hundreds of entries in
+    // table 0, whose components the scan (compare_components) merges as later entries link them.
+    const uint64_t dense = rng() << 24;
     Pairs pairs;
     while (pairs.size() < 600) {
-      uint64_t x = rng();
+      uint64_t x = round < 20 ? rng() : dense | (rng() >> 40);
       for (unsigned steps = 2 + rng() % 12; steps > 0; --steps) {
         pairs.emplace_back(x, pairs.size());
         for (unsigned f = 1 + rng() % 2; f > 0; --f) x ^= uint64_t{1} << (rng() % 64);
@@ -225,6 +228,53 @@ TEST_CASE("clusters of near-identical entries, their pairs reported by different
       CAPTURE(k);
       REQUIRE(library_clusters(index, k, 1 + round % 3, 1) == brute_clusters(fps, brute_pairs(fps, k)));
     }
+  }
+}
+
+TEST_CASE("clusters of a group of 100,000 near-identical entries: about one comparison an entry") {
+  // Each entry the centre with 2 to 4 of its bits flipped: every two within 8, one component,
+  // found with about one comparison an entry and table, where every two entries of the group were
+  // compared (2.5e9 a table: minutes). 2,000 random entries around them are alone.
+  std::mt19937_64 rng(26);
+  const uint64_t centre = rng();
+  std::set<uint64_t> near;
+  while (near.size() < 100'000) {
+    uint64_t x = centre;
+    for (unsigned f = 2 + rng() % 3; f > 0; --f) x ^= uint64_t{1} << (rng() % 64);
+    near.insert(x);
+  }
+  std::vector<uint64_t> far;
+  while (far.size() < 2'000) {
+    const uint64_t x = rng();
+    bool alone = std::popcount(x ^ centre) > 12;  // then above 8 from every near entry
+    for (uint64_t y : far) alone = alone && std::popcount(x ^ y) > 8;
+    if (alone) far.push_back(x);
+  }
+  Pairs pairs;
+  for (uint64_t x : near) pairs.emplace_back(x, pairs.size());
+  for (uint64_t x : far) pairs.emplace_back(x, pairs.size());
+  TempDir dir;
+  BuildOptions options;
+  options.k = 8;
+  options.scheme = Scheme::one_level(9, 8);  // prefixes of 7 bits: about 70,000 of them share table 0's
+  build(dir.file("x.sdx"), pairs, options);
+  const Index index = Index::open(dir.file("x.sdx"));
+  for (unsigned threads : {1u, 2u}) {
+    BatchOptions o;
+    o.threads = threads;
+    // an entry against each component of its group: the one of the near entries and the far ones
+    // that share its prefix (2,000 / 2^7 a group): about 9 x 100,000 x 16 comparisons in all
+    o.work_limit = 100'000'000;
+    std::set<std::vector<uint64_t>> got;
+    find_clusters(index, o, {.min_size = 1}, [&](std::span<const ClusterMember> members) {
+      std::vector<uint64_t> g;
+      for (const auto& m : members) g.push_back(m.fingerprint);
+      got.insert(g);
+    });
+    REQUIRE(got.size() == 1 + far.size());
+    const std::vector<uint64_t> whole(near.begin(), near.end());
+    CHECK(got.count(whole) == 1);
+    for (uint64_t x : far) CHECK(got.count({x}) == 1);
   }
 }
 

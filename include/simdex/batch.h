@@ -36,10 +36,12 @@ struct BatchOptions {
   // have stopped.
   std::function<void(uint64_t done, uint64_t total)> progress;
   // Entry comparisons a command may do: a guard against runaway work, not a meter. Estimated from
-  // the tables' prefixes and block keys before it starts, at the granularity of blocks (groups
-  // within a block count little), and for pairs and clusters counted as it runs in groups of 256
-  // entries or more (smaller groups cost at most 128 comparisons an entry and are not counted): so
-  // a small job passes even a limit of 0. Above the limit it throws Error(work_limit) instead of
+  // the tables' prefixes and block keys before pairs and join start, at the granularity of blocks
+  // (groups within a block count little), and for pairs and clusters counted as they run in groups
+  // of 256 entries or more (smaller groups cost at most 128 comparisons an entry and are not
+  // counted): so a small job passes even a limit of 0. clusters is checked only as it runs: it
+  // compares an entry with each component of its group until one member is within k, so a group
+  // of near-identical entries costs about its size, far below the estimate of every two entries. Above the limit it throws Error(work_limit) instead of
   // running for hours on a file whose prefixes group too many entries (prefix_bits = 0, too short
   // a prefix for the file's size). The default, 2^40 (about
   // 1.1e12, some minutes of one core), passes the paper's schemes up to 1B fingerprints except

@@ -59,9 +59,15 @@ Cluster.__doc__ = """One cluster of Index.clusters: its fingerprints (uint64 arr
 and the ids stored with them (uint64 array, the ids of each fingerprint in turn)."""
 
 
+_BOOLS = frozenset((bool, _np.bool_))
+
+
 def _u64(values, name):
     """values as a contiguous 1-D np.uint64 array, refusing what would change the numbers."""
     a = _np.asarray(values)
+    if isinstance(values, (list, tuple)) and a.dtype.kind in "iu" and not _BOOLS.isdisjoint(map(type, values)):
+        # numpy reads [True, 2] as [1, 2]; a bool is no fingerprint (the type check is C-speed)
+        raise TypeError(f"{name} must be unsigned 64-bit integers (np.uint64); got a bool")
     if a.dtype.kind == "f" and not isinstance(values, _np.ndarray):
         a = _np.asarray(values, dtype=object)  # Python ints beyond int64 made numpy choose float
     if a.ndim == 0:
@@ -211,7 +217,12 @@ class Builder(_simdex.Builder):
 
     def __repr__(self):
         try:
-            state = "written" if self.written else f"{self.pairs_added} pairs"
+            if self.written:
+                state = "written"
+            elif self._spent:
+                state = "write failed; make a new Builder"
+            else:
+                state = f"{self.pairs_added} pairs"
         except TypeError:  # made by Builder.__new__ alone
             return "<simdex.Builder (not initialized)>"
         return f"<simdex.Builder k={self.k}: {state}>"

@@ -89,7 +89,10 @@ class Builder {
   }
 
   std::uint64_t pairs_added() const { return next_id_; }
-  bool written() const { return !builder_ || builder_->used(); }
+  // True once write() succeeded; a write that failed after it consumed the pairs leaves the Builder
+  // spent, not written.
+  bool written() const { return !builder_; }
+  bool spent() const { return builder_ && builder_->used(); }
   const BuildOptions& options() const { return options_; }
 
  private:
@@ -135,6 +138,7 @@ void bind_build(py::module_& m) {
            "BuildSummary. On failure `path` is untouched. A Builder writes once.")
       .def_property_readonly("pairs_added", checked_method(&Builder::pairs_added))
       .def_property_readonly("written", checked_method(&Builder::written))
+      .def_property_readonly("_spent", checked_method(&Builder::spent))
       .def_property_readonly("k", [](Self<Builder> self) { return initialized(self).options().k; })
       .def("__len__", checked_method(&Builder::pairs_added));
 }

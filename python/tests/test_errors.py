@@ -107,7 +107,9 @@ def test_wrong_dtypes_and_shapes(index_path):
         for out_of_range in (-1, 2**64):  # as join's arrays: a value error naming the range
             with pytest.raises(simdex.UsageError, match=r"0\.\.2\*\*64-1"):
                 index.query(out_of_range)
-        for call in (lambda: index.query(True), lambda: index.ids_of(False), lambda: True in index):
+        for call in (lambda: index.query(True), lambda: index.ids_of(False), lambda: True in index,
+                     lambda: index.join([True, 2]), lambda: index.join((2, np.bool_(False))),
+                     lambda: simdex.build(index_path.parent / "b.sdx", [1, 2], ids=[3, True])):
             with pytest.raises(TypeError):  # a bool is no fingerprint (join refuses them too)
                 call()
         assert index.query(np.uint64(2**64 - 1), k=0) == [] and index.ids_of(np.int64(5)).size == 0

@@ -127,8 +127,9 @@ def test_progress_misuse_and_edges(tmp_path):
     b.add(fps)
     with pytest.raises(simdex.UsageError, match="is writing"):
         b.write(tmp_path / "a.sdx", progress=lambda *a: b.add([1]))
-    # Stopped after the pairs were used up: the Builder says so, and refuses more.
-    assert b.written and not (tmp_path / "a.sdx").exists()
+    # Stopped after the pairs were used up: the Builder says so (not written: nothing was), and
+    # refuses more.
+    assert not b.written and not (tmp_path / "a.sdx").exists() and "write failed" in repr(b)
     with pytest.raises(simdex.UsageError, match="failed or was stopped"):
         b.add([1])
     # A stage's first and last reports always come: "merge" of a spilled sort, one 100% of reading.
