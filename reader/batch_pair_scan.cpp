@@ -42,17 +42,17 @@ std::vector<Task> plan(const IndexFile& file, unsigned threads) {
 // often the only one, in a flat array: no pointer followed for a component of one).
 struct Component {
   std::vector<uint64_t> values;
-  std::vector<uint32_t> members;
+  std::vector<std::size_t> members;
 };
 struct LiveComponent {
-  uint64_t first;         // values[0]
-  uint32_t first_member;  // members[0]
-  uint32_t id;            // in the scanner's components
-  uint32_t size;
+  uint64_t first;            // values[0]
+  std::size_t first_member;  // members[0]
+  std::size_t id;            // in the scanner's components
+  std::size_t size;
 };
 struct Hit {
-  std::size_t live;  // position in the live components
-  uint32_t member;   // the member within k of the entry
+  std::size_t live;    // position in the live components
+  std::size_t member;  // the member within k of the entry
 };
 
 // Each live component with a member within k of x, in hits (the first such member); returns the
@@ -180,9 +180,8 @@ class Scanner {
   // Entry j into the components hits_ names (live_ positions, ascending, with the member within k of
   // j), the largest taking the others; a component of its own without hits.
   void join_components(const TableView& t, std::size_t j) {
-    const auto member = static_cast<uint32_t>(j);
     if (hits_.empty()) {
-      uint32_t id;
+      std::size_t id;
       if (!spare_.empty()) {
         id = spare_.back();
         spare_.pop_back();
@@ -191,8 +190,8 @@ class Scanner {
         if (id == components_.size()) components_.emplace_back();
       }
       components_[id].values.assign(1, entries_[j]);
-      components_[id].members.assign(1, member);
-      live_.push_back({entries_[j], member, id, 1});
+      components_[id].members.assign(1, j);
+      live_.push_back({entries_[j], j, id, 1});
       return;
     }
     std::size_t into = hits_[0].live;  // the largest component named, by live_ position
@@ -214,8 +213,8 @@ class Scanner {
       live_.pop_back();
     }
     to.values.push_back(entries_[j]);
-    to.members.push_back(member);
-    live_[into].size = static_cast<uint32_t>(to.values.size());
+    to.members.push_back(j);
+    live_[into].size = to.values.size();
   }
 
   // Block j's rank plus its entries is where the next block starts (n after the last block).
@@ -277,8 +276,8 @@ class Scanner {
   // reused first); used_ ids given out in this group. Kept with their capacity from group to group.
   std::vector<Component> components_;
   std::vector<LiveComponent> live_;
-  std::vector<uint32_t> spare_;
-  uint32_t used_ = 0;
+  std::vector<std::size_t> spare_;
+  std::size_t used_ = 0;
   std::vector<Hit> hits_;
   unsigned worker_ = 0;
   uint64_t found_ = 0;
