@@ -14,6 +14,16 @@
 #include "simdex/builder.h"
 #include "simdex/index.h"
 
+// SIMDEX_TEST_ASAN: built with AddressSanitizer (GCC and clang 16+ say so with
+// __SANITIZE_ADDRESS__; older clang only through __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define SIMDEX_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIMDEX_TEST_ASAN 1
+#endif
+#endif
+
 namespace simdex::test {
 
 using Pairs = std::vector<std::pair<uint64_t, uint64_t>>;

@@ -41,13 +41,12 @@ struct BatchOptions {
   // of 256 entries or more (smaller groups cost at most 128 comparisons an entry and are not
   // counted): so a small job passes even a limit of 0. clusters is checked only as it runs: it
   // compares an entry with each component of its group until one member is within k, so a group
-  // of near-identical entries costs about its size, far below the estimate of every two entries. Above the limit it throws Error(work_limit) instead of
-  // running for hours on a file whose prefixes group too many entries (prefix_bits = 0, too short
-  // a prefix for the file's size). The default, 2^40 (about
-  // 1.1e12, some minutes of one core), passes the paper's schemes up to 1B fingerprints except
-  // paper-4 pairs above about 500M. Below the limit, work whose probes read more than 65,536
-  // entries each (a degenerate prefix) is refused too once it passes about 1e9 comparisons.
-  // UINT64_MAX: no limit of either kind.
+  // of near-identical entries costs about its size, far below the estimate of every two entries. Above the
+  // limit it throws Error(work_limit) instead of running for hours on a file whose prefixes group too many
+  // entries (prefix_bits = 0, too short a prefix for the file's size). The default, 2^40 (about 1.1e12, some
+  // minutes of one core), passes the paper's schemes up to 1B fingerprints except paper-4 pairs above about
+  // 500M. Below the limit, work whose probes read more than 65,536 entries each (a degenerate prefix) is
+  // refused too once it passes about 1e9 comparisons. UINT64_MAX: no limit of either kind.
   uint64_t work_limit = kDefaultWorkLimit;
   static constexpr uint64_t kDefaultWorkLimit = uint64_t{1} << 40;
 };
