@@ -38,7 +38,7 @@ void run_clusters(ClustersArgs a) {
   o.k = a.k;
   o.threads = a.threads;
   if (a.force) o.work_limit = UINT64_MAX;
-  o.progress = [&](uint64_t done, uint64_t total) { progress.update("clusters: blocks", done, total); };
+  o.progress = batch_progress(progress, "clusters", "blocks");
   ClusterOptions c;
   c.min_size = a.min_size;
   c.size_in_ids = ids;

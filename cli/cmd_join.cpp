@@ -52,7 +52,9 @@ class ChunkedJoin {
     options_.threads = a.threads;
     if (a.force) options_.work_limit = UINT64_MAX;
     options_.with_ids = true;
-    options_.progress = [this](uint64_t done, uint64_t total) { progress_.update(stage_, done, total); };
+    options_.progress = [this](std::string_view, uint64_t done, uint64_t total) {
+      progress_.update(stage_, done, total);
+    };
   }
   // `key`: the query's key, kept for printing with --keys (else ignored).
   void add(const Query& q, std::optional<std::string_view> key) {

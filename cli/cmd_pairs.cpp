@@ -38,7 +38,7 @@ void run_pairs(PairsArgs a) {
   if (a.force) o.work_limit = UINT64_MAX;
   o.with_ids = ids;
   o.duplicates = ids;
-  o.progress = [&](uint64_t done, uint64_t total) { progress.update("pairs: blocks", done, total); };
+  o.progress = batch_progress(progress, "pairs", "blocks");
   Output out;
   std::vector<NearPair> all;  // --sort only
   const BatchStats stats = find_pairs(index, o, [&](std::span<const NearPair> batch) {

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/lines.h"
+#include "cli/output.h"
 #include "cli/set_output.h"
 #include "io/input_stream.h"
 #include "simdex/error.h"

@@ -18,6 +18,14 @@ std::string duration(double seconds) {
 }
 }  // namespace
 
+std::function<void(std::string_view, uint64_t, uint64_t)> batch_progress(Progress& progress, std::string job,
+                                                                         std::string unit) {
+  return [&progress, job = std::move(job), unit = std::move(unit)](std::string_view stage, uint64_t done,
+                                                                   uint64_t total) {
+    progress.update(job + ": " + (stage == job ? unit : std::string(stage)), done, total);
+  };
+}
+
 std::string human_count(double value, Progress::Unit unit) {
   const bool bytes = unit == Progress::Unit::bytes;
   const char* suffix[] = {"", "k", "M", "G", "T", "P"};

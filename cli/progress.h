@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,6 +42,11 @@ class Progress {
 // -q/--quiet (no progress bar) and --progress (a bar even when stderr is not a terminal: a log, a
 // job's captured stderr), as every long-running command has them.
 void add_progress_flags(CLI::App& cmd, bool& quiet, bool& progress, const char* quiet_help = nullptr);
+
+// A batch job's progress (BatchOptions::progress) on `progress`: the job's own stage as "JOB: UNIT"
+// ("pairs: blocks"), another (an index set's merge first) as "JOB: STAGE".
+std::function<void(std::string_view, uint64_t, uint64_t)> batch_progress(Progress& progress, std::string job,
+                                                                         std::string unit);
 
 // "12.3 MB", "4.56M", "789": a count of `unit`s, short.
 std::string human_count(double value, Progress::Unit unit);

@@ -1,5 +1,7 @@
 #include "cli/search_options.h"
 
+#include "cli/progress.h"
+
 namespace simdex::cli {
 
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {

@@ -192,7 +192,9 @@ void cluster_documents(const Index& index, const std::vector<Record>& records, c
   BatchOptions batch;
   batch.k = static_cast<int>(o.k);
   batch.threads = o.threads;
-  batch.progress = [&](std::uint64_t done, std::uint64_t total) { report(o, "clusters", done, total); };
+  batch.progress = [&](std::string_view stage, std::uint64_t done, std::uint64_t total) {
+    report(o, stage, done, total);
+  };
   ClusterOptions cluster;
   cluster.min_size = 1;  // a lone fingerprint may still stand for several documents
   std::vector<std::uint64_t> docs;

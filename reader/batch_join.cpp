@@ -431,7 +431,7 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
       const uint64_t offset = uint64_t{queries.size()} * t.index;
       reader::TaskProgress progress;
       if (options.progress)
-        progress.report = [&](uint64_t done, uint64_t) { options.progress(offset + done, total); };
+        progress.report = [&](uint64_t done, uint64_t) { options.progress("join", offset + done, total); };
       progress.total = queries.size();
       pool.run(
           chunks.size(),

@@ -23,7 +23,8 @@ static BatchStats find_clusters_unchecked(
   scan.threads = reader::batch_threads(options);
   scan.ranks = true;
   scan.components_only = true;  // the union-find below needs no more
-  scan.progress = options.progress;
+  if (options.progress)
+    scan.progress = [&](uint64_t done, uint64_t total) { options.progress("clusters", done, total); };
   scan.work_limit = options.work_limit;
   scan.command = "clusters";
   reader::ConcurrentUnionFind sets(n, scan.threads);

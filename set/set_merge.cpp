@@ -97,6 +97,9 @@ MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const B
               const std::size_t i = reading = heads.top().second;
               heads.pop();
               const IdList list = cursors[i].ids();
+              // a report every 2^16 pairs read (the progress of a large merge before its tables)
+              if (options.progress && (out.entries_read >> 16) != ((out.entries_read + list.size()) >> 16))
+                options.progress("read", out.entries_read + list.size(), pairs);
               out.entries_read += list.size();
               for (uint64_t id : list)
                 if (s.live(id, s.members()[i])) live.push_back(id);
@@ -108,6 +111,7 @@ MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const B
           }
         },
         &fingerprints, id_offsets, ids);
+    if (options.progress) options.progress("read", out.entries_read, pairs);
   } catch (const Error& e) {
     throw_for_member(s, s.members()[reading], e);
   }

@@ -163,6 +163,18 @@ IdList owned_ids(const std::vector<uint64_t>& ids) {
 }
 }  // namespace
 
+IdList owned_copy(const IdList& ids) {
+  if (ids.empty()) return {};
+  auto buffer = std::make_shared<std::vector<uint8_t>>(8 * ids.size());
+  uint8_t* at = buffer->data();
+  for (uint64_t id : ids) {
+    format::store_le64(at, id);
+    at += 8;
+  }
+  const uint8_t* data = buffer->data();
+  return IdList(data, ids.size(), std::move(buffer));
+}
+
 IdList SetSnapshot::merge_live(const std::vector<std::pair<std::size_t, IdList>>& holders) const {
   if (holders.size() == 1 && members_[holders[0].first].all_live) return holders[0].second;
   std::vector<uint64_t> ids;

@@ -71,6 +71,12 @@ class SetSnapshot final : public reader::IndexComposite {
   // its home member, member by member.
   void for_each_live(const std::function<void(uint64_t, std::size_t, const IdList&)>& visit) const;
 
+  // The set's live pairs written as one index file (set_merge.h) in the system's temporary
+  // directory, opened and unlinked (the mapping keeps it until the Index closes): what pairs and
+  // clusters of several members run over. Its stages reported through options.progress as
+  // "merging members: STAGE".
+  Index merged_index(const BatchOptions& options) const;
+
  private:
   std::string path_;
   std::string file_;  // the manifest's file, links resolved (manifest_file), absolute
@@ -81,6 +87,9 @@ class SetSnapshot final : public reader::IndexComposite {
   mutable std::once_flag counted_;
   mutable uint64_t live_fingerprints_ = 0, live_ids_ = 0;
 };
+
+// `ids` copied into memory that the list owns (valid after the index it viewed closes).
+IdList owned_copy(const IdList& ids);
 
 // A member, opened as an index file (never as a set) and checked against its entry (rule 12).
 std::shared_ptr<const Index> open_member(const std::string& manifest_path,

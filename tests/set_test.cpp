@@ -506,3 +506,91 @@ TEST_CASE("merge under a small memory bound spills to temporary files and writes
   const auto m = read_manifest(s);
   CHECK(read_bytes(set::entry_path(s, m.members[0].name)) == read_bytes(dir.file("one.sdx")));
 }
+
+TEST_CASE("pairs and clusters of several members: near-identical documents in one pass, ids kept") {
+  // 4 members of 10,000 fingerprints within 4 bits of one (every two within k = 8): their clusters
+  // are one component scan of the merged set, where each member's pairs (5e7 each, above the work
+  // limit below) and every two members' join were resolved one by one.
+  TempDir dir, scratch;
+  const std::string s = dir.file("near.sdxs");
+  std::mt19937_64 rng(29);
+  const uint64_t center = rng();
+  SetWriterOptions no_merge;
+  no_merge.merge_after_add = false;
+  Pairs all;
+  for (uint64_t m = 0, id = 0; m < 4; ++m) {
+    IndexBuilder b({.k = 8});
+    for (int i = 0; i < 10'000; ++i, ++id) {
+      uint64_t f = center;
+      for (int bit = 0; bit < 4; ++bit) f ^= uint64_t{1} << (rng() % 64);
+      b.add(f, id);
+      all.emplace_back(f, id);
+    }
+    SetWriter(s, no_merge).add(b);
+  }
+  const std::vector<uint64_t> removed{7, 10'007};
+  SetWriter(s).remove(removed);
+  std::erase_if(all, [](const auto& p) { return p.second == 7 || p.second == 10'007; });
+  build(dir.file("one.sdx"), all, {.k = 8});
+  const Index set = Index::open(s), one = Index::open(dir.file("one.sdx"));
+  REQUIRE(set.info().members.size() == 4);
+
+  // The merged index goes to TMPDIR and is gone when the call returns.
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir ? old_tmpdir : "";
+  ::setenv("TMPDIR", scratch.file("").c_str(), 1);
+  BatchOptions o;
+  o.work_limit = 100'000'000;
+  std::vector<std::string> stages;
+  o.progress = [&](std::string_view stage, uint64_t, uint64_t) {
+    if (stages.empty() || stages.back() != stage) stages.emplace_back(stage);
+  };
+  std::vector<ClusterMember> kept;  // the ids read after the call: valid while `set` lives
+  find_clusters(set, o, ClusterOptions{}, [&](std::span<const ClusterMember> members) {
+    kept.insert(kept.end(), members.begin(), members.end());
+  });
+  if (old_tmpdir)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  CHECK(std::filesystem::is_empty(scratch.file("")));
+  REQUIRE(!stages.empty());
+  CHECK(stages.front().rfind("merging members: ", 0) == 0);
+  CHECK(stages.back() == "clusters");
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> got, want;
+  for (const auto& m : kept) got.emplace_back(m.fingerprint, m.ids.to_vector());
+  find_clusters(one, o, ClusterOptions{}, [&](std::span<const ClusterMember> members) {
+    for (const auto& m : members) want.emplace_back(m.fingerprint, m.ids.to_vector());
+  });
+  CHECK(got.size() == one.fingerprint_count());  // one cluster of them all
+  CHECK(got == want);
+
+  // Pairs with ids kept past the call (clustered data in 3 members), against one file's.
+  const std::string small = dir.file("small.sdxs");
+  Pairs small_pairs;
+  for (int m = 0; m < 3; ++m) {
+    Pairs p = clustered_pairs(rng, 3000, 3);
+    for (auto& [f, id] : p) id = rng() % 5000;  // ids repeat: fingerprints with several ids
+    add_pairs(small, p, no_merge);
+    small_pairs.insert(small_pairs.end(), p.begin(), p.end());
+  }
+  build(dir.file("small.sdx"), small_pairs, {.k = 3});
+  o = BatchOptions{};
+  o.with_ids = true;
+  o.duplicates = true;
+  auto rows_of = [&](const Index& index) {
+    std::vector<NearPair> pairs;
+    find_pairs(index, o, [&](std::span<const NearPair> batch) {
+      pairs.insert(pairs.end(), batch.begin(), batch.end());
+    });
+    std::vector<PairRow> rows;
+    for (const NearPair& p : pairs)
+      rows.emplace_back(p.a, p.b, p.distance, p.ids_a.to_vector(), p.ids_b.to_vector());
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+  const Index small_set = Index::open(small), small_one = Index::open(dir.file("small.sdx"));
+  const auto set_rows = rows_of(small_set);
+  CHECK(set_rows.size() > 1000);
+  CHECK(set_rows == rows_of(small_one));
+}

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -19,9 +20,17 @@ std::string os_error(const std::string& what, const std::string& path) {
 }  // namespace
 
 ScratchSpace::ScratchSpace(std::string dir) : dir_(std::move(dir)) {
-  if (dir_.empty()) dir_ = std::filesystem::temp_directory_path().string();
-  // Checked now, not at the first spill: a large build would find out only after reading its input.
   std::error_code ec;
+  if (dir_.empty()) {
+    dir_ = std::filesystem::temp_directory_path(ec).string();
+    if (ec) {
+      const char* tmpdir = std::getenv("TMPDIR");
+      throw Error(errc::io, "no temporary directory: " +
+                                (tmpdir ? "TMPDIR='" + std::string(tmpdir) + "': " : std::string("/tmp: ")) +
+                                ec.message() + " (set TMPDIR to a directory with room for the work's files)");
+    }
+  }
+  // Checked now, not at the first spill: a large build would find out only after reading its input.
   if (!std::filesystem::is_directory(dir_, ec))
     throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory");
   remove_unlocked(dir_, kPrefix);  // leftovers of killed builds

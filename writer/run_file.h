@@ -25,6 +25,7 @@ class ScratchSpace {
   // nothing is created until a file is.
   explicit ScratchSpace(std::string dir);
   std::string next_path();
+  const std::string& dir() const { return dir_; }
   uint64_t bytes_in_use() const;
   uint64_t peak_bytes() const;
   uint64_t files_created() const;

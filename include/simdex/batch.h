@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "simdex/export.h"
@@ -31,10 +32,12 @@ struct BatchOptions {
   bool with_ids = false;  // fill the ids of results (costs a lookup in table 0 for hits of other tables)
   // find_pairs with ids: also report each fingerprint with several ids as a pair (f, f, 0).
   bool duplicates = false;
-  // Called from the calling thread a few times a second: work units done and in all. It may throw
-  // to stop the work (Python's Ctrl-C does): the exception comes out of the call once its threads
-  // have stopped.
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  // Called from the calling thread a few times a second: the stage, its work units done and in all.
+  // The stage is the job's name ("pairs", "clusters", "join"); pairs and clusters of an index set
+  // of several members first report "merging members: " and a stage of BuildOptions::progress (the
+  // set written as one temporary index). It may throw to stop the work (Python's Ctrl-C does): the
+  // exception comes out of the call once its threads have stopped.
+  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
   // Entry comparisons a command may do: a guard against runaway work, not a meter. Estimated from
   // the tables' prefixes and block keys before pairs and join start, at the granularity of blocks
   // (groups within a block count little), and for pairs and clusters counted as they run in groups

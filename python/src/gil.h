@@ -59,19 +59,16 @@ class GilTakenBack {
 class SignalCheck {
  public:
   // `progress`: a callable or null, borrowed (an argument of the call, alive while it runs: no
-  // reference is counted, as copies of this are made and dropped without the GIL). `stage`: the
-  // name given to the reports of the batch jobs, which name none.
-  explicit SignalCheck(py::handle progress = {}, std::string stage = {})
-      : progress_(progress && !progress.is_none() ? progress.ptr() : nullptr), stage_(std::move(stage)) {}
+  // reference is counted, as copies of this are made and dropped without the GIL).
+  explicit SignalCheck(py::handle progress = {})
+      : progress_(progress && !progress.is_none() ? progress.ptr() : nullptr) {}
   void operator()(std::string_view stage, std::uint64_t done, std::uint64_t total) {
     check(stage, done, total);
   }
-  void operator()(std::uint64_t done, std::uint64_t total) { check(stage_, done, total); }
 
  private:
   void check(std::string_view stage, std::uint64_t done, std::uint64_t total);
   PyObject* progress_;
-  std::string stage_;
   std::chrono::steady_clock::time_point next_{};
   std::string told_stage_;  // the last report given to progress_
   std::uint64_t told_done_ = 0, told_total_ = 0;

@@ -49,15 +49,15 @@ const StructType& report_type() {
   return *type;
 }
 
-// `progress`: the caller's callable (or None), called with `stage` (the job's name).
-BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force, py::handle progress,
-                           const char* stage) {
+// `progress`: the caller's callable (or None), called with the stage (the job's name, after an index
+// set's "merging members: ..." stages).
+BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force, py::handle progress) {
   if (k && *k < 0) throw Error(errc::usage, "k must be >= 0 (or None for the index's k)");
   BatchOptions o;
   o.k = k.value_or(-1);
   o.threads = threads;
   if (force) o.work_limit = UINT64_MAX;
-  o.progress = SignalCheck(progress, stage);  // Ctrl-C and the caller's progress
+  o.progress = SignalCheck(progress);  // Ctrl-C and the caller's progress
   return o;
 }
 
@@ -160,7 +160,7 @@ class PyIndex {
                  unsigned threads, bool force, const py::object& progress) const {
     check_pairs(fingerprints, ids);
     const auto index = get();
-    BatchOptions o = batch_options(k, threads, force, progress, "join");
+    BatchOptions o = batch_options(k, threads, force, progress);
     o.with_ids = true;
     struct Row {
       std::uint64_t query, fingerprint, id;
@@ -227,7 +227,7 @@ class PyIndex {
   // (a, b, distance) of every pair of distinct stored fingerprints within k, sorted by (a, b).
   py::tuple pairs(std::optional<int> k, unsigned threads, bool force, const py::object& progress) const {
     const auto index = get();
-    const BatchOptions o = batch_options(k, threads, force, progress, "pairs");
+    const BatchOptions o = batch_options(k, threads, force, progress);
     std::vector<std::tuple<std::uint64_t, std::uint64_t, unsigned>> all;
     without_gil([&] {
       find_pairs(*index, o, [&](std::span<const NearPair> batch) {
@@ -245,7 +245,7 @@ class PyIndex {
   py::list clusters(std::optional<int> k, std::size_t min_size, bool size_in_ids, unsigned threads,
                     bool force, const py::object& progress) const {
     const auto index = get();
-    const BatchOptions o = batch_options(k, threads, force, progress, "clusters");
+    const BatchOptions o = batch_options(k, threads, force, progress);
     ClusterOptions c;
     c.min_size = min_size;
     c.size_in_ids = size_in_ids;

@@ -99,6 +99,38 @@ def test_progress_reports_each_call_and_ends_at_its_total(tmp_path):
     assert "clusters" in stages
 
 
+def test_pairs_and_clusters_of_a_set_report_its_merge_first(tmp_path, monkeypatch):
+    # A set of several members is written as one temporary index (in TMPDIR) for pairs and
+    # clusters: its stages come first, then the job's; a stop in the merge leaves no file.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    fps = np.random.default_rng(6).integers(0, 2**64, 60000, dtype=np.uint64, endpoint=False)
+    for part in range(3):
+        ids = np.arange(part * 20000, (part + 1) * 20000, dtype=np.uint64)
+        simdex.add(tmp_path / "s.sdxs", fps[part * 20000:(part + 1) * 20000] ^ np.uint64(part), ids=ids, merge=False)
+    index = simdex.open(tmp_path / "s.sdxs")
+    for name, call in [("pairs", lambda p: index.pairs(progress=p)),
+                       ("clusters", lambda p: index.clusters(progress=p))]:
+        calls = []
+        call(lambda *a: calls.append(a))
+        stages = [c[0] for c in calls]
+        assert stages[0].startswith("merging members: ") and stages[-1] == name
+        assert calls[-1][1] == calls[-1][2] > 0
+    assert os.listdir(scratch) == []
+
+    class Stop(Exception):
+        pass
+
+    def stop(stage, done, total):
+        if stage.startswith("merging members: "):
+            raise Stop(stage)
+
+    with pytest.raises(Stop):
+        index.clusters(progress=stop)
+    assert os.listdir(scratch) == []
+
+
 def test_an_exception_in_progress_stops_the_work_and_leaves_nothing(tmp_path):
     class Stop(Exception):
         pass
