@@ -95,7 +95,7 @@ Index SetSnapshot::merged_index(const BatchOptions& options) const {
     build.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
       options.progress("merging members: " + std::string(stage), done, total);
     };
-  write_merged(*this, path, build);
+  write_merged(*this, path, build, writer::Durability::scratch);
   OpenOptions open_options = options_;
   open_options.set_members.clear();
   open_options.preload = OpenOptions::Preload::none;

@@ -56,7 +56,8 @@ MergeSummary write_by_builder(const SetSnapshot& s, const std::string& path, con
 
 }  // namespace
 
-MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const BuildOptions& given) {
+MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const BuildOptions& given,
+                          writer::Durability durability) {
   // The merged member records the fingerprint settings its members record (they agree, or this
   // throws settings_mismatch); members built from fingerprints record none and add none.
   BuildOptions options = given;
@@ -119,7 +120,8 @@ MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const B
   const Scheme scheme = Scheme::automatic(fingerprints.size(), options.k);
   const uint64_t held = fingerprints.memory_bytes() + id_offsets.memory_bytes() + ids.memory_bytes();
   out.build = writer::write_index(path, writer::IndexContents{fingerprints, id_offsets, ids}, scheme, options,
-                                  scratch, std::max<uint64_t>(memory > held ? memory - held : 0, memory / 4));
+                                  scratch, std::max<uint64_t>(memory > held ? memory - held : 0, memory / 4),
+                                  durability);
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "set/set_snapshot.h"
 #include "simdex/builder.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::set {
 
@@ -18,6 +19,8 @@ struct MergeSummary {
 };
 
 // The same bytes as an IndexBuilder given the live pairs and `options` (k and block size: the set's).
-MergeSummary write_merged(const SetSnapshot& snapshot, const std::string& path, const BuildOptions& options);
+// Durability::scratch: a file for this process only, not flushed to disk (SetSnapshot::merged_index).
+MergeSummary write_merged(const SetSnapshot& snapshot, const std::string& path, const BuildOptions& options,
+                          writer::Durability durability = writer::Durability::durable);
 
 }  // namespace simdex::set

@@ -140,13 +140,14 @@ TEST_CASE(
   CHECK(seconds_since(start) < 5);
   // clusters has no estimate to refuse on before (its component scan costs about a comparison an
   // entry where entries are near): it counts what it compares and stops at the floor of a
-  // degenerate file, 1e9 comparisons (about a second; ten under ASan's checks of each load).
+  // degenerate file, 1e9 comparisons (about a second; ten under ASan's checks of each load): bounds
+  // that hours of work fail and a core shared with other tests (ctest -j) does not.
   start = std::chrono::steady_clock::now();
   CHECK(error_of([&] { clusters(index, o); }) == "work_limit");
 #if defined(SIMDEX_TEST_ASAN)
-  CHECK(seconds_since(start) < 40);
+  CHECK(seconds_since(start) < 80);
 #else
-  CHECK(seconds_since(start) < 5);
+  CHECK(seconds_since(start) < 20);
 #endif
   // A small file of the same scheme under a small limit; forced, the answers are right.
   const Pairs few(data.begin(), data.begin() + 3000);

@@ -64,14 +64,15 @@ std::string temp_prefix(const std::string& target) {
   return (target.find('/') == std::string::npos ? "" : dir + "/") + "." + base_of(target) + ".tmp-";
 }
 
-AtomicFile::AtomicFile(std::string target)
+AtomicFile::AtomicFile(std::string target, Durability durability)
     : target_(std::move(target)),
       temp_(
           [prefix = temp_prefix(checked_target(target_)) + std::to_string(getpid()) + "-"] {
             static std::atomic<unsigned> counter{0};
             return prefix + std::to_string(counter++);
           },
-          O_RDWR, 0644) {
+          O_RDWR, 0644),
+      durability_(durability) {
   // Leftovers of killed writes of this target: ".NAME.tmp-*" that no live process holds locked
   // (this one's is locked). Here rather than at publish, so that killed builds do not pile up.
   remove_unlocked(directory_of(target_), "." + base_of(target_) + ".tmp-");
@@ -106,7 +107,7 @@ void AtomicFile::start_writeback() {
   // disk works while the build encodes the next tables, and publish's fsync finds little left (it
   // took 0.5 s of a 10M build after the last byte). Only a hint: fsync still makes them durable.
   constexpr uint64_t kWritebackBytes = uint64_t{32} << 20;
-  if (flushed_ - writeback_from_ < kWritebackBytes) return;
+  if (durability_ == Durability::scratch || flushed_ - writeback_from_ < kWritebackBytes) return;
   ::sync_file_range(temp_.fd(), static_cast<off_t>(writeback_from_),
                     static_cast<off_t>(flushed_ - writeback_from_), SYNC_FILE_RANGE_WRITE);
   writeback_from_ = flushed_;
@@ -121,7 +122,9 @@ void AtomicFile::write_at(uint64_t offset, const void* data, std::size_t size) {
 void AtomicFile::write_parallel(uint64_t offset, const void* data, std::size_t size) {
   if (!map_write(offset, data, size)) pwrite_all(offset, data, size);
 #ifdef SYNC_FILE_RANGE_WRITE
-  ::sync_file_range(temp_.fd(), static_cast<off_t>(offset), static_cast<off_t>(size), SYNC_FILE_RANGE_WRITE);
+  if (durability_ == Durability::durable)
+    ::sync_file_range(temp_.fd(), static_cast<off_t>(offset), static_cast<off_t>(size),
+                      SYNC_FILE_RANGE_WRITE);
 #endif
 }
 
@@ -219,7 +222,7 @@ void AtomicFile::sync() {
   // The tail that cache_regions added beyond the last byte written.
   if (extended_ > end_ && ::ftruncate(temp_.fd(), static_cast<off_t>(end_)) != 0)
     fail("cannot truncate", temp_.path());
-  if (::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
+  if (durability_ == Durability::durable && ::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
 }
 
 void AtomicFile::publish() {
@@ -233,7 +236,7 @@ void AtomicFile::publish() {
   // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
   // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
   temp_.close();
-  fsync_directory(directory_of(target_));
+  if (durability_ == Durability::durable) fsync_directory(directory_of(target_));
 }
 
 namespace {

@@ -33,11 +33,15 @@ void refuse_same_output(const std::string& a, const std::string& a_what, const s
 // fsync of `dir`, after a name in it changed (a rename, a link); Error(io) naming it on failure.
 void fsync_directory(const std::string& dir);
 
+// `scratch`: a file the process itself reads and removes (a set merged for its pairs): published by
+// rename all the same, but never flushed to disk (no writeback, fsync or directory fsync).
+enum class Durability { durable, scratch };
+
 class AtomicFile {
  public:
   // Creates the temporary file; throws Error(io), also when the target exists and is not a regular
   // file (a device, FIFO, directory, socket or symbolic link: renaming over it would replace it).
-  explicit AtomicFile(std::string target);
+  explicit AtomicFile(std::string target, Durability durability = Durability::durable);
   ~AtomicFile() = default;  // unpublished: the temporary file is removed (by temp_)
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -79,6 +83,7 @@ class AtomicFile {
   std::vector<uint8_t> buffer_;
   uint64_t position_ = 0;  // == flushed_ + buffer_.size()
   uint64_t flushed_ = 0;
+  Durability durability_;
   uint64_t writeback_from_ = 0;      // bytes before it were handed to start_writeback
   std::size_t huge_page_bytes_ = 0;  // the regions' size; 0: none are cached so
   std::mutex regions_lock_;          // cache_regions runs on every writing thread

@@ -234,8 +234,8 @@ std::array<SectionEntry, 3> write_table_sections(AtomicFile& file, uint32_t t, u
 class FileWriter {
  public:
   FileWriter(const std::string& path, const IndexContents& contents, const Scheme& scheme,
-             const BuildOptions& options)
-      : contents_(contents), scheme_(scheme), options_(options), file_(path), sections_(file_) {
+             const BuildOptions& options, Durability durability)
+      : contents_(contents), scheme_(scheme), options_(options), file_(path, durability), sections_(file_) {
     region_.tables.resize(scheme.tables.size());
     if (options.fingerprint_settings)
       tagged_.push_back({static_cast<uint32_t>(format::Tag::fingerprint_settings), 0,
@@ -506,9 +506,10 @@ void check_writable(const Scheme& scheme, const BuildOptions& options) {
 }
 
 BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,
-                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes) {
+                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes,
+                         Durability durability) {
   check_writable(scheme, options);
-  FileWriter writer(path, contents, scheme, options);
+  FileWriter writer(path, contents, scheme, options, durability);
   writer.reserve_header_region();
   writer.write_tables(scratch, memory_bytes);
   writer.write_ids();

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "simdex/builder.h"
+#include "writer/atomic_file.h"
 #include "writer/run_file.h"
 #include "writer/u64_store.h"
 
@@ -24,6 +25,7 @@ void check_writable(const Scheme& scheme, const BuildOptions& options);
 
 // memory_bytes: what the tables may use (the caller's own data is already subtracted).
 BuildSummary write_index(const std::string& path, const IndexContents& contents, const Scheme& scheme,
-                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes);
+                         const BuildOptions& options, ScratchSpace& scratch, uint64_t memory_bytes,
+                         Durability durability = Durability::durable);
 
 }  // namespace simdex::writer
