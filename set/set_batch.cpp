@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <unordered_map>
 
 #include "set/set_merge.h"
 #include "set/set_snapshot.h"
@@ -53,13 +54,24 @@ BatchStats SetSnapshot::join(std::span<const Query> queries, const BatchOptions&
   if (single()) return simdex::join(*members_[0].index, queries, options, on_hits);
   const unsigned k = search_distance(options.k);
   Batches<JoinHit> out(on_hits);
+  // Each stored fingerprint resolved once while it keeps being hit, not once a hit: a dense join
+  // hits the same fingerprints from many queries (2,000 templated records against 160,000 in 4
+  // members: 2.4M hits of 38,864 fingerprints, each resolved by a lookup in every member). Cleared
+  // past kMemo fingerprints, so that memory stays bounded on a join of many distinct hits.
+  constexpr std::size_t kMemo = std::size_t{1} << 18;
+  std::unordered_map<uint64_t, Resolved> memo;
   for (std::size_t i = 0; i < members_.size(); ++i) {
     simdex::join(*members_[i].index, queries, member_options(options, k), [&](std::span<const JoinHit> hits) {
       for (const JoinHit& h : hits) {
-        Resolved r = resolve(h.fingerprint, i, h.ids);
+        auto it = memo.find(h.fingerprint);
+        if (it == memo.end()) {
+          if (memo.size() >= kMemo) memo.clear();
+          it = memo.emplace(h.fingerprint, resolve(h.fingerprint, i, h.ids)).first;
+        }
+        const Resolved& r = it->second;
         if (r.home != i) continue;
         JoinHit x = h;
-        x.ids = options.with_ids ? std::move(r.ids) : IdList();
+        x.ids = options.with_ids ? r.ids : IdList();
         out.push(std::move(x));
       }
     });
