@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -176,11 +177,28 @@ std::string open_error(const std::string& path) {
   return "ok";
 }
 
-void add_pairs(const std::string& set, const Pairs& p, SetWriterOptions o = {}) {
+void add_pairs(const std::string& set, const Pairs& p, SetWriterOptions o = {}, unsigned k = 3) {
   SetWriter w(set, o);
-  IndexBuilder b({.k = 3});
+  IndexBuilder b({.k = k});
   for (auto [f, id] : p) b.add(f, id);
   w.add(b);
+}
+
+SetWriterOptions without_merge() {
+  SetWriterOptions o;
+  o.merge_after_add = false;
+  return o;
+}
+
+// `count` members added as they are (no merge), member m of draw(m); returns all their pairs.
+Pairs add_members(const std::string& set, int count, const std::function<Pairs(int)>& draw, unsigned k = 3) {
+  Pairs all;
+  for (int m = 0; m < count; ++m) {
+    const Pairs p = draw(m);
+    add_pairs(set, p, without_merge(), k);
+    all.insert(all.end(), p.begin(), p.end());
+  }
+  return all;
 }
 
 }  // namespace
@@ -490,14 +508,7 @@ TEST_CASE("merge under a small memory bound spills to temporary files and writes
   TempDir dir;
   const std::string s = dir.file("s.sdxs");
   std::mt19937_64 rng(11);
-  SetWriterOptions no_merge;
-  no_merge.merge_after_add = false;
-  Pairs all;
-  for (int m = 0; m < 3; ++m) {
-    const Pairs p = clustered_pairs(rng, 30000, 3);
-    add_pairs(s, p, no_merge);
-    all.insert(all.end(), p.begin(), p.end());
-  }
+  const Pairs all = add_members(s, 3, [&](int) { return clustered_pairs(rng, 30000, 3); });
   SetWriterOptions small;
   small.build.memory_bytes = 1 << 20;
   const SetChange c = SetWriter(s, small).merge();
@@ -515,19 +526,19 @@ TEST_CASE("pairs and clusters of several members: near-identical documents in on
   const std::string s = dir.file("near.sdxs");
   std::mt19937_64 rng(29);
   const uint64_t center = rng();
-  SetWriterOptions no_merge;
-  no_merge.merge_after_add = false;
-  Pairs all;
-  for (uint64_t m = 0, id = 0; m < 4; ++m) {
-    IndexBuilder b({.k = 8});
-    for (int i = 0; i < 10'000; ++i, ++id) {
-      uint64_t f = center;
-      for (int bit = 0; bit < 4; ++bit) f ^= uint64_t{1} << (rng() % 64);
-      b.add(f, id);
-      all.emplace_back(f, id);
-    }
-    SetWriter(s, no_merge).add(b);
-  }
+  uint64_t id = 0;
+  Pairs all = add_members(
+      s, 4,
+      [&](int) {
+        Pairs p;
+        for (int i = 0; i < 10'000; ++i) {
+          uint64_t f = center;
+          for (int bit = 0; bit < 4; ++bit) f ^= uint64_t{1} << (rng() % 64);
+          p.emplace_back(f, id++);
+        }
+        return p;
+      },
+      8);
   const std::vector<uint64_t> removed{7, 10'007};
   SetWriter(s).remove(removed);
   std::erase_if(all, [](const auto& p) { return p.second == 7 || p.second == 10'007; });
@@ -567,13 +578,11 @@ TEST_CASE("pairs and clusters of several members: near-identical documents in on
 
   // Pairs with ids kept past the call (clustered data in 3 members), against one file's.
   const std::string small = dir.file("small.sdxs");
-  Pairs small_pairs;
-  for (int m = 0; m < 3; ++m) {
+  const Pairs small_pairs = add_members(small, 3, [&](int) {
     Pairs p = clustered_pairs(rng, 3000, 3);
     for (auto& [f, id] : p) id = rng() % 5000;  // ids repeat: fingerprints with several ids
-    add_pairs(small, p, no_merge);
-    small_pairs.insert(small_pairs.end(), p.begin(), p.end());
-  }
+    return p;
+  });
   build(dir.file("small.sdx"), small_pairs, {.k = 3});
   o = BatchOptions{};
   o.with_ids = true;
@@ -601,17 +610,13 @@ TEST_CASE("a set's join hitting more distinct fingerprints than it keeps resolve
   TempDir dir;
   const std::string s = dir.file("big.sdxs");
   std::mt19937_64 rng(31);
-  SetWriterOptions no_merge;
-  no_merge.merge_after_add = false;
-  Pairs all;
-  for (int m = 0; m < 2; ++m) {
+  Pairs all = add_members(s, 2, [&](int m) {
     Pairs p = random_pairs(rng, 150'000);
     for (auto& [f, id] : p) id += uint64_t(m) * 150'000;
-    add_pairs(s, p, no_merge);
-    all.insert(all.end(), p.begin(), p.end());
-  }
+    return p;
+  });
   all.push_back({all[10].first, 999'999});  // a fingerprint of member 0 in member 2 too
-  add_pairs(s, {all.back()}, no_merge);
+  add_pairs(s, {all.back()}, without_merge());
   const std::vector<uint64_t> removed{3, 150'003};
   SetWriter(s).remove(removed);
   std::erase_if(all, [](const auto& p) { return p.second == 3 || p.second == 150'003; });
