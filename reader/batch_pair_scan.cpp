@@ -295,19 +295,23 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
   const Work estimate = pairs_work(file);
   check_work(scan.command, scan.components_only ? Work{} : estimate, scan.work_limit);
   WorkCounter work(scan.command, estimate, scan.work_limit);
+  format::TaskProgress progress{{}, total};
+  if (scan.progress)
+    progress.report = [&](uint64_t done, uint64_t all) { scan.progress(scan.command, done, all); };
   std::vector<Scanner> scanners;
   for (unsigned w = 0; w < scan.threads; ++w) {
     scanners.emplace_back(file, scan, masks, work);
     scanners.back().set_worker(w);
   }
-  run_tasks(scan.threads, tasks.size(),
-            [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
-              const Task& task = tasks[i];
-              found[task.table] += scanners[worker].run(task);
-              decoded[task.table] += task.end - task.first;
-              done += task.end - task.first;
-            },
-            {scan.progress, total});
+  run_tasks(
+      scan.threads, tasks.size(),
+      [&](std::size_t i, unsigned worker, std::atomic<uint64_t>& done) {
+        const Task& task = tasks[i];
+        found[task.table] += scanners[worker].run(task);
+        decoded[task.table] += task.end - task.first;
+        done += task.end - task.first;
+      },
+      progress);
   std::vector<BatchTableStats> stats(T);
   for (std::size_t t = 0; t < T; ++t)
     stats[t] = {file.tables()[t].block_count(), decoded[t].load(), found[t].load()};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "reader/batch_common.h"
@@ -33,7 +34,8 @@ struct PairScan {
   std::function<void(unsigned worker, const FoundPair&)> on_pair;
   // When set, called for every entry of table 0 (worker, fingerprint, rank), concurrently.
   std::function<void(unsigned worker, uint64_t fingerprint, uint64_t rank)> on_table0_entry;
-  std::function<void(uint64_t done, uint64_t total)> progress;
+  // BatchOptions::progress, called with `command` as the stage.
+  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
   // Error(work_limit), named for `command`, when the estimate of pairs_work exceeds work_limit (or is
   // degenerate: check_work) before the scan starts, or the comparisons counted as it goes do. With
   // components_only the estimate (every two entries of a group) is no bound to check before: a

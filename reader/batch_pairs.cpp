@@ -15,8 +15,7 @@ static BatchStats find_pairs_unchecked(const Index& index, const BatchOptions& o
   scan.k = reader::batch_k(file, options);
   scan.threads = reader::batch_threads(options);
   scan.ranks = options.with_ids;
-  if (options.progress)
-    scan.progress = [&](uint64_t done, uint64_t total) { options.progress("pairs", done, total); };
+  scan.progress = options.progress;
   scan.work_limit = options.work_limit;
   std::mutex lock;
   std::atomic<uint64_t> count{0};

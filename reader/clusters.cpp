@@ -23,8 +23,7 @@ static BatchStats find_clusters_unchecked(
   scan.threads = reader::batch_threads(options);
   scan.ranks = true;
   scan.components_only = true;  // the union-find below needs no more
-  if (options.progress)
-    scan.progress = [&](uint64_t done, uint64_t total) { options.progress("clusters", done, total); };
+  scan.progress = options.progress;
   scan.work_limit = options.work_limit;
   scan.command = "clusters";
   reader::ConcurrentUnionFind sets(n, scan.threads);

@@ -86,10 +86,10 @@ BatchStats SetSnapshot::join(std::span<const Query> queries, const BatchOptions&
 Index SetSnapshot::merged_index(const BatchOptions& options) const {
   // In a directory of its own: the cleanup of other processes' temporary files (writer/temp_files.h)
   // would remove it between its publication and its open, as nobody holds a lock on it then.
-  const writer::ScratchSpace scratch("");  // the system's temporary directory (TMPDIR), checked
-  std::string dir = scratch.dir() + "/simdex-set-XXXXXX";
+  const std::string tmp = writer::system_temp_directory();
+  std::string dir = tmp + "/simdex-set-XXXXXX";
   if (!::mkdtemp(dir.data()))
-    throw Error(errc::io, "cannot create a directory in '" + scratch.dir() + "': " + std::strerror(errno));
+    throw Error(errc::io, "cannot create a directory in '" + tmp + "': " + std::strerror(errno));
   const std::string path = dir + "/merged.sdx";
   struct Cleanup {
     const std::string &file, &dir;

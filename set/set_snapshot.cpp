@@ -155,15 +155,9 @@ bool SetSnapshot::live(uint64_t id, const OpenMember& member) const {
 }
 
 namespace {
-IdList owned_ids(const std::vector<uint64_t>& ids) {
-  auto buffer = std::make_shared<std::vector<uint8_t>>(8 * ids.size());
-  format::store_le64s(buffer->data(), ids.data(), ids.size());
-  const uint8_t* data = buffer->data();
-  return IdList(data, ids.size(), std::move(buffer));
-}
-}  // namespace
-
-IdList owned_copy(const IdList& ids) {
+// `ids` (a vector, or an IdList viewing another mapping) in memory the returned list owns.
+template <class Ids>
+IdList owned_ids(const Ids& ids) {
   if (ids.empty()) return {};
   auto buffer = std::make_shared<std::vector<uint8_t>>(8 * ids.size());
   uint8_t* at = buffer->data();
@@ -174,6 +168,9 @@ IdList owned_copy(const IdList& ids) {
   const uint8_t* data = buffer->data();
   return IdList(data, ids.size(), std::move(buffer));
 }
+}  // namespace
+
+IdList owned_copy(const IdList& ids) { return owned_ids(ids); }
 
 IdList SetSnapshot::merge_live(const std::vector<std::pair<std::size_t, IdList>>& holders) const {
   if (holders.size() == 1 && members_[holders[0].first].all_live) return holders[0].second;
@@ -184,7 +181,7 @@ IdList SetSnapshot::merge_live(const std::vector<std::pair<std::size_t, IdList>>
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   if (holders.size() == 1 && ids.size() == holders[0].second.size()) return holders[0].second;
-  return ids.empty() ? IdList() : owned_ids(ids);
+  return owned_ids(ids);
 }
 
 Resolved SetSnapshot::resolve(uint64_t fingerprint, std::size_t known, const IdList& known_ids) const {

@@ -19,17 +19,20 @@ std::string os_error(const std::string& what, const std::string& path) {
 }
 }  // namespace
 
-ScratchSpace::ScratchSpace(std::string dir) : dir_(std::move(dir)) {
+std::string system_temp_directory() {
   std::error_code ec;
-  if (dir_.empty()) {
-    dir_ = std::filesystem::temp_directory_path(ec).string();
-    if (ec) {
-      const char* tmpdir = std::getenv("TMPDIR");
-      throw Error(errc::io, "no temporary directory: " +
-                                (tmpdir ? "TMPDIR='" + std::string(tmpdir) + "': " : std::string("/tmp: ")) +
-                                ec.message() + " (set TMPDIR to a directory with room for the work's files)");
-    }
+  std::string dir = std::filesystem::temp_directory_path(ec).string();
+  if (ec) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    throw Error(errc::io, "no temporary directory: " +
+                              (tmpdir ? "TMPDIR='" + std::string(tmpdir) + "': " : std::string("/tmp: ")) +
+                              ec.message() + " (set TMPDIR to a directory with room for the work's files)");
   }
+  return dir;
+}
+
+ScratchSpace::ScratchSpace(std::string dir) : dir_(dir.empty() ? system_temp_directory() : std::move(dir)) {
+  std::error_code ec;
   // Checked now, not at the first spill: a large build would find out only after reading its input.
   if (!std::filesystem::is_directory(dir_, ec))
     throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory");

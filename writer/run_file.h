@@ -18,6 +18,9 @@
 
 namespace simdex::writer {
 
+// The system's temporary directory ($TMPDIR, else /tmp); Error(io) naming it when it is missing.
+std::string system_temp_directory();
+
 // Where temporary files go and how they are named; counts the bytes they hold. Thread-safe.
 class ScratchSpace {
  public:
@@ -25,7 +28,6 @@ class ScratchSpace {
   // nothing is created until a file is.
   explicit ScratchSpace(std::string dir);
   std::string next_path();
-  const std::string& dir() const { return dir_; }
   uint64_t bytes_in_use() const;
   uint64_t peak_bytes() const;
   uint64_t files_created() const;
