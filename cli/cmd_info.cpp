@@ -43,6 +43,8 @@ void run_info(const InfoArgs& a) {
     append_json_string(b, i.scheme_name);
     out.print(R"(,"max_distance":{},"fingerprint_count":{},"id_count":{},"block_bytes":{},"file_bytes":{},)",
               i.max_distance, i.fingerprint_count, i.id_count, i.block_bytes, i.file_bytes);
+    // A string, as fingerprints are: a JSON number loses 64-bit values in many readers.
+    out.print(R"("{}":"0x{:016x}",)", i.is_set ? "manifest_checksum" : "header_checksum", i.checksum);
     out.print(R"("ids_bytes":{},"floor_bits_per_entry":{:.4f},"mean_bits_per_entry":{:.4f},"tables":[)",
               i.ids_bytes, i.floor_bits_per_entry, mean);
     for (std::size_t t = 0; t < i.tables.size(); ++t)
@@ -84,6 +86,8 @@ void run_info(const InfoArgs& a) {
   out.print("fingerprints   {} distinct\n", i.fingerprint_count);
   out.print("ids            {} (fingerprint, id) pairs\n", i.id_count);
   out.print("block size     {} bytes\n", i.block_bytes);
+  out.print("checksum       0x{:016x} ({})\n", i.checksum,
+            i.is_set ? "manifest_checksum" : "header_checksum");
   out.print("file size      {} bytes ({:.2f} bytes per fingerprint; ids {} bytes)\n", i.file_bytes,
             n > 0 ? static_cast<double>(i.file_bytes) / n : 0.0, i.ids_bytes);
   out.print("text settings  {}\n",
@@ -126,7 +130,9 @@ void add_info_command(CLI::App& app) {
   cmd->footer(
       "bits/entry counts each table's blocks, block keys and block ranks (padding included) per\n"
       "distinct fingerprint; the floor log2 C(2^64, n)/n is what any encoding of a set of n distinct\n"
-      "64-bit values needs on average.");
+      "64-bit values needs on average. checksum identifies the index: a file's header_checksum (a hash\n"
+      "of its header region, which holds every section's XXH3-64), a set's manifest_checksum; two\n"
+      "good files with the same checksum hold the same bytes.");
   cmd->add_option("index", args->index, "Index file, or - to read it from stdin")->required();
   cmd->add_flag("--json", args->json, "One JSON object");
   cmd->callback([args] { run_info(*args); });

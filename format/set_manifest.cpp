@@ -83,6 +83,8 @@ std::vector<uint8_t> SetManifest::encode() const {
   return out;
 }
 
+uint64_t SetManifest::checksum() const { return load_le64(encode().data() + 56); }
+
 SetManifest SetManifest::decode(const uint8_t* data, std::size_t size) {
   if (size < kSetHeaderBytes)
     fail(errc::file_too_small, std::to_string(size) + " bytes, a manifest has at least 64");

@@ -43,6 +43,7 @@ struct SetManifest {
   std::vector<SetEntry> tombstones;  // ascending generation
 
   std::vector<uint8_t> encode() const;
+  uint64_t checksum() const;  // the manifest_checksum of encode()
   // Checks rules 1 to 10 of spec/SET.md §5 in order; throws Error named by the first broken one.
   static SetManifest decode(const uint8_t* data, std::size_t size);
 };

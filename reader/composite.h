@@ -24,6 +24,7 @@ class IndexComposite {
   virtual void query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const = 0;
   virtual IdList ids_of(uint64_t fingerprint) const = 0;
   virtual IndexInfo info() const = 0;
+  virtual uint64_t checksum() const = 0;
   virtual std::optional<FingerprintSettings> fingerprint_settings() const = 0;
   virtual VerifyReport verify() const = 0;
   virtual void check_unchanged() const = 0;

@@ -191,6 +191,7 @@ IndexInfo Index::info() const {
   info.id_count = h.id_count;
   info.block_bytes = h.block_bytes;
   info.file_bytes = h.file_bytes;
+  info.checksum = h.header_checksum;
   const auto& sections = file.sections();
   for (const auto& t : file.tables()) {
     TableInfo ti;
@@ -212,6 +213,10 @@ IndexInfo Index::info() const {
   info.fingerprint_settings = file.fingerprint_settings();
   throw_if_changed(*impl_, true);
   return info;
+}
+
+uint64_t Index::checksum() const {
+  return impl_->composite ? impl_->composite->checksum() : impl_->file.header().header_checksum;
 }
 
 std::optional<FingerprintSettings> Index::fingerprint_settings() const {

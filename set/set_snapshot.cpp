@@ -299,6 +299,7 @@ IndexInfo SetSnapshot::info() const {
   info.version_major = manifest_.version_major;
   info.version_minor = manifest_.version_minor;
   info.generation = manifest_.generation;
+  info.checksum = checksum();
   info.max_distance = manifest_.max_distance;
   info.block_bytes = manifest_.block_bytes;
   info.scheme_name =

@@ -55,6 +55,7 @@ class SetSnapshot final : public reader::IndexComposite {
   void query(uint64_t fingerprint, unsigned k, std::vector<Hit>& out) const override;
   IdList ids_of(uint64_t fingerprint) const override { return resolve(fingerprint, Resolved::kNone, {}).ids; }
   IndexInfo info() const override;
+  uint64_t checksum() const override { return manifest_.checksum(); }
   std::optional<FingerprintSettings> fingerprint_settings() const override;
   VerifyReport verify() const override;
   void check_unchanged() const override;

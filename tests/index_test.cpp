@@ -5,6 +5,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "format/endian.h"
 #include "format/permutation.h"
 #include "reader/index_impl.h"
 #include "test_util.h"
@@ -257,10 +258,16 @@ TEST_CASE("k above the index's k is refused; a new build replaces the file atomi
   CHECK(old_index.search_distance(-1) == 2);
   CHECK(old_index.search_distance(1) == 1);
   CHECK_THROWS_WITH_AS(old_index.search_distance(3), doctest::Contains("exceeds the index's k = 2"), Error);
+  // checksum(): the file's header_checksum, the same at every open; the new file's is another.
+  const uint64_t old_checksum = old_index.checksum();
+  CHECK(old_checksum == format::load_le64(read_bytes(dir.file("i.sdx")).data() + 120));
+  CHECK(Index::open(dir.file("i.sdx")).checksum() == old_checksum);
+  CHECK(old_index.info().checksum == old_checksum);
   build(dir.file("i.sdx"), random_pairs(rng, 300), o);
   CHECK(old_index.fingerprint_count() == 100);  // the old mapping is untouched
   CHECK(old_index.verify().ok());
   CHECK(Index::open(dir.file("i.sdx")).fingerprint_count() == 300);
+  CHECK(Index::open(dir.file("i.sdx")).checksum() != old_checksum);
   for (const auto& e :
        std::filesystem::directory_iterator(std::filesystem::path(dir.file("i.sdx")).parent_path()))
     CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);

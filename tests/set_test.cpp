@@ -14,6 +14,7 @@
 #include <tuple>
 
 #include "format/checksum.h"
+#include "format/endian.h"
 #include "format/set_manifest.h"
 #include "set/set_files.h"
 #include "simdex/batch.h"
@@ -260,6 +261,11 @@ TEST_CASE("reopen sees the newest manifest and shares unchanged members; subsets
   const Index second = first.reopen();
   CHECK(second.fingerprint_count() == 2);
   CHECK(second.info().members.size() == 2);
+  // checksum(): the manifest_checksum of the manifest read, another for each generation.
+  CHECK(second.checksum() == format::load_le64(read_bytes(s).data() + 56));
+  CHECK(second.info().checksum == second.checksum());
+  CHECK(first.checksum() != second.checksum());
+  CHECK(Index::open(s).checksum() == second.checksum());
   OpenOptions only;
   only.set_members = {1};
   const Index part = Index::open(s, only);

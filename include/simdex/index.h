@@ -124,6 +124,9 @@ struct IndexInfo {
   uint64_t file_bytes = 0;
   uint64_t ids_bytes = 0;  // ID_OFFSETS + IDS
   std::vector<TableInfo> tables;
+  // What identifies the index open (Index::checksum): a file's header_checksum, a set's
+  // manifest_checksum.
+  uint64_t checksum = 0;
   double floor_bits_per_entry = 0;  // log2 C(2^64, n) / n: no encoding of the set does better
   // The tagged sections of a format 2 file (spec/FORMAT.md §5.1), in tag order; none in 1.x.
   struct TaggedSection {
@@ -236,6 +239,13 @@ class SIMDEX_EXPORT Index {
   IdList ids_of(uint64_t fingerprint) const;
 
   IndexInfo info() const;
+  // What identifies the index open, cheaply: a file's header_checksum (spec/FORMAT.md §3: a hash of
+  // its header region, which holds every section's XXH3-64, so of all its bytes), a set's
+  // manifest_checksum (spec/SET.md §2.1: its generation, members, their header_checksums and its
+  // tombstones; of the manifest read, whichever members OpenOptions::set_members chose). Two opens of the
+  // same file or manifest give the same value; another index gives another one (but for a 64-bit collision).
+  // Python's pickled Index checks it when reopened.
+  uint64_t checksum() const;
   // How the fingerprints were made from text (spec/FORMAT.md §5.2), nullopt when the index records
   // none (built from fingerprints, or a 1.x file). A set: the settings its members record (members
   // recording none do not count); Error(settings_mismatch) when two members disagree. Cheap.

@@ -323,9 +323,23 @@ class Index(_simdex.Index):
         if self.closed:
             raise UsageError(f"cannot pickle {self!r}: it is closed")
         # By the absolute path it was opened by (another process may have another working
-        # directory), with the same options.
+        # directory), with the same options, and what it holds: a process that unpickles it after
+        # the path was given another index (a file replaced, a set changed) must not answer from that
+        # one while the others answer from this snapshot.
         args = getattr(self, "_reopen_with", None) or (self._absolute_path, self.detect_changes, None)
-        return (open, args)
+        return (_unpickle_index, (args, self.checksum))
+
+
+def _unpickle_index(args, checksum):
+    """A pickled Index: open(*args), which must hold the index pickled (Index.checksum)."""
+    index = open(*args)
+    if index.checksum != checksum:
+        now = index.checksum
+        index.close()
+        raise FileChangedError(
+            f"{args[0]!r} holds another index than the one pickled (checksum 0x{now:016x}, pickled "
+            f"0x{checksum:016x}): it was replaced, or the set changed, since. Pickle a reopen() of it")
+    return index
 
 
 def open(path, detect_changes=True, preload=None):

@@ -292,6 +292,7 @@ class PyIndex {
     d["id_count"] = i.id_count;
     d["block_bytes"] = i.block_bytes;
     d["file_bytes"] = i.file_bytes;
+    d[i.is_set ? "manifest_checksum" : "header_checksum"] = i.checksum;
     d["ids_bytes"] = i.ids_bytes;
     d["floor_bits_per_entry"] = i.floor_bits_per_entry;
     d["mean_bits_per_entry"] = i.tables.empty() || n == 0 ? 0.0
@@ -410,6 +411,10 @@ void bind_index(py::module_& m) {
       .def_property_readonly("fingerprint_count",
                              [](Self<PyIndex> self) { return initialized(self).get()->fingerprint_count(); })
       .def_property_readonly("k", [](Self<PyIndex> self) { return initialized(self).get()->max_distance(); })
+      .def_property_readonly(
+          "checksum", [](Self<PyIndex> self) { return initialized(self).get()->checksum(); },
+          "What identifies the index open: a file's header_checksum (a hash of all its bytes, through\n"
+          "its sections' checksums), a set's manifest_checksum. A pickled Index checks it when reopened.")
       .def("__len__", [](Self<PyIndex> self) { return initialized(self).get()->fingerprint_count(); })
       .def("__repr__", [](Self<PyIndex> self) {
         return constructed(self) ? initialized(self).repr() : std::string("<simdex.Index (not initialized)>");

@@ -176,6 +176,31 @@ def test_reopen_and_pickle_name_the_file_opened_after_a_chdir(tmp_path, monkeypa
     assert opened[1].path == "x.sdx"  # shown as given
 
 
+def test_a_pickled_index_is_the_snapshot_pickled_or_an_error(tmp_path):
+    # A worker that unpickles an Index after its path was given another index (a file replaced by
+    # rename, a set added to) would answer from that one while the pickling process answers from
+    # its snapshot: it raises FileChangedError instead; a reopen() pickles the new one.
+    path, set_path = str(tmp_path / "x.sdx"), str(tmp_path / "s.sdxs")
+    simdex.build(path, np.arange(10, dtype=np.uint64))
+    simdex.add(set_path, np.arange(10, dtype=np.uint64))
+    with simdex.open(path) as index, simdex.open(set_path) as snapshot:
+        assert index.info["header_checksum"] == index.checksum != 0
+        assert snapshot.info["manifest_checksum"] == snapshot.checksum != index.checksum
+        blobs = [pickle.dumps(index), pickle.dumps(snapshot)]
+        assert [len(pickle.loads(b)) for b in blobs] == [10, 10]  # unchanged: reopened
+        simdex.build(path + ".new", np.arange(10, dtype=np.uint64), ids=np.arange(1, 11, dtype=np.uint64))
+        os.replace(path + ".new", path)  # the same fingerprints, other ids: another index
+        simdex.add(set_path, np.arange(10, 20, dtype=np.uint64), ids=np.arange(10, 20, dtype=np.uint64))
+        for blob, name in zip(blobs, (path, set_path)):
+            with pytest.raises(simdex.FileChangedError, match="another index than the one pickled") as e:
+                pickle.loads(blob)
+            assert e.value.code == "file_changed" and name in str(e.value)
+        assert len(index) == 10 and len(snapshot) == 10  # the snapshots themselves answer as before
+        with index.reopen() as new, snapshot.reopen() as grown:
+            assert list(pickle.loads(pickle.dumps(new)).ids_of(3)) == [4]
+            assert len(pickle.loads(pickle.dumps(grown))) == 20
+
+
 @pytest.mark.parametrize("work", ["fingerprint", "join", "query", "dedup"])
 def test_interpreter_exit_while_a_daemon_thread_works(tmp_path, work):
     # A daemon thread calls into simdex in a loop when the interpreter exits: taking the GIL back
