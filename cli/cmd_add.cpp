@@ -1,6 +1,7 @@
 // simdex add: (fingerprint, id) lines in, a new member of an index set out.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "simdex/index.h"
 #include "simdex/keys.h"
 #include "simdex/set.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
@@ -51,17 +53,18 @@ class AddedKeys {
     }
     path_ = a.text_options.paths_file;
   }
-  // Called for each pair added: an id that the set's map holds as a key's is kept, to be checked
-  // once the added map is known (extend).
+  // Called for each pair added. An id that the set's map holds as a key's must be a key here too:
+  // the ids are kept, to be checked against the set's map in extend(), which reads it in order (the
+  // map itself is never held: a set's map of a billion keys is tens of gigabytes).
   void note(uint64_t id) {
-    if (kinds_known_ && check_ids_ && set_keys_ && set_keys_->find(id)) keyed_.push_back(id);
+    if (kinds_known_ && check_ids_) added_ids_.push_back(id);
   }
-  // Reads the set's key map, if there is one (read once: what note() checks the ids of an existing
-  // set against, and what extend() adds to).
-  void read_set_map(const std::string& set, bool set_exists) {
+  // Whether the set has a key map (what note() checks the ids of an existing set against, and what
+  // extend() adds to).
+  void find_set_map(const std::string& set, bool set_exists) {
     std::error_code ec;
-    if (std::filesystem::exists(key_map_path(set), ec)) set_keys_ = KeyMap::read(key_map_path(set));
-    check_ids_ = set_exists;
+    set_map_ = std::filesystem::exists(key_map_path(set), ec);
+    check_ids_ = set_exists && set_map_;
   }
   // The map of the documents read: published at --key-map FILE, or kept unpublished and read there.
   void take(PendingKeyMap keys) {
@@ -72,23 +75,36 @@ class AddedKeys {
   AddedKeys(const AddedKeys&) = delete;
   AddedKeys& operator=(const AddedKeys&) = delete;
 
-  // Into the set's key map (SET.keys.tsv), when the documents had keys. Error(input) when an added
-  // id that the set holds as a key's is not that key here too (an integer id or a line number: two
-  // documents with one id, spec/KEYS.md §1.1); the set and its map are then unchanged.
-  void extend(const std::string& set) const {
+  // Into the set's key map (SET.keys.tsv), when the documents had keys: the two maps merged as they
+  // are read. Error(input) when an added id that the set holds as a key's is not that key here too
+  // (an integer id or a line number: two documents with one id, spec/KEYS.md §1.1); the set and its
+  // map are then unchanged.
+  void extend(const std::string& set) {
     std::error_code ec;
-    const std::optional<KeyMap> added = !path_.empty() && std::filesystem::exists(path_, ec)
-                                            ? std::optional<KeyMap>(KeyMap::read(path_))
-                                            : std::nullopt;
-    for (const uint64_t id : keyed_)
-      if (!added || !added->find(id))
-        throw Error(errc::input, "id " + std::to_string(id) + " is the key '" +
-                                     escape_key(*set_keys_->find(id)) + "' in " + key_map_path(set) +
-                                     ", and an integer id (or line number) in " + input_ +
+    const bool added = !path_.empty() && std::filesystem::exists(path_, ec);
+    std::sort(added_ids_.begin(), added_ids_.end());
+    added_ids_.erase(std::unique(added_ids_.begin(), added_ids_.end()), added_ids_.end());
+    if (!added && added_ids_.empty()) return;
+    const std::string set_map = key_map_path(set);
+    std::vector<NamedKeyMap> maps;
+    if (set_map_) maps.push_back({set_map, set_map});
+    if (added) maps.push_back({path_, temporary_ ? input_ : path_});
+    // The set's map is maps[0] where it has one; an id there alone is not a key of the added map.
+    const KeyMapHolders check = [&](uint64_t id, std::string_view key, std::span<const std::size_t> in) {
+      if (set_map_ && in.size() == 1 && in[0] == 0 &&
+          std::binary_search(added_ids_.begin(), added_ids_.end(), id))
+        throw Error(errc::input, "id " + std::to_string(id) + " is the key '" + escape_key(key) + "' in " +
+                                     set_map + ", and an integer id (or line number) in " + input_ +
                                      ": two documents with one id (spec/KEYS.md 1.1); the set is unchanged");
-    if (added)
-      extend_key_map(key_map_path(set), set_keys_ ? *set_keys_ : KeyMap(), *added,
-                     temporary_ ? input_ : path_);
+    };
+    if (!added)  // nothing to add to the map: its ids checked alone
+      return unite_key_maps(
+          maps, [](std::string_view) {}, "the set is unchanged", check);
+    writer::AtomicFile out(set_map);
+    unite_key_maps(
+        maps, [&](std::string_view bytes) { out.write(bytes.data(), bytes.size()); }, "the set is unchanged",
+        check);
+    out.publish();
   }
 
  private:
@@ -97,9 +113,9 @@ class AddedKeys {
   bool temporary_ = false;
   PendingKeyMap unpublished_;  // temporary_: holds path_ until the add ends
   bool kinds_known_ = false;   // whether an id missing from the added map is an integer id
-  bool check_ids_ = false;     // the set exists: its map's keys are documents of it
-  std::optional<KeyMap> set_keys_;
-  std::vector<uint64_t> keyed_;  // added ids that set_keys_ holds
+  bool set_map_ = false;       // the set has a key map
+  bool check_ids_ = false;     // the set exists and has a map: the ids added are checked against it
+  std::vector<uint64_t> added_ids_;
 };
 
 void run_add(AddArgs& a) {
@@ -121,7 +137,7 @@ void run_add(AddArgs& a) {
   build.temp_dir = temp_dir_for(build.temp_dir, a.set);
   IndexBuilder builder(build);
   AddedKeys added_keys(a);
-  added_keys.read_set_map(a.set, set.exists());
+  added_keys.find_set_map(a.set, set.exists());
   added_keys.take(for_each_input_pair(a.input, a.text, a.text_options,
                                       build.memory_bytes ? build.memory_bytes : default_memory_bytes(), "",
                                       progress, [&](uint64_t fp, uint64_t id) {

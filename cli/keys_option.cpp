@@ -2,14 +2,15 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <vector>
 
 #include "cli/output.h"
+#include "fingerprint/key_map_file.h"
 #include "fingerprint/key_map_lines.h"
 #include "set/set_files.h"
 #include "simdex/error.h"
-#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
@@ -51,53 +52,52 @@ PendingKeyMap carried_key_map(const std::string& input, const std::string& outpu
 }
 
 void unite_key_maps(const std::vector<NamedKeyMap>& maps, const PendingKeyMap::Sink& sink,
-                    const std::string& unchanged) {
+                    const std::string& unchanged, const KeyMapHolders& holders) {
+  std::vector<std::unique_ptr<KeyMapCursor>> cursors;
+  for (const NamedKeyMap& m : maps) cursors.push_back(std::make_unique<KeyMapCursor>(m.path));
   // A k-way merge: the maps' next entries in a heap by (id, map), so that equal ids meet in a row.
   struct Next {
     std::uint64_t id;
-    std::size_t map, entry;
+    std::size_t map;
     bool operator>(const Next& o) const { return id != o.id ? id > o.id : map > o.map; }
   };
   std::priority_queue<Next, std::vector<Next>, std::greater<>> heap;
   for (std::size_t m = 0; m < maps.size(); ++m)
-    if (maps[m].map->size() > 0) heap.push({maps[m].map->id_at(0), m, 0});
+    if (cursors[m]->valid()) heap.push({cursors[m]->id(), m});
   std::string buffer(kKeyMapHeader);
-  std::optional<std::uint64_t> last_id;
-  std::size_t last_map = 0;
-  std::string_view last_key;
-  while (!heap.empty()) {
-    const Next n = heap.top();
-    heap.pop();
-    const KeyMap& map = *maps[n.map].map;
-    const std::string_view key = map.key_at(n.entry);
-    if (n.entry + 1 < map.size()) heap.push({map.id_at(n.entry + 1), n.map, n.entry + 1});
-    if (last_id == n.id) {
-      if (key != last_key)
-        throw Error(errc::input, "id " + std::to_string(n.id) + " is the key '" + escape_key(last_key) +
-                                     "' in " + maps[last_map].name + " and the key '" + escape_key(key) +
-                                     "' in " + maps[n.map].name +
-                                     ": two documents with one id (spec/KEYS.md 1.1); " + unchanged);
-      continue;
-    }
-    last_id = n.id;
-    last_map = n.map;
-    last_key = key;
-    append_key_map_line(buffer, n.id, key);
+  std::uint64_t id = 0;
+  std::string key;              // id's key, copied: its cursor moves on before the next map's comes
+  std::vector<std::size_t> in;  // the maps holding id
+  auto write = [&] {
+    if (holders) holders(id, key, in);
+    append_key_map_line(buffer, id, key);
     if (buffer.size() >= (1 << 16)) {
       sink(buffer);
       buffer.clear();
     }
+  };
+  while (!heap.empty()) {
+    const Next n = heap.top();
+    heap.pop();
+    KeyMapCursor& cursor = *cursors[n.map];
+    if (!in.empty() && n.id == id) {
+      if (cursor.key() != key)
+        throw Error(errc::input, "id " + std::to_string(id) + " is the key '" + escape_key(key) + "' in " +
+                                     maps[in.front()].name + " and the key '" + escape_key(cursor.key()) +
+                                     "' in " + maps[n.map].name +
+                                     ": two documents with one id (spec/KEYS.md 1.1); " + unchanged);
+      in.push_back(n.map);
+    } else {
+      if (!in.empty()) write();
+      id = n.id;
+      key.assign(cursor.key());
+      in.assign(1, n.map);
+    }
+    cursor.next();
+    if (cursor.valid()) heap.push({cursor.id(), n.map});
   }
+  if (!in.empty()) write();
   sink(buffer);
-}
-
-void extend_key_map(const std::string& set_map, const KeyMap& old, const KeyMap& more,
-                    const std::string& added_name) {
-  writer::AtomicFile out(set_map);
-  unite_key_maps(
-      {{&old, set_map}, {&more, added_name}},
-      [&](std::string_view bytes) { out.write(bytes.data(), bytes.size()); }, "the set is unchanged");
-  out.publish();
 }
 
 namespace {

@@ -7,9 +7,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/output.h"
 #include "fingerprint/pending_key_map.h"
@@ -56,23 +59,22 @@ void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
 // copied beside OUTPUT; without one, a map left beside OUTPUT by an earlier build is to be removed.
 PendingKeyMap carried_key_map(const std::string& input, const std::string& output);
 
-// A key map and what names it in messages.
+// A key map file, and what names it in the message of two keys for one id (a malformed line is
+// named by the path).
 struct NamedKeyMap {
-  const KeyMap* map;
+  std::string path;
   std::string name;
 };
-// The union of `maps` (each id once), handed to `sink` as a key map's bytes, in order. Error(input)
-// when an id has another key in two of them (two documents with one id, spec/KEYS.md §1.1), naming
-// both maps and ending in `unchanged` (what the error leaves as it was). Reads each map once: a
-// merge of their sorted entries.
+// Called for each id of a union of key maps, before its line is written: its key, and the maps
+// holding it (their positions in the list, ascending). It may throw to stop the union.
+using KeyMapHolders =
+    std::function<void(std::uint64_t id, std::string_view key, std::span<const std::size_t> maps)>;
+// The union of the key map files `maps` (each id once), handed to `sink` as a key map's bytes, in
+// order. Error(input) when an id has another key in two of them (two documents with one id,
+// spec/KEYS.md §1.1), naming both maps and ending in `unchanged` (what the error leaves as it was);
+// Error(input) as KeyMap::read for a malformed map. Reads each map once, a chunk at a time (a merge
+// of their sorted entries: memory for a chunk of each, whatever their sizes).
 void unite_key_maps(const std::vector<NamedKeyMap>& maps, const PendingKeyMap::Sink& sink,
-                    const std::string& unchanged);
-
-// An index set's key map (SET.keys.tsv) extended by `more` (the key map of the documents an add
-// brings; `old` is the set's, empty when it has none), written atomically. Error(input) as
-// unite_key_maps says; the set's map is then unchanged. `added_name` names the added keys' origin
-// in that message (the input of an add --text).
-void extend_key_map(const std::string& set_map, const KeyMap& old, const KeyMap& more,
-                    const std::string& added_name);
+                    const std::string& unchanged, const KeyMapHolders& holders = {});
 
 }  // namespace simdex::cli

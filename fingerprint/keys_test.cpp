@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "fingerprint/documents.h"
+#include "fingerprint/key_map_file.h"
 #include "fingerprint/pending_key_map.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
@@ -66,6 +67,21 @@ std::string mutated_map(std::string mutated, std::mt19937_64& rng) {
     if (mutated.empty()) mutated = "#";
   }
   return mutated;
+}
+
+// A key map of 60,000 random keys of up to 90 bytes (escapes among them) and one of 1.5 MiB, ~3.5
+// MiB in all, written to `path`: its bytes.
+std::string random_key_map(const std::string& path, std::mt19937_64& rng) {
+  KeyMapBuilder b;
+  for (int i = 0; i < 60000; ++i) {
+    std::string key(i == 30000 ? std::size_t{3} << 19 : rng() % 90, '\0');
+    for (char& c : key) c = static_cast<char>(rng() % 256);
+    b.add(key_id(key), IdKind::key, key, static_cast<std::uint64_t>(i + 1));
+  }
+  b.write(path);
+  const std::string bytes = read_file(path);
+  REQUIRE(bytes.size() > (std::size_t{5} << 19));
+  return bytes;
 }
 
 }  // namespace
@@ -325,31 +341,35 @@ TEST_CASE("random keys round-trip through a written map; mutated maps are read o
   CHECK(refused > 1000);
 }
 
-TEST_CASE("a map copied beside an output is checked line by line as it is copied, as KeyMap reads it") {
-  // copy_of reads in chunks of 1 MiB (a map of 100M keys is gigabytes): a map of ~3 MiB, its lines
-  // across the chunks' ends, and mutations of it, copied or refused exactly as KeyMap::parse
-  // reads or refuses them, with the same message.
+TEST_CASE("a map read a chunk at a time, copied or entry by entry, holds what KeyMap reads, or fails so") {
+  // copy_of (a map carried beside an output) and KeyMapCursor (what `add` and the unions of maps
+  // read) read in chunks of 1 MiB, never a map whole (one of 100M keys is gigabytes): a map of ~3.5
+  // MiB, lines and a 1.5 MiB key across the chunks' ends, and mutations of it, copied or read entry
+  // by entry exactly as KeyMap::parse reads them, or refused with its message.
   TempFile from;
   const std::string to = from.path + ".copy";
   std::mt19937_64 rng(4);
-  KeyMapBuilder b;
-  for (int i = 0; i < 60000; ++i) {
-    std::string key(rng() % 90, '\0');
-    for (char& c : key) c = static_cast<char>(rng() % 256);
-    b.add(key_id(key), IdKind::key, key, static_cast<std::uint64_t>(i + 1));
-  }
-  b.write(from.path);
-  const std::string bytes = read_file(from.path);
-  REQUIRE(bytes.size() > (std::size_t{5} << 19));
+  const std::string bytes = random_key_map(from.path, rng);
   int refused = 0;
   for (int round = 0; round < 40; ++round) {
     const std::string map = round == 0 ? bytes : mutated_map(bytes, rng);
     std::ofstream(from.path, std::ios::binary | std::ios::trunc) << map;
-    const std::string expected = error_of([&] { KeyMap::parse(map, from.path); });
-    CHECK(error_of([&] { PendingKeyMap::copy_of(from.path, to).commit(); }) == expected);
-    if (expected.empty()) CHECK(read_file(to) == map);
-    refused += !expected.empty();
+    std::vector<std::pair<std::uint64_t, std::string>> expected, read;
+    const std::string expected_error = error_of([&] {
+      const KeyMap whole = KeyMap::parse(map, from.path);
+      for (std::size_t i = 0; i < whole.size(); ++i) expected.emplace_back(whole.id_at(i), whole.key_at(i));
+    });
+    CHECK(error_of([&] { PendingKeyMap::copy_of(from.path, to).commit(); }) == expected_error);
+    CHECK(error_of([&] {
+            for (KeyMapCursor c(from.path); c.valid(); c.next()) read.emplace_back(c.id(), c.key());
+          }) == expected_error);
+    if (expected_error.empty()) {
+      CHECK(read_file(to) == map);
+      CHECK(read == expected);
+    }
+    refused += !expected_error.empty();
   }
   CHECK(refused > 10);
   std::filesystem::remove(to);
+  CHECK(error_of([&] { KeyMapCursor c(to); }).find("cannot open key map") != std::string::npos);
 }

@@ -1,14 +1,9 @@
 #include "fingerprint/pending_key_map.h"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <string_view>
 
-#include "fingerprint/key_map_lines.h"
-#include "io/fd_io.h"
+#include "fingerprint/key_map_file.h"
 #include "simdex/error.h"
 
 namespace simdex {
@@ -26,26 +21,14 @@ PendingKeyMap PendingKeyMap::of(KeyMapBuilder& keys, const std::string& path) {
 }
 
 PendingKeyMap PendingKeyMap::copy_of(const std::string& from, const std::string& path) {
-  const int fd = open_key_map_file(from);
-  struct Close {
-    int fd;
-    ~Close() { ::close(fd); }
-  } close{fd};
+  KeyMapFile file(from);
   PendingKeyMap p;
   p.file_ = std::make_unique<writer::AtomicFile>(path);
   // In chunks, each line checked as KeyMap::read checks it (a malformed map is refused, not
   // carried along), without holding the map: one of 100M keys is gigabytes.
-  KeyMapLines lines(from);
-  std::string chunk(std::size_t{1} << 20, '\0');
-  for (;;) {
-    const ssize_t got = io::read_some(fd, chunk.data(), chunk.size());
-    if (got < 0) throw Error(errc::io, "read error on '" + from + "': " + std::strerror(errno));
-    if (got == 0) break;
-    const std::string_view bytes(chunk.data(), static_cast<std::size_t>(got));
+  const auto check_only = [](std::uint64_t, std::string_view) {};
+  for (std::string_view bytes; !(bytes = file.read(check_only)).empty();)
     p.file_->write(bytes.data(), bytes.size());
-    lines.feed(bytes, [](std::uint64_t, std::string_view) {});
-  }
-  lines.finish();
   p.file_->sync();
   return p;
 }

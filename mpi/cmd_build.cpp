@@ -184,15 +184,10 @@ void run_build(const BuildArgs& a) {
     // The inputs' key maps (written beside them by `simdex fingerprint`), united and checked before
     // the manifest is published, put beside it after (as `simdex build` carries one).
     PendingKeyMap keys = PendingKeyMap::removal(key_map_path(a.output));
-    std::vector<KeyMap> input_maps;
     std::vector<cli::NamedKeyMap> named;
     std::error_code ec;
     for (const std::string& input : a.inputs)
-      if (std::filesystem::exists(key_map_path(input), ec)) {
-        input_maps.push_back(KeyMap::read(key_map_path(input)));
-        named.push_back({nullptr, input});
-      }
-    for (std::size_t i = 0; i < named.size(); ++i) named[i].map = &input_maps[i];
+      if (std::filesystem::exists(key_map_path(input), ec)) named.push_back({key_map_path(input), input});
     if (!named.empty())
       keys = PendingKeyMap::written(key_map_path(a.output), [&](const PendingKeyMap::Sink& sink) {
         cli::unite_key_maps(named, sink, "nothing is written");

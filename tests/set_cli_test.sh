@@ -115,6 +115,13 @@ printf '{"id":%s,"text":"a text about something else entirely, far away"}\n' "$i
 check "a key's id as an integer id is refused" 1 "$simdex" add -q "$t" --text "$dir/int.jsonl"
 expect_grep "names the key" "is the key 'url:c'" "$dir/err"
 same "the manifest is still unchanged" "$t" "$dir/manifest.before"
+# A set's key map damaged: an add that extends it refuses it (naming the line), the set unchanged.
+cp "$t.keys.tsv" "$dir/keys.good"
+printf '1\tunsorted\n' >> "$t.keys.tsv"
+check "a damaged set key map is refused" 1 "$simdex" add -q "$t" "$dir/d2.fp"
+expect_grep "names the line" "$t.keys.tsv:5: ids must be strictly ascending" "$dir/err"
+same "the manifest is unchanged by it" "$t" "$dir/manifest.before"
+cp "$dir/keys.good" "$t.keys.tsv"
 # Fingerprint lines without their map (a pipe) cannot tell: the same documents again are accepted.
 check "keyed fingerprints through a pipe" 0 bash -c "'$simdex' fingerprint -q '$dir/d2.jsonl' | '$simdex' add -q '$t' -"
 check "--key-map naming the set's map" 2 "$simdex" add -q "$t" --text "$dir/d1.jsonl" --key-map "$t.keys.tsv"
