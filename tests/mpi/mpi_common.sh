@@ -6,6 +6,10 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # (vader without single-copy: containers often forbid the cross-process reads it would use)
 export OMPI_MCA_plm_rsh_agent= OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# hwloc's OpenGL probe (in mpirun and each rank) opens the X displays :0, :1, ... by "localhost":
+# where /etc/hosts is missing (a minimal Debian root, as CI's) that is a DNS query, and one in three
+# starts waited 5 s for its timeout (42-96 s a test there, 3-21 s here). No display is needed.
+export HWLOC_COMPONENTS=-gl
 mpi() {  # mpi NP ARGS...: simdex-mpi on NP ranks
   local np=$1; shift
   "$mpirun" --allow-run-as-root --oversubscribe -np "$np" "$simdex_mpi" "$@" </dev/null
