@@ -95,12 +95,14 @@ Percentiles percentiles(std::vector<double> ns) {
   return p;
 }
 
+#ifdef SIMDEX_HAVE_FAISS  // (the answers are compared with FAISS's only)
 using Answer = std::vector<std::pair<unsigned, uint64_t>>;
 Answer simdex_answer(const Index& index, uint64_t q) {
   Answer a;
   for (const auto& h : index.query(q, kK)) a.emplace_back(h.distance, h.fingerprint);
   return a;
 }
+#endif
 
 OpenOptions::Preload parse_preload(const std::string& s) {
   if (s == "none") return OpenOptions::Preload::none;
@@ -252,6 +254,7 @@ std::vector<double> fresh_run(const std::string& path, const std::string& querie
   return v;
 }
 
+#ifdef SIMDEX_HAVE_FAISS
 // simdex::join of `queries` on one thread, with ids (FAISS returns its labels): the hit count.
 std::size_t simdex_batch(const Index& index, const std::vector<Query>& queries) {
   BatchOptions o;
@@ -262,6 +265,7 @@ std::size_t simdex_batch(const Index& index, const std::vector<Query>& queries) 
   join(index, queries, o, [&](std::span<const JoinHit> batch) { hits += batch.size(); });
   return hits;
 }
+#endif
 
 }  // namespace
 
