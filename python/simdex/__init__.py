@@ -41,7 +41,7 @@ KEEP_POLICIES = _simdex.KEEP_POLICIES  # dedup's keep= choices: "first", "longes
 __all__ = [
     "fingerprint", "build", "dedup", "add", "remove", "merge", "SetChange", "DedupResult", "DedupCluster", "DOCUMENT_K", "KEEP_POLICIES", "Builder", "open", "Index", "Hit", "Matches", "Pairs", "Cluster",
     "BuildSummary", "VerifyReport", "Problem", "english_stopwords", "unicode_version", "Error", "UsageError",
-    "InputError", "FileError", "FormatError", "FileChangedError", "WorkLimitError",
+    "InputError", "FileError", "FormatError", "FileChangedError", "WorkLimitError", "KeyMap", "key_id",
 ]
 
 Matches = _namedtuple("Matches", "query query_id fingerprint distance id")
@@ -340,6 +340,20 @@ def _unpickle_index(args, checksum):
             f"{args[0]!r} holds another index than the one pickled (checksum 0x{now:016x}, pickled "
             f"0x{checksum:016x}): it was replaced, or the set changed, since. Pickle a reopen() of it")
     return index
+
+
+key_id = _simdex.key_id
+
+
+class KeyMap(_simdex.KeyMap):
+    __doc__ = _simdex.KeyMap.__doc__
+
+    def __init__(self, path):
+        super().__init__(_path(path))
+
+    def keys_of(self, ids):
+        """The keys of `ids` (array-like of uint64), in order: a list of str, None where an id has none."""
+        return super().keys_of(_u64(ids, "ids"))
 
 
 def open(path, detect_changes=True, preload=None):

@@ -38,12 +38,16 @@ FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weig
 // for anything else.
 std::string_view utf8_of(py::handle item, std::size_t position, py::object& owner);
 
+// A key as str: UTF-8, with bytes that are not (a directory's odd file names) as surrogate escapes.
+py::object key_str(std::string_view key);
+
 void bind_errors(py::module_& m);
 void bind_fingerprint(py::module_& m);
 void bind_build(py::module_& m);
 void bind_index(py::module_& m);
 void bind_dedup(py::module_& m);
 void bind_set(py::module_& m);
+void bind_keys(py::module_& m);
 
 // One fingerprint argument: an int (or numpy integer) in 0..2^64-1. A bool or a float is not one
 // (TypeError, as for any other type), a number out of range is a UsageError saying so.

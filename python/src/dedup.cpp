@@ -14,13 +14,6 @@ namespace simdex::python {
 
 namespace {
 
-// A key as str: UTF-8, with bytes that are not (a directory's odd file names) as surrogate escapes.
-py::object key_str(const std::string& key) {
-  PyObject* s = PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
-  if (!s) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(s);
-}
-
 // (documents, kept document, keys or None, distances, fingerprints, ids, lines) of one cluster.
 py::tuple cluster_tuple(const DedupCluster& c) {
   const std::size_t n = c.members.size();

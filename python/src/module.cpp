@@ -45,4 +45,5 @@ PYBIND11_MODULE(_simdex, m) {
   simdex::python::bind_index(m);
   simdex::python::bind_dedup(m);
   simdex::python::bind_set(m);
+  simdex::python::bind_keys(m);
 }

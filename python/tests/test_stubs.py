@@ -23,7 +23,7 @@ def test_stubs_name_every_public_name_and_method():
     assert top <= set(dir(simdex))
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     for name in ("Index", "Builder", "Hit", "VerifyReport", "BuildSummary", "Problem", "DedupResult",
-                 "SetChange"):
+                 "SetChange", "KeyMap"):
         stubbed = public([n.name for n in classes[name].body if isinstance(n, ast.FunctionDef)] +
                          [n.target.id for n in classes[name].body if isinstance(n, ast.AnnAssign)])
         structseq = {"n_fields", "n_sequence_fields", "n_unnamed_fields"}  # every C named tuple has these
@@ -37,6 +37,6 @@ def test_the_entry_points_have_docstrings_that_teach():
                simdex.Index.join, simdex.Index.pairs, simdex.Index.clusters, simdex.Index.verify,
                simdex.Index.info, simdex.Error, simdex.dedup,
                simdex.DedupResult, simdex.DedupCluster, simdex.add, simdex.remove, simdex.merge,
-               simdex.Index.reopen):
+               simdex.Index.reopen, simdex.KeyMap, simdex.key_id, simdex.KeyMap.keys_of):
         assert fn.__doc__ and len(fn.__doc__) > 40, fn
     assert "with simdex.open(" in simdex.open.__doc__ and "Index" in simdex.open.__doc__

@@ -1,0 +1,65 @@
+"""simdex.key_id and simdex.KeyMap (spec/KEYS.md): the ids the CLI gives string-keyed documents, and
+the key map it writes beside an index, read from Python as `--keys` reads them."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import simdex
+from conftest import run
+
+
+def test_keys_of_an_index_built_by_the_cli(tmp_path, cli):
+    # Documents keyed by URLs (a few alike, to be found together), a key with a TAB and one with
+    # bytes that are not UTF-8 in a directory's file name: queries answer with ids, the key map
+    # gives the keys back, as `query --keys` prints them.
+    docs = [{"url": f"https://example.org/{i}", "text": f"document number {i} about topic {i % 7} "
+             "with enough words in it to shingle"} for i in range(200)]
+    docs.append({"url": "tab\there", "text": docs[0]["text"]})
+    with open(tmp_path / "docs.jsonl", "w") as f:
+        for d in docs:
+            f.write(json.dumps(d) + "\n")
+    run(cli, "build", "-q", "--text", "--id-field", "url", str(tmp_path / "docs.jsonl"), "-o", str(tmp_path / "d.sdx"))
+    keys = simdex.KeyMap(tmp_path / "d.sdx.keys.tsv")
+    assert len(keys) == len(docs)
+    assert sorted(keys.keys_of(keys.ids())) == sorted(d["url"] for d in docs)
+    for d in docs[:20] + docs[-1:]:
+        assert keys[simdex.key_id(d["url"])] == d["url"] and simdex.key_id(d["url"]) in keys
+    assert keys.get(12345) is None and keys.get(12345, "-") == "-" and 12345 not in keys
+    with pytest.raises(KeyError):
+        keys[12345]
+    with simdex.open(tmp_path / "d.sdx") as index:
+        hit = index.query(simdex.fingerprint([docs[0]["text"]])[0], k=0)[0]
+        assert sorted(keys.keys_of(hit.ids)) == sorted([docs[0]["url"], "tab\there"])
+    cli_line = run(cli, "query", "--keys", "-k", "0", str(tmp_path / "d.sdx"),
+                   str(simdex.fingerprint([docs[0]["text"]])[0]))
+    assert "tab\\there" in cli_line and docs[0]["url"] in cli_line  # escaped by the CLI, not here
+    assert keys.keys_of([simdex.key_id("tab\there"), 7]) == ["tab\there", None]
+
+    # A file name that is not UTF-8: its key comes back as str with surrogate escapes, and key_id
+    # of that str (or of the bytes) is the id the CLI gave it.
+    (tmp_path / "dir").mkdir()
+    odd = b"caf\xe9.txt"
+    with open(os.path.join(os.fsencode(tmp_path / "dir"), odd), "w") as f:
+        f.write("a text in a file whose name is Latin-1")
+    run(cli, "fingerprint", "-q", str(tmp_path / "dir"), "-o", str(tmp_path / "dir.fp"))
+    listed = simdex.KeyMap(str(tmp_path / "dir.fp.keys.tsv"))
+    (key,) = listed.keys_of(listed.ids())
+    assert os.fsencode(key) == odd and simdex.key_id(key) == simdex.key_id(odd) == int(listed.ids()[0])
+
+
+def test_a_malformed_or_missing_key_map_is_an_error_naming_it(tmp_path):
+    bad = tmp_path / "bad.keys.tsv"
+    bad.write_bytes(b"#simdex-keys 1\n5\ta\n3\tb\n")
+    with pytest.raises(simdex.InputError, match=r"bad.keys.tsv:3: ids must be strictly ascending"):
+        simdex.KeyMap(bad)
+    with pytest.raises(simdex.FileError, match="cannot open key map"):
+        simdex.KeyMap(tmp_path / "none.keys.tsv")
+    with pytest.raises(TypeError):
+        simdex.key_id(5)
+    good = tmp_path / "good.keys.tsv"
+    good.write_bytes(b"#simdex-keys 1\n5\ta\n")
+    with pytest.raises(ValueError):  # as every uint64 argument of simdex: no wrapping
+        simdex.KeyMap(good).keys_of([-1])
