@@ -242,9 +242,9 @@ class SIMDEX_EXPORT Index {
   // What identifies the index open, cheaply: a file's header_checksum (spec/FORMAT.md §3: a hash of
   // its header region, which holds every section's XXH3-64, so of all its bytes), a set's
   // manifest_checksum (spec/SET.md §2.1: its generation, members, their header_checksums and its
-  // tombstones; of the manifest read, whichever members OpenOptions::set_members chose). Two opens of the
-  // same file or manifest give the same value; another index gives another one (but for a 64-bit collision).
-  // Python's pickled Index checks it when reopened.
+  // tombstones; of the manifest read, whichever members OpenOptions::set_members chose). Two opens
+  // of the same file or manifest give the same value; another index gives another one (but for a
+  // 64-bit collision). Python's pickled Index checks it when reopened.
   uint64_t checksum() const;
   // How the fingerprints were made from text (spec/FORMAT.md §5.2), nullopt when the index records
   // none (built from fingerprints, or a 1.x file). A set: the settings its members record (members
