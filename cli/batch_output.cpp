@@ -4,7 +4,7 @@
 
 namespace simdex::cli {
 
-void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys,
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const MappedKeyMap* keys,
                std::optional<std::string_view> query_key) {
   auto& b = out.buffer();
   const bool json = style.json;
@@ -22,7 +22,7 @@ void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const Ke
   out.print("{}\n", json ? "]}" : "");
 }
 
-void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const KeyMap* keys) {
+void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const MappedKeyMap* keys) {
   auto& b = out.buffer();
   if (f.format == "seomoz") {
     // seomoz/simhash-cpp src/bin/simhash-find-all.cpp, write_matches():
@@ -60,7 +60,7 @@ void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const Key
 }
 
 void print_cluster(Output& out, const std::vector<uint64_t>& values, const ResultFormat& f,
-                   const KeyMap* keys) {
+                   const MappedKeyMap* keys) {
   auto& b = out.buffer();
   // seomoz/simhash-cpp src/bin/simhash-find-clusters.cpp, write_clusters():
   //   stream << "[" << *(it++); ... stream << ", " << *it; ... stream << "]\n";

@@ -17,7 +17,7 @@ namespace simdex::cli {
 
 // QUERY_ID<TAB>QUERY_FP<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS, or its JSON object with style.json;
 // with --keys, IDS as keys (`keys`) and QUERY_ID as `query_key` if there is one.
-void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const KeyMap* keys,
+void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const MappedKeyMap* keys,
                std::optional<std::string_view> query_key = std::nullopt);
 
 // What a pairs or clusters line holds: --format (tsv, json, seomoz; settled by resolve_format),
@@ -29,10 +29,10 @@ struct ResultFormat {
 };
 
 // A B DISTANCE [IDS_A IDS_B] in the format's form.
-void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const KeyMap* keys);
+void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const MappedKeyMap* keys);
 
 // One cluster: its fingerprints, or (f.ids) its ids / keys.
 void print_cluster(Output& out, const std::vector<uint64_t>& values, const ResultFormat& f,
-                   const KeyMap* keys);
+                   const MappedKeyMap* keys);
 
 }  // namespace simdex::cli

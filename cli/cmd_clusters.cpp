@@ -26,11 +26,11 @@ struct ClustersArgs : SearchArgs {
 };
 
 void run_clusters(ClustersArgs a) {
-  const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
+  const std::optional<MappedKeyMap> keys = open_keys(a.keys, a.index);
   const bool ids = a.ids || keys;  // --keys prints the ids' keys
   resolve_format(a.format, a.style, a.ids, keys.has_value());
   const ResultFormat f{a.format, a.style, a.ids};
-  const KeyMap* key_map = keys ? &*keys : nullptr;
+  const MappedKeyMap* key_map = keys ? &*keys : nullptr;
   const IndexInput opened(a.index);
   const Index& index = *opened;
   Progress progress(Progress::wanted(a.quiet, a.progress));

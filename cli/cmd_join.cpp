@@ -115,7 +115,7 @@ class ChunkedJoin {
   const Index& index_;
   const JoinArgs& a_;
   Output& out_;
-  const std::optional<KeyMap> keys_;  // --keys
+  const std::optional<MappedKeyMap> keys_;  // --keys
   Progress& progress_;
   std::string stage_;  // of the chunk being joined
   BatchOptions options_;
@@ -141,18 +141,18 @@ void run_join(const JoinArgs& a) {
   ChunkedJoin joiner(index, a, out, progress);
   // --keys: a query's key comes with its document (--text) or from the key map beside QUERIES, the
   // one `simdex fingerprint` wrote there, when there is one.
-  std::optional<KeyMap> query_keys;
+  std::optional<MappedKeyMap> query_keys;
   if (keys_wanted(a.keys) && !a.text && a.queries != "-") {
     std::error_code ec;
-    if (std::filesystem::exists(key_map_path(a.queries), ec))
-      query_keys = KeyMap::read(key_map_path(a.queries));
+    if (std::filesystem::exists(key_map_path(a.queries), ec)) query_keys.emplace(key_map_path(a.queries));
   }
   TextOptions text_options = a.text_options;
   text_options.keys_printed = keys_wanted(a.keys);
-  for_each_query(a.queries, a.text, text_options, a.index, progress,
-                 [&](uint64_t fp, uint64_t id, std::optional<std::string_view> key) {
-                   joiner.add({fp, id}, query_keys ? query_keys->find(id) : key);
-                 });
+  for_each_query(
+      a.queries, a.text, text_options, a.index, progress,
+      [&, scratch = std::string()](uint64_t fp, uint64_t id, std::optional<std::string_view> key) mutable {
+        joiner.add({fp, id}, query_keys ? query_keys->find(id, scratch) : key);
+      });
   joiner.finish();
   out.close();
   if (a.stats) {

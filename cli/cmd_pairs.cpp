@@ -25,7 +25,7 @@ struct PairsArgs : SearchArgs {
 };
 
 void run_pairs(PairsArgs a) {
-  const std::optional<KeyMap> keys = open_keys(a.keys, a.index);  // --keys prints the ids' keys
+  const std::optional<MappedKeyMap> keys = open_keys(a.keys, a.index);  // --keys prints the ids' keys
   const bool ids = a.ids || keys;
   resolve_format(a.format, a.style, a.ids, keys.has_value());
   const ResultFormat f{a.format, a.style, ids};

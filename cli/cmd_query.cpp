@@ -41,7 +41,7 @@ void run_query(const QueryArgs& a) {
                           "give them as arguments (or with --text, as a file)");
   const IndexInput opened(a.index, a.open_options());
   const Index& index = *opened;
-  const std::optional<KeyMap> keys = open_keys(a.keys, a.index);
+  const std::optional<MappedKeyMap> keys = open_keys(a.keys, a.index);
   const unsigned k = index.search_distance(a.k);
   Output out;
   // A bar for queries read from a file or pipe, not typed at a terminal nor mixed with hits shown on one.

@@ -23,7 +23,7 @@ void add_keys_option(CLI::App& cmd, KeysArg& arg) {
 
 bool keys_wanted(const KeysArg& arg) { return arg.option && arg.option->count() > 0; }
 
-std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
+std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& index) {
   if (!keys_wanted(arg)) return std::nullopt;
   std::string file = arg.file;
   if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
@@ -41,7 +41,7 @@ std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index) {
       throw Error(errc::io, "--keys: no key map " + file +
                                 " beside the index (an index of integer ids has none; give --keys=FILE)");
   }
-  return KeyMap::read(file);
+  return MappedKeyMap(file);
 }
 
 PendingKeyMap carried_key_map(const std::string& input, const std::string& output) {
@@ -115,8 +115,9 @@ void append_key_or_id(fmt::memory_buffer& b, std::optional<std::string_view> key
 }
 }  // namespace
 
-void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json) {
-  append_key_or_id(b, keys.find(id), id, json, true);
+void append_key(fmt::memory_buffer& b, const MappedKeyMap& keys, std::uint64_t id, bool json) {
+  std::string scratch;  // (allocates only for a key with escapes)
+  append_key_or_id(b, keys.find(id, scratch), id, json, true);
 }
 
 void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::optional<std::string_view> key,

@@ -32,11 +32,11 @@ bool keys_wanted(const KeysArg& arg);
 
 // The key map to print with, or nothing when --keys was not given. Throws Error(io) when the map is
 // missing, Error(input) when it is malformed.
-std::optional<KeyMap> open_keys(const KeysArg& arg, const std::string& index);
+std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& index);
 
 // Appends `id` as a list element: its key escaped (',' too) or the decimal id; in JSON, the key as a
 // JSON string or the id as a number.
-void append_key(fmt::memory_buffer& b, const KeyMap& keys, std::uint64_t id, bool json);
+void append_key(fmt::memory_buffer& b, const MappedKeyMap& keys, std::uint64_t id, bool json);
 
 // A query's own id (QUERY_ID of `query --text` and `join`): its `key` when there is one (a document's
 // key, given with --keys: escaped as in a key map, or a JSON string), else the decimal id.
@@ -44,7 +44,7 @@ void append_query_id(fmt::memory_buffer& b, std::uint64_t id, std::optional<std:
 
 // `ids` comma-separated, as keys with `keys` (append_key), else as Output::append_list writes them.
 template <typename List>
-void append_ids(Output& out, const List& ids, const KeyMap* keys, bool json) {
+void append_ids(Output& out, const List& ids, const MappedKeyMap* keys, bool json) {
   if (!keys) return out.append_list(ids);
   bool first = true;
   for (std::uint64_t id : ids) {

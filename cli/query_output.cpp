@@ -10,7 +10,8 @@
 namespace simdex::cli {
 
 void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit,
-               const OutputStyle& style, const KeyMap* keys, std::optional<std::string_view> query_key) {
+               const OutputStyle& style, const MappedKeyMap* keys,
+               std::optional<std::string_view> query_key) {
   auto& b = out.buffer();
   auto it = std::back_inserter(b);
   if (style.json) {
@@ -40,7 +41,7 @@ void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, co
 }
 
 void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits, const OutputStyle& style,
-                       const KeyMap* keys) {
+                       const MappedKeyMap* keys) {
   auto& b = out.buffer();
   b.append(std::string_view(R"({"query":)"));
   append_fingerprint(b, query, style);

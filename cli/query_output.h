@@ -18,12 +18,12 @@ namespace simdex::cli {
 // {["query_id":I,]"query":Q,"fingerprint":F,"distance":D,"ids":[...]}. `query_id`: --text queries.
 // With `keys` (--keys), the ids are printed as their keys, and QUERY_ID as `query_key` if there is one.
 void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, const Hit& hit,
-               const OutputStyle& style, const KeyMap* keys = nullptr,
+               const OutputStyle& style, const MappedKeyMap* keys = nullptr,
                std::optional<std::string_view> query_key = std::nullopt);
 
 // One query's answer as one JSON line: {"query":Q,"hits":[{"fingerprint":F,"distance":D,"ids":[...]},...]}.
 void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits, const OutputStyle& style,
-                       const KeyMap* keys = nullptr);
+                       const MappedKeyMap* keys = nullptr);
 
 // A query fingerprint (decimal or 0x-hex); throws Error(input) naming `where`.
 uint64_t parse_query(std::string_view text, const std::string& where);

@@ -86,7 +86,7 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
     throw Error(errc::usage, "--serve reads its queries from stdin: the index must be a file");
   auto index = std::make_unique<IndexInput>(index_path, open_options);
   unsigned k = (*index)->search_distance(k_option);
-  std::optional<KeyMap> keys = open_keys(keys_arg, index_path);
+  std::optional<MappedKeyMap> keys = open_keys(keys_arg, index_path);
   install_sighup_handler();
   auto reopen = [&] {
     reopen_requested = 0;
@@ -95,7 +95,7 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
       // manifest older than the one it serves (stale_manifest: an old one copied back).
       auto fresh = std::make_unique<IndexInput>((*index)->reopen());
       k = (*fresh)->search_distance(k_option);
-      std::optional<KeyMap> fresh_keys = open_keys(keys_arg, index_path);
+      std::optional<MappedKeyMap> fresh_keys = open_keys(keys_arg, index_path);
       index = std::move(fresh);
       keys = std::move(fresh_keys);
     } catch (const Error& e) {

@@ -15,6 +15,15 @@ inline constexpr std::string_view kKeyMapHeader = "#simdex-keys 1\n";
 // Opens a key map file to read (a descriptor the caller closes). Error(io) naming it when it cannot
 // be opened or is not a regular file: a FIFO would block and a device (/dev/zero) never end.
 int open_key_map_file(const std::string& path);
+// Parses an entry's line, without its LF: sets `id` and `key` (a view of `line`, or of `unescaped`
+// when the key has escapes). `legacy`: a listing of simdex 0.1, keys as they are. Returns what is
+// wrong with the line by spec/KEYS.md, or null. The ids' order is the caller's to check.
+const char* parse_key_map_entry(std::string_view line, bool legacy, std::uint64_t& id, std::string_view& key,
+                                std::string& unescaped);
+// The first half of that: the id, and `key` as it is written (escaped).
+const char* parse_key_map_id(std::string_view line, std::uint64_t& id, std::string_view& key);
+// The second: `key` as written -> the key (a view of `unescaped` when it has escapes).
+const char* unescape_key_map_key(std::string_view& key, std::string& unescaped);
 // Appends the entry's line (ID, TAB, the key escaped, LF) to `out`.
 void append_key_map_line(std::string& out, std::uint64_t id, std::string_view key);
 

@@ -283,6 +283,34 @@ void append_key_map_line(std::string& out, std::uint64_t id, std::string_view ke
   out += '\n';
 }
 
+const char* parse_key_map_id(std::string_view line, std::uint64_t& id, std::string_view& key) {
+  const auto tab = line.find('\t');
+  if (tab == std::string_view::npos) return "no TAB between id and key";
+  const std::string_view digits = line.substr(0, tab);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return "the id must be a decimal integer in 0..2^64-1 without leading zeros";
+  key = line.substr(tab + 1);
+  return nullptr;
+}
+
+const char* parse_key_map_entry(std::string_view line, bool legacy, std::uint64_t& id, std::string_view& key,
+                                std::string& unescaped) {
+  if (const char* wrong = parse_key_map_id(line, id, key)) return wrong;
+  return legacy ? nullptr : unescape_key_map_key(key, unescaped);
+}
+
+const char* unescape_key_map_key(std::string_view& key, std::string& unescaped) {
+  if (!written_as_it_is(key)) {
+    std::optional<std::string> plain = unescape_key(key);
+    if (!plain) return "the key is not escaped as the spec says (a raw control byte or a bad escape)";
+    unescaped = std::move(*plain);
+    key = unescaped;
+  }
+  return nullptr;
+}
+
 bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_view& key) {
   ++line_no_;
   auto fail = [&](const std::string& what) {
@@ -296,25 +324,11 @@ bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_vie
       return false;
     }
   }
-  const auto tab = line.find('\t');
-  if (tab == std::string_view::npos) throw fail("no TAB between id and key");
-  const std::string_view digits = line.substr(0, tab);
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
-  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() ||
-      (digits.size() > 1 && digits[0] == '0'))
-    throw fail("the id must be a decimal integer in 0..2^64-1 without leading zeros");
+  if (const char* wrong = parse_key_map_entry(line, *legacy_, id, key, unescaped_)) throw fail(wrong);
   if (last_id_ && id <= *last_id_)
     throw fail("ids must be strictly ascending (id " + std::to_string(id) + " after " +
                std::to_string(*last_id_) + ")");
   last_id_ = id;
-  key = line.substr(tab + 1);
-  if (!*legacy_ && !written_as_it_is(key)) {
-    std::optional<std::string> unescaped = unescape_key(key);
-    if (!unescaped)
-      throw fail("the key is not escaped as the spec says (a raw control byte or a bad escape)");
-    unescaped_ = std::move(*unescaped);
-    key = unescaped_;
-  }
   return true;
 }
 

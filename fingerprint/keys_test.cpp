@@ -373,3 +373,126 @@ TEST_CASE("a map read a chunk at a time, copied or entry by entry, holds what Ke
   std::filesystem::remove(to);
   CHECK(error_of([&] { KeyMapCursor c(to); }).find("cannot open key map") != std::string::npos);
 }
+
+namespace {
+// A key map of the entries (id, key), ids ascending, as a writer writes it.
+std::string key_map_of(const std::vector<std::pair<std::uint64_t, std::string>>& entries) {
+  std::string bytes(kKeyMapHeader);
+  for (const auto& [id, key] : entries) append_key_map_line(bytes, id, key);
+  return bytes;
+}
+
+// Every id of `whole` found in `mapped` with its key; ids next to them, and random ones, found in
+// both or in neither.
+void check_same_answers(const KeyMap& whole, const MappedKeyMap& mapped, std::mt19937_64& rng) {
+  std::string scratch;
+  const std::size_t step = std::max<std::size_t>(1, whole.size() / 4000);  // (every id of a small map)
+  for (std::size_t i = 0; i < whole.size(); i += step) {
+    const std::uint64_t id = whole.id_at(i);
+    REQUIRE(mapped.find(id, scratch) == whole.key_at(i));
+    for (const std::uint64_t near : {id - 1, id + 1}) REQUIRE(mapped.find(near, scratch) == whole.find(near));
+  }
+  for (const std::uint64_t id : {std::uint64_t{0}, std::uint64_t{1}, ~std::uint64_t{0}, rng(), rng()})
+    CHECK(mapped.find(id, scratch) == whole.find(id));
+  std::size_t longest = 0;
+  for (std::size_t i = 1; i < whole.size(); ++i)
+    if (whole.key_at(i).size() > whole.key_at(longest).size()) longest = i;
+  if (whole.size() > 0) CHECK(mapped.find(whole.id_at(longest)) == whole.key_at(longest));
+}
+}  // namespace
+
+TEST_CASE("a mapped key map finds what KeyMap reads, whatever the spread of its ids") {
+  TempFile f;
+  std::mt19937_64 rng(5);
+  auto check_map = [&](const std::string& bytes) {
+    std::ofstream(f.path, std::ios::binary | std::ios::trunc) << bytes;
+    check_same_answers(KeyMap::parse(bytes, f.path), MappedKeyMap(f.path), rng);
+  };
+  SUBCASE("ids of keys (hashes), escapes, a 1.5 MiB key") {
+    random_key_map(f.path, rng);
+    check_map(read_file(f.path));
+  }
+  SUBCASE("ids bunched up, evenly spaced, growing geometrically, at the ends of the range") {
+    auto random_key = [&] { return std::string(1 + rng() % 30, static_cast<char>('a' + rng() % 26)); };
+    std::vector<std::pair<std::uint64_t, std::string>> dense, bunched, geometric, ends;
+    for (std::uint64_t i = 0; i < 5000; ++i) dense.emplace_back(i, random_key());
+    // 0..4998 and 2^64-1: interpolation creeps a line at a time; bisection takes over.
+    ends = dense;
+    ends.back().first = ~std::uint64_t{0};
+    for (std::uint64_t base = rng() >> 8, c = 0; c < 50; ++c, base += rng() >> 8)
+      for (std::uint64_t i = 0; i < 100; ++i) bunched.emplace_back(base + i * 3, random_key());
+    for (std::uint64_t i = 0; i < 64; ++i)
+      geometric.emplace_back((std::uint64_t{1} << i) + i % 2, random_key());
+    for (const auto* entries : {&dense, &ends, &bunched, &geometric}) check_map(key_map_of(*entries));
+  }
+  SUBCASE("one entry; none; the paths.tsv of simdex 0.1") {
+    check_map(key_map_of({{42, "only"}}));
+    check_map(std::string(kKeyMapHeader));
+    check_map("");
+    check_map("0\ta.txt\n1\tsub/b\\c.txt\n7\tc\n");
+    CHECK(MappedKeyMap(f.path).find(1) == "sub/b\\c.txt");
+    CHECK(MappedKeyMap(f.path).key_or_id(1) == "sub/b\\\\c.txt");
+    CHECK(MappedKeyMap(f.path).key_or_id(2) == "2");
+  }
+}
+
+TEST_CASE("a mapped key map checks the lines it reads: a malformed map is an error, never a crash") {
+  TempFile f;
+  auto write = [&](const std::string& bytes) {
+    std::ofstream(f.path, std::ios::binary | std::ios::trunc) << bytes;
+  };
+  auto error_finding = [&](const std::string& bytes, std::uint64_t id) {
+    write(bytes);
+    return error_of([&] { (void)MappedKeyMap(f.path).find(id); });
+  };
+  const std::string h(kKeyMapHeader);
+  CHECK(error_finding("#simdex-keys 2\n", 1).find("the line at byte 0: not a simdex key map") !=
+        std::string::npos);
+  CHECK(error_finding(h + "1\ta\n2\tb", 1).find("the last line has no newline") != std::string::npos);
+  CHECK(error_finding(h + "1 a\n", 1).find("byte 15: no TAB") != std::string::npos);
+  CHECK(error_finding(h + "1\ta\n02\tb\n", 1).find("byte 19: the id must be a decimal") != std::string::npos);
+  CHECK(error_finding(h + "5\ta\n3\tb\n", 4).find("strictly ascending") != std::string::npos);
+  CHECK(error_finding(h + "5\ta\n5\tb\n", 5).find("strictly ascending") != std::string::npos);
+  // Out of order in the middle: seen by a lookup that must read the line to tell whether its id is
+  // there (a lookup that need not read it cannot tell; KeyMap::read can).
+  CHECK(error_finding(h + "5\ta\n99\tb\n10\tc\n", 7)
+            .find("key map '" + f.path + "': the line at byte 19: ids must be strictly ascending (id 99 ") !=
+        std::string::npos);
+  CHECK(error_finding(h + "1\ta\n2\tb\\q\n3\tc\n", 2).find("byte 19: the key is not escaped") !=
+        std::string::npos);
+  CHECK(error_of([&] { MappedKeyMap m(f.path + ".none"); }).find("cannot open key map") != std::string::npos);
+  CHECK(error_of([] { MappedKeyMap m("/dev/zero"); }).find("is not a regular file") != std::string::npos);
+
+  // Mutations of a map of 60,000 keys: a map KeyMap reads gives KeyMap's answers; one it refuses
+  // gives answers or Error(input), and under the sanitizers no read outside the file.
+  std::mt19937_64 rng(6);
+  const std::string bytes = random_key_map(f.path, rng);
+  const KeyMap original = KeyMap::parse(bytes, f.path);
+  std::vector<std::uint64_t> ids;
+  for (std::size_t i = 0; i < original.size(); i += 7) ids.push_back(original.id_at(i));
+  int refused = 0, errors = 0;
+  for (int round = 0; round < 60; ++round) {
+    const std::string map = mutated_map(bytes, rng);
+    write(map);
+    std::optional<KeyMap> whole;
+    try {
+      whole = KeyMap::parse(map, f.path);
+    } catch (const Error&) {
+      ++refused;
+    }
+    try {
+      const MappedKeyMap mapped(f.path);
+      std::string scratch;
+      for (const std::uint64_t id : ids) {
+        const auto key = mapped.find(id, scratch);
+        if (whole) REQUIRE(key == whole->find(id));
+      }
+    } catch (const Error& e) {
+      REQUIRE(!whole);  // a well-formed map never fails a lookup
+      CHECK(e.code() == errc::input);
+      ++errors;
+    }
+  }
+  CHECK(refused > 20);
+  CHECK(errors > 10);
+}

@@ -109,6 +109,15 @@ check clusters-keys-file 0 "$simdex" clusters "$dir/corpus.sdx" --keys="$dir/k.s
 printf '620\tlegacy/path.txt\n' > "$dir/corpus.sdx.paths.tsv"
 check clusters-legacy-map 0 "$simdex" clusters "$dir/corpus.sdx" --keys
 expect_grep clusters-legacy-map-out "legacy/path.txt" "$dir/out"
+# A damaged map: a truncated one is refused when opened, before any output; a lookup names the
+# faulty line it reads by its byte offset (the map is looked up in place, never read whole).
+head -c -1 "$dir/k2.sdx.keys.tsv" > "$dir/cut.keys.tsv"
+check query-keys-cut-map 1 "$simdex" query "$dir/k2.sdx" --keys="$dir/cut.keys.tsv" "$(head -1 "$dir/k.fp" | cut -f1)"
+expect_grep query-keys-cut-map-msg "cut.keys.tsv': the last line has no newline" "$dir/err"
+[ -s "$dir/out" ] && bad "query-keys-cut-map printed before the error" || ok
+printf '#simdex-keys 1\n0\ta\nno tab here\n18446744073709551615\tz\n' > "$dir/faulty.keys.tsv"
+check query-keys-faulty-map 1 "$simdex" query "$dir/k2.sdx" --keys="$dir/faulty.keys.tsv" "$(head -1 "$dir/k.fp" | cut -f1)"
+expect_grep query-keys-faulty-map-msg "faulty.keys.tsv': the line at byte 19: no TAB between id and key" "$dir/err"
 
 # Errors: a collision of an integer id with a line number, bad flags; nothing written.
 printf '%s\n' '{"id": 1, "text": "one two three"}' '{"text": "four five six"}' > "$dir/mixed.jsonl"

@@ -123,4 +123,40 @@ class SIMDEX_EXPORT KeyMap {
   std::shared_ptr<const Bytes> bytes_;
 };
 
+// A key map looked up where it lies: the file is mapped, never read whole, so opening it is O(1)
+// and its memory is the pages its lookups touch (in the page cache, shared by every process that
+// maps the file), whatever its size: a set's map of a billion keys is tens of gigabytes. find(id)
+// reads a handful of lines: an interpolation search over the file's bytes between the ids of the
+// lines around the sought one (the ids of keys are hashes, spread evenly), turning to bisection
+// when that does not converge (a few dozen lines at worst). Copies share the mapping; find() may
+// be called from many threads at once.
+//
+// What it checks, as spec/KEYS.md allows a reader that reads only some lines: at open the first
+// line and that the file ends in LF; at each lookup the id of every line it reads (its syntax, and
+// that it lies between the ids of the lines around it) and the key it returns. A malformed map
+// gives Error(errc::input) naming the file and the line's byte offset, never a crash or a read
+// outside the file; a lookup that reads no line of a fault cannot see it. KeyMap::read checks
+// every line.
+class SIMDEX_EXPORT MappedKeyMap {
+ public:
+  // Error(io) when `path` cannot be opened or mapped, or is not a regular file; Error(input) when
+  // its first or last line is malformed.
+  explicit MappedKeyMap(const std::string& path);
+  // The key of `id`, unescaped: a view of the file, or of `scratch` for a key with escapes; nothing
+  // for an id without a key.
+  std::optional<std::string_view> find(std::uint64_t id, std::string& scratch) const;
+  std::optional<std::string> find(std::uint64_t id) const;
+  // The key of `id` escaped as escape_key(key, list_separator) does, or the id in decimal.
+  std::string key_or_id(std::uint64_t id, bool list_separator = false) const;
+  // The number of entries: the lines counted on the first call (a pass over the file's bytes).
+  std::size_t size() const;
+  // Every id, ascending: a pass over the whole file that checks every line as KeyMap::read does.
+  std::vector<std::uint64_t> ids() const;
+  const std::string& path() const;
+
+ private:
+  struct Mapping;
+  std::shared_ptr<const Mapping> map_;
+};
+
 }  // namespace simdex

@@ -35,39 +35,50 @@ void bind_keys(py::module_& m) {
       "The id simdex gives a document keyed by the string `key` (a URL, a path): XXH3-64 of its\n"
       "UTF-8 bytes (spec/KEYS.md), as `simdex build --text` and `dedup` give it. index.ids_of() and\n"
       "queries answer with such ids; KeyMap maps them back.");
-  py::class_<KeyMap>(m, "KeyMap",
-                     "A key map (spec/KEYS.md): ids of string-keyed documents -> their keys, read whole\n"
-                     "(its bytes and 16 bytes an entry). The CLI writes one beside an index or fingerprints\n"
-                     "whose documents have string keys: INDEX.keys.tsv, a set's SET.keys.tsv.\n\n"
-                     "    keys = simdex.KeyMap(\"docs.sdx.keys.tsv\")\n"
-                     "    keys.get(hit_id)               # the key (str), or None for an id without one\n"
-                     "    keys.keys_of(matches.id)       # a list, one key or None an id\n\n"
-                     "Raises InputError (naming the line) for a malformed map, FileError when unreadable.")
-      .def(py::init([](const std::string& path) { return without_gil([&] { return KeyMap::read(path); }); }),
+  py::class_<MappedKeyMap>(
+      m, "KeyMap",
+      "A key map (spec/KEYS.md): ids of string-keyed documents -> their keys. The CLI writes one beside\n"
+      "an index or fingerprints whose documents have string keys: INDEX.keys.tsv, a set's SET.keys.tsv.\n"
+      "Mapped, not read: opening is O(1) and a lookup reads a few lines, whatever the map's size (the\n"
+      "pages stay in the page cache, shared by every process). len() counts the lines once; ids() reads\n"
+      "the whole map.\n\n"
+      "    keys = simdex.KeyMap(\"docs.sdx.keys.tsv\")\n"
+      "    keys.get(hit_id)               # the key (str), or None for an id without one\n"
+      "    keys.keys_of(matches.id)       # a list, one key or None an id\n\n"
+      "Raises InputError for a malformed map (naming the line's byte offset; a lookup checks the lines\n"
+      "it reads, ids() every line), FileError when unreadable.")
+      .def(py::init([](const std::string& path) { return without_gil([&] { return MappedKeyMap(path); }); }),
            py::arg("path"))
-      .def("__len__", &KeyMap::size)
-      .def("__contains__", [](const KeyMap& k, std::uint64_t id) { return k.find(id).has_value(); })
+      .def("__len__", [](const MappedKeyMap& k) { return without_gil([&] { return k.size(); }); })
+      .def("__contains__",
+           [](const MappedKeyMap& k, std::uint64_t id) {
+             std::string scratch;
+             return k.find(id, scratch).has_value();
+           })
       .def("__getitem__",
-           [](const KeyMap& k, std::uint64_t id) {
-             const auto key = k.find(id);
+           [](const MappedKeyMap& k, std::uint64_t id) {
+             std::string scratch;
+             const auto key = k.find(id, scratch);
              if (!key) throw py::key_error(std::to_string(id));
              return key_str(*key);
            })
       .def(
           "get",
-          [](const KeyMap& k, std::uint64_t id, py::object otherwise) {
-            const auto key = k.find(id);
+          [](const MappedKeyMap& k, std::uint64_t id, py::object otherwise) {
+            std::string scratch;
+            const auto key = k.find(id, scratch);
             return key ? key_str(*key) : otherwise;
           },
           py::arg("id"), py::arg("default") = py::none(), "The key of `id`, or `default` when it has none.")
       .def(
           "keys_of",
-          [](const KeyMap& k, const U64Array& ids) {
+          [](const MappedKeyMap& k, const U64Array& ids) {
             if (ids.ndim() != 1) throw Error(errc::usage, "ids must be a 1-D array");
             py::list out(ids.size());
             const std::uint64_t* p = ids.data();
+            std::string scratch;
             for (py::ssize_t i = 0; i < ids.size(); ++i) {
-              const auto key = k.find(p[i]);
+              const auto key = k.find(p[i], scratch);
               out[static_cast<std::size_t>(i)] = key ? key_str(*key) : py::none();
             }
             return out;
@@ -75,13 +86,8 @@ void bind_keys(py::module_& m) {
           py::arg("ids"),
           "The keys of `ids` (array-like of uint64), in order: a list of str, None where an id has none.")
       .def(
-          "ids",
-          [](const KeyMap& k) {
-            std::vector<std::uint64_t> ids(k.size());
-            for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = k.id_at(i);
-            return to_numpy(std::move(ids));
-          },
-          "The ids that have a key, ascending (a uint64 array).");
+          "ids", [](const MappedKeyMap& k) { return to_numpy(without_gil([&] { return k.ids(); })); },
+          "The ids that have a key, ascending (a uint64 array): reads the whole map, checking every line.");
 }
 
 }  // namespace simdex::python

@@ -53,8 +53,18 @@ def test_keys_of_an_index_built_by_the_cli(tmp_path, cli):
 def test_a_malformed_or_missing_key_map_is_an_error_naming_it(tmp_path):
     bad = tmp_path / "bad.keys.tsv"
     bad.write_bytes(b"#simdex-keys 1\n5\ta\n3\tb\n")
-    with pytest.raises(simdex.InputError, match=r"bad.keys.tsv:3: ids must be strictly ascending"):
+    with pytest.raises(simdex.InputError, match=r"bad.keys.tsv': the line at byte 19: ids must be strictly ascending"):
         simdex.KeyMap(bad)
+    # A fault in the middle: opening (O(1)) reads the first and last lines only; a lookup that
+    # reads the faulty line, and ids() (every line), name it.
+    middle = tmp_path / "middle.keys.tsv"
+    middle.write_bytes(b"#simdex-keys 1\n5\ta\n99\tb\n10\tc\n")
+    keys = simdex.KeyMap(middle)
+    assert len(keys) == 3 and keys[5] == "a" and keys[10] == "c"
+    with pytest.raises(simdex.InputError, match=r"middle.keys.tsv': the line at byte 19: ids must be strictly"):
+        keys.get(7)
+    with pytest.raises(simdex.InputError, match=r"middle.keys.tsv:4: ids must be strictly ascending"):
+        keys.ids()
     with pytest.raises(simdex.FileError, match="cannot open key map"):
         simdex.KeyMap(tmp_path / "none.keys.tsv")
     with pytest.raises(TypeError):
