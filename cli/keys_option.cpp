@@ -116,7 +116,7 @@ void append_key_or_id(fmt::memory_buffer& b, std::optional<std::string_view> key
 }  // namespace
 
 void append_key(fmt::memory_buffer& b, const MappedKeyMap& keys, std::uint64_t id, bool json) {
-  std::string scratch;  // (allocates only for a key with escapes)
+  thread_local std::string scratch;  // (a key is copied out of the mapped map: no allocation a key)
   append_key_or_id(b, keys.find(id, scratch), id, json, true);
 }
 

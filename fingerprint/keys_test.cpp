@@ -496,3 +496,37 @@ TEST_CASE("a mapped key map checks the lines it reads: a malformed map is an err
   CHECK(refused > 20);
   CHECK(errors > 10);
 }
+
+TEST_CASE(
+    "a mapped key map written in place under it is an error, not a crash; one replaced by rename is not") {
+  TempFile f;
+  std::mt19937_64 rng(8);
+  const std::string bytes = random_key_map(f.path, rng);
+  const KeyMap whole = KeyMap::parse(bytes, f.path);
+  auto code_of = [](auto&& fn) -> std::optional<errc> {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.code();
+    }
+    return std::nullopt;
+  };
+  SUBCASE("replaced by rename: the old map stays mapped, its answers unchanged") {
+    const MappedKeyMap mapped(f.path);
+    const std::string other = f.path + ".new";
+    std::ofstream(other, std::ios::binary) << key_map_of({{1, "one"}});
+    std::filesystem::rename(other, f.path);
+    for (std::size_t i = 0; i < whole.size(); i += 97) CHECK(mapped.find(whole.id_at(i)) == whole.key_at(i));
+    CHECK(MappedKeyMap(f.path).find(1) == "one");
+  }
+  SUBCASE("truncated in place: lookups throw file_changed (the lease, or the zeros read past the end)") {
+    const MappedKeyMap mapped(f.path);
+    REQUIRE(mapped.find(whole.id_at(whole.size() / 2)) == whole.key_at(whole.size() / 2));
+    std::filesystem::resize_file(f.path, 100);
+    int changed = 0;
+    for (std::size_t i = 0; i < whole.size(); i += 97)
+      changed += code_of([&] { (void)mapped.find(whole.id_at(i)); }) == errc::file_changed;
+    CHECK(changed == static_cast<int>((whole.size() + 96) / 97));
+    CHECK(code_of([&] { (void)mapped.ids(); }) == errc::file_changed);
+  }
+}

@@ -1,14 +1,10 @@
 // MappedKeyMap: a key map (spec/KEYS.md) looked up in place, by interpolation search over its bytes.
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <mutex>
 
 #include "fingerprint/key_map_lines.h"
+#include "reader/mapped_file.h"
 #include "simdex/error.h"
 #include "simdex/keys.h"
 
@@ -22,24 +18,53 @@ constexpr int kInterpolationProbes = 12;
 }  // namespace
 
 struct MappedKeyMap::Mapping {
-  std::string path;
-  int fd = -1;
-  const char* data = nullptr;
-  std::size_t size = 0;
+  // Watched as an index is (reader/change_watch.h): a map truncated or written in place under a
+  // lookup reads zeros, not a fault, and the lookup throws Error(file_changed).
+  explicit Mapping(const std::string& path)
+      : file(path, /*watch_changes=*/true, "key map"),
+        data(reinterpret_cast<const char*>(file.data())),
+        size(file.size()) {}
+
+  reader::MappedFile file;
+  const char* data;  // null for an empty file
+  std::size_t size;
   bool legacy = false;                      // simdex 0.1's paths.tsv: no header, keys as they are
   std::size_t begin = 0, end = 0;           // the entries' lines: [begin, end), each ending in LF
   std::uint64_t first_id = 0, last_id = 0;  // of the first and the last entry (when there is one)
   mutable std::once_flag counted;
   mutable std::size_t entries = 0;  // size(), once counted
 
-  ~Mapping() {
-    if (data) ::munmap(const_cast<char*>(data), size);
-    if (fd >= 0) ::close(fd);
+  void check_unchanged() const {
+    if (reader::changed(file.watch()->changed_flag()))
+      throw Error(errc::file_changed, "key map '" + file.path() +
+                                          "' changed while open (truncated or written in place); open it "
+                                          "again. Publish key maps by rename, as simdex writes them");
+  }
+
+  // Runs `read` (reading the mapped bytes); a malformed line it met is the change, if there was one.
+  template <class Read>
+  auto guarded(Read&& read) const {
+    try {
+      auto result = read();
+      check_unchanged();
+      return result;
+    } catch (const Error& e) {
+      if (e.code() == errc::input) check_unchanged();
+      throw;
+    }
   }
 
   [[noreturn]] void fail(std::size_t at, const std::string& what) const {
-    throw Error(errc::input, "key map '" + path + "': the line at byte " + std::to_string(at) + ": " + what +
-                                 " (spec/KEYS.md)");
+    throw Error(errc::input, "key map '" + file.path() + "': the line at byte " + std::to_string(at) + ": " +
+                                 what + " (spec/KEYS.md)");
+  }
+
+  // The end (its LF) of the line holding byte `at`, before `to`: there is one in a map whose bytes
+  // end in LF, unless the file changed under the mapping (zeros).
+  std::size_t eol_at(std::size_t at, std::size_t to) const {
+    const void* lf = std::memchr(data + at, '\n', to - at);
+    if (!lf) fail(at, "no LF before the next line read");
+    return static_cast<std::size_t>(static_cast<const char*>(lf) - data);
   }
 
   // The id of the line that starts at `start` and ends (LF) at `eol`, and its key as written; a
@@ -49,96 +74,94 @@ struct MappedKeyMap::Mapping {
     if (const char* wrong = parse_key_map_id({data + start, eol - start}, id, key)) fail(start, wrong);
     return id;
   }
+
+  // The first and last entries' ids, which bound every other.
+  bool read_bounds() {
+    if (size == 0) return true;
+    if (data[size - 1] != '\n')
+      throw Error(errc::input, "key map '" + file.path() +
+                                   "': the last line has no newline (a truncated file?) (spec/KEYS.md)");
+    const std::string_view all(data, size);
+    legacy = !all.starts_with('#');
+    if (!legacy) {
+      if (!all.starts_with(kKeyMapHeader))
+        fail(0, "not a simdex key map: the first line must be '#simdex-keys 1'");
+      begin = kKeyMapHeader.size();
+    }
+    end = size;
+    if (begin == end) return true;
+    std::string_view key;
+    first_id = id_of(begin, eol_at(begin, end), key);
+    const void* before_last = ::memrchr(data + begin, '\n', end - 1 - begin);
+    const std::size_t last =
+        before_last ? static_cast<std::size_t>(static_cast<const char*>(before_last) - data) + 1 : begin;
+    last_id = id_of(last, end - 1, key);
+    if (last_id < first_id || (last_id == first_id && last != begin))
+      fail(last, "ids must be strictly ascending (the last id, " + std::to_string(last_id) +
+                     ", is not above the first, " + std::to_string(first_id) + ")");
+    return true;
+  }
+
+  // find(): the line of `id`, its key copied to `scratch` (unescaped).
+  bool find(std::uint64_t id, std::string& scratch) const {
+    if (begin == end || id < first_id || id > last_id) return false;
+    // The line of `id`, if any, starts in [lo, hi), both line starts; the ids of the lines there
+    // lie in [low, high] in a well-formed map, which each line read is checked against.
+    std::size_t lo = begin, hi = end;
+    std::uint64_t low = first_id, high = last_id;
+    for (int probe = 0; lo < hi; ++probe) {
+      std::size_t at = lo + (hi - lo) / 2;
+      if (probe < kInterpolationProbes) {
+        // (In doubles: high - low + 1 is 2^64 for the whole range of ids.)
+        const double span = static_cast<double>(high - low) + 1.0;
+        at = lo +
+             static_cast<std::size_t>(static_cast<double>(id - low) / span * static_cast<double>(hi - lo));
+        at = std::min(at, hi - 1);
+      }
+      // The line holding byte `at`: it starts after the LF before `at` (or at lo) and ends at the
+      // first LF from `at` (hi follows an LF, or is the file's end, after one).
+      const void* before = ::memrchr(data + lo, '\n', at - lo);
+      const std::size_t start =
+          before ? static_cast<std::size_t>(static_cast<const char*>(before) - data) + 1 : lo;
+      const std::size_t eol = eol_at(at, hi);
+      std::string_view key;
+      const std::uint64_t found = id_of(start, eol, key);
+      if (found < low || found > high)
+        fail(start, "ids must be strictly ascending (id " + std::to_string(found) +
+                        " lies outside the ids of the lines around it, " + std::to_string(low) + ".." +
+                        std::to_string(high) + ")");
+      if (found == id) {
+        // Copied: the mapped bytes are valid only as long as the file is unchanged, checked after.
+        if (const char* wrong = legacy ? nullptr : unescape_key_map_key(key, scratch)) fail(start, wrong);
+        if (key.data() != scratch.data()) scratch.assign(key);
+        return true;
+      }
+      if (found < id) {
+        lo = eol + 1;
+        low = found + 1;
+      } else {
+        hi = start;
+        high = found - 1;
+      }
+    }
+    return false;
+  }
 };
 
 MappedKeyMap::MappedKeyMap(const std::string& path) {
-  auto m = std::make_shared<Mapping>();
-  m->path = path;
-  m->fd = open_key_map_file(path);
-  struct stat st {};
-  if (::fstat(m->fd, &st) != 0)
-    throw Error(errc::io, "cannot stat key map '" + path + "': " + std::strerror(errno));
-  m->size = static_cast<std::size_t>(st.st_size);
-  if (m->size > 0) {
-    void* p = ::mmap(nullptr, m->size, PROT_READ, MAP_SHARED, m->fd, 0);
-    if (p == MAP_FAILED) throw Error(errc::io, "cannot map key map '" + path + "': " + std::strerror(errno));
-    m->data = static_cast<const char*>(p);
-    // A lookup reads a line here and a line there: no read-around of pages it does not need.
-    ::madvise(p, m->size, MADV_RANDOM);
-    if (m->data[m->size - 1] != '\n')
-      throw Error(errc::input,
-                  "key map '" + path + "': the last line has no newline (a truncated file?) (spec/KEYS.md)");
-    const std::string_view all(m->data, m->size);
-    m->legacy = !all.starts_with('#');
-    if (!m->legacy) {
-      if (!all.starts_with(kKeyMapHeader))
-        m->fail(0, "not a simdex key map: the first line must be '#simdex-keys 1'");
-      m->begin = kKeyMapHeader.size();
-    }
-    m->end = m->size;
-  }
-  if (m->begin < m->end) {  // the ids of the first and last entries bound every other
-    std::string_view key;
-    const char* first_eol =
-        static_cast<const char*>(std::memchr(m->data + m->begin, '\n', m->end - m->begin));
-    m->first_id = m->id_of(m->begin, static_cast<std::size_t>(first_eol - m->data), key);
-    const char* before_last =
-        static_cast<const char*>(::memrchr(m->data + m->begin, '\n', m->end - 1 - m->begin));
-    const std::size_t last = before_last ? static_cast<std::size_t>(before_last - m->data) + 1 : m->begin;
-    m->last_id = m->id_of(last, m->end - 1, key);
-    if (m->last_id < m->first_id || (m->last_id == m->first_id && last != m->begin))
-      m->fail(last, "ids must be strictly ascending (the last id, " + std::to_string(m->last_id) +
-                        ", is not above the first, " + std::to_string(m->first_id) + ")");
-  }
+  auto m = std::make_shared<Mapping>(path);
+  m->guarded([&] { return m->read_bounds(); });
   map_ = std::move(m);
 }
 
 std::optional<std::string_view> MappedKeyMap::find(std::uint64_t id, std::string& scratch) const {
-  const Mapping& m = *map_;
-  if (m.begin == m.end || id < m.first_id || id > m.last_id) return std::nullopt;
-  // The line of `id`, if any, starts in [lo, hi), both line starts; the ids of the lines there lie
-  // in [low, high] in a well-formed map, which each line read is checked against.
-  std::size_t lo = m.begin, hi = m.end;
-  std::uint64_t low = m.first_id, high = m.last_id;
-  for (int probe = 0; lo < hi; ++probe) {
-    std::size_t at = lo + (hi - lo) / 2;
-    if (probe < kInterpolationProbes) {
-      // (In doubles: high - low + 1 is 2^64 for the whole range of ids.)
-      const double span = static_cast<double>(high - low) + 1.0;
-      at = lo + static_cast<std::size_t>(static_cast<double>(id - low) / span * static_cast<double>(hi - lo));
-      at = std::min(at, hi - 1);
-    }
-    // The line holding byte `at`: it starts after the LF before `at` (or at lo), ends at the first
-    // LF from `at` (there is one before hi: hi follows an LF, or is the file's end, after one).
-    const void* before = ::memrchr(m.data + lo, '\n', at - lo);
-    const std::size_t start =
-        before ? static_cast<std::size_t>(static_cast<const char*>(before) - m.data) + 1 : lo;
-    const auto eol =
-        static_cast<std::size_t>(static_cast<const char*>(std::memchr(m.data + at, '\n', hi - at)) - m.data);
-    std::string_view key;
-    const std::uint64_t found = m.id_of(start, eol, key);
-    if (found < low || found > high)
-      m.fail(start, "ids must be strictly ascending (id " + std::to_string(found) +
-                        " lies outside the ids of the lines around it, " + std::to_string(low) + ".." +
-                        std::to_string(high) + ")");
-    if (found == id) {
-      if (const char* wrong = m.legacy ? nullptr : unescape_key_map_key(key, scratch)) m.fail(start, wrong);
-      return key;
-    }
-    if (found < id) {
-      lo = eol + 1;
-      low = found + 1;
-    } else {
-      hi = start;
-      high = found - 1;
-    }
-  }
-  return std::nullopt;
+  if (!map_->guarded([&] { return map_->find(id, scratch); })) return std::nullopt;
+  return std::string_view(scratch);
 }
 
 std::optional<std::string> MappedKeyMap::find(std::uint64_t id) const {
   std::string scratch;
-  if (const auto key = find(id, scratch)) return std::string(*key);
+  if (find(id, scratch)) return scratch;
   return std::nullopt;
 }
 
@@ -158,15 +181,17 @@ std::size_t MappedKeyMap::size() const {
 
 std::vector<std::uint64_t> MappedKeyMap::ids() const {
   const Mapping& m = *map_;
-  std::vector<std::uint64_t> ids;
-  ids.reserve(size());
-  KeyMapLines lines(m.path);
-  lines.feed(std::string_view(m.data, m.size),
-             [&](std::uint64_t id, std::string_view) { ids.push_back(id); });
-  lines.finish();
-  return ids;
+  return m.guarded([&] {
+    std::vector<std::uint64_t> ids;
+    ids.reserve(size());
+    KeyMapLines lines(m.file.path());
+    lines.feed(std::string_view(m.data, m.size),
+               [&](std::uint64_t id, std::string_view) { ids.push_back(id); });
+    lines.finish();
+    return ids;
+  });
 }
 
-const std::string& MappedKeyMap::path() const { return map_->path; }
+const std::string& MappedKeyMap::path() const { return map_->file.path(); }
 
 }  // namespace simdex

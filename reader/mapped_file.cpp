@@ -33,7 +33,7 @@ void allow_more_open_files(std::size_t more, const std::string& what) {
                             "set's members into one, simdex merge)");
 }
 
-MappedFile::MappedFile(const std::string& path, bool watch_changes) : path_(path) {
+MappedFile::MappedFile(const std::string& path, bool watch_changes, const std::string& what) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
   if (fd_ < 0) {
     const int e = errno;
@@ -41,27 +41,29 @@ MappedFile::MappedFile(const std::string& path, bool watch_changes) : path_(path
       struct rlimit limit {};
       ::getrlimit(RLIMIT_NOFILE, &limit);
       throw Error(errc::io,
-                  "cannot open index '" + path + "': the process has its " + std::to_string(limit.rlim_cur) +
+                  "cannot open " + what + " '" + path + "': the process has its " +
+                      std::to_string(limit.rlim_cur) +
                       " open files (ulimit -n); each open index, and each member of an open index "
                       "set, keeps one: raise the limit (once, to merge a set's members into one with "
                       "simdex merge)");
     }
-    throw Error(errc::io,
-                "cannot open index '" + path + "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
+    throw Error(errc::io, "cannot open " + what + " '" + path +
+                              "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
   }
   try {
     struct stat st {};
     if (fstat(fd_, &st) != 0)
-      throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw Error(errc::io, "index '" + path + "' is not a regular file");
+      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is not a regular file");
     // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
     if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);
     if (fstat(fd_, &st) != 0)
-      throw Error(errc::io, "cannot stat index '" + path + "': " + std::strerror(errno));
+      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno));
     if (st.st_size == 0) return;  // nothing to map; the parser reports the file as too small
     const auto bytes = static_cast<std::size_t>(st.st_size);
     void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
-    if (p == MAP_FAILED) throw Error(errc::io, "cannot map index '" + path + "': " + std::strerror(errno));
+    if (p == MAP_FAILED)
+      throw Error(errc::io, "cannot map " + what + " '" + path + "': " + std::strerror(errno));
     data_ = static_cast<const uint8_t*>(p);
     size_ = bytes;
     if (watch_) watch_->watch_mapping(data_, size_);

@@ -20,8 +20,9 @@ void allow_more_open_files(std::size_t more, const std::string& what);
 
 class MappedFile {
  public:
-  // Throws Error(io). With `watch_changes`, a ChangeWatch guards the mapping (reader/change_watch.h).
-  MappedFile(const std::string& path, bool watch_changes);
+  // Throws Error(io), naming the file `what` ("index", "key map"). With `watch_changes`, a
+  // ChangeWatch guards the mapping (reader/change_watch.h).
+  MappedFile(const std::string& path, bool watch_changes, const std::string& what = "index");
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

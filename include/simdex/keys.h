@@ -142,8 +142,9 @@ class SIMDEX_EXPORT MappedKeyMap {
   // Error(io) when `path` cannot be opened or mapped, or is not a regular file; Error(input) when
   // its first or last line is malformed.
   explicit MappedKeyMap(const std::string& path);
-  // The key of `id`, unescaped: a view of the file, or of `scratch` for a key with escapes; nothing
-  // for an id without a key.
+  // The key of `id`, unescaped, copied to `scratch` (a view of it); nothing for an id without a
+  // key. Error(file_changed) when the file was truncated or written in place while mapped (a
+  // replacement by rename, as simdex writes maps, is not a change: the old map stays mapped).
   std::optional<std::string_view> find(std::uint64_t id, std::string& scratch) const;
   std::optional<std::string> find(std::uint64_t id) const;
   // The key of `id` escaped as escape_key(key, list_separator) does, or the id in decimal.
