@@ -2,15 +2,41 @@
 
 #include "cli/commands.h"
 #include "cli/index_input.h"
+#include "cli/keys_option.h"
 #include "cli/output.h"
+#include "fingerprint/key_map_file.h"
 #include "simdex/index.h"
 
 namespace simdex::cli {
 
 namespace {
+// --keys: the key map read whole, every line checked (spec/KEYS.md), a chunk at a time. Lookups
+// (`query --keys`) check only the lines they read.
+struct KeyMapReport {
+  std::string path;
+  std::uint64_t keys = 0;
+  std::string problem;  // empty when the map is well formed
+};
+
+std::optional<KeyMapReport> verify_key_map(const KeysArg& arg, const std::string& index) {
+  if (!keys_wanted(arg)) return std::nullopt;
+  KeyMapReport r;
+  r.path = key_map_file(arg, index);
+  try {
+    KeyMapFile file(r.path);
+    while (!file.read([&](std::uint64_t, std::string_view) { ++r.keys; }).empty()) {
+    }
+  } catch (const Error& e) {
+    if (e.code() != errc::input) throw;
+    r.problem = e.what();
+  }
+  return r;
+}
+
 // {"index":PATH,"ok":B,"bytes_checked":N,"blocks_checked":N,"problems":[{"rule":R,"where":W,"what":M}],
 //  "unchecked":[...]}: the same facts as the text report, on one line.
-void print_json(Output& out, const std::string& path, const VerifyReport& r) {
+void print_json(Output& out, const std::string& path, const VerifyReport& r,
+                const std::optional<KeyMapReport>& keys) {
   auto& b = out.buffer();
   b.append(std::string_view(R"({"index":)"));
   append_json_string(b, path);
@@ -31,10 +57,22 @@ void print_json(Output& out, const std::string& path, const VerifyReport& r) {
   };
   list("problems", r.problems);
   list("unchecked", r.unchecked);
+  if (keys) {
+    b.append(std::string_view(R"(,"key_map":{"path":)"));
+    append_json_string(b, keys->path);
+    fmt::format_to(std::back_inserter(b), R"(,"ok":{},"keys":{},"problem":)", keys->problem.empty(),
+                   keys->keys);
+    if (keys->problem.empty())
+      b.append(std::string_view("null"));
+    else
+      append_json_string(b, keys->problem);
+    b.push_back('}');
+  }
   out.print("}}\n");
 }
 
-void run_verify(const std::string& path, bool json) {
+void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
+  const std::optional<KeyMapReport> keys = verify_key_map(keys_arg, path);
   Output out;
   VerifyReport report;
   bool opened = true;
@@ -46,7 +84,7 @@ void run_verify(const std::string& path, bool json) {
     report.problems.push_back({e.code(), "opening", e.what()});
   }
   if (json) {
-    print_json(out, path, report);
+    print_json(out, path, report, keys);
   } else if (!opened) {
     out.print("{}: BAD\n  {}\n", printable(path), printable(report.problems.front().what));
   } else if (report.ok()) {
@@ -62,14 +100,22 @@ void run_verify(const std::string& path, bool json) {
     for (const auto& p : report.problems)
       out.print("  {} at {}: {}\n", errc_name(p.code), p.where, printable(p.what));
   }
+  if (keys && !json) {
+    if (keys->problem.empty())
+      out.print("{}: OK ({} keys checked)\n", printable(keys->path), keys->keys);
+    else
+      out.print("{}: BAD\n  {}\n", printable(keys->path), printable(keys->problem));
+  }
   out.close();
   if (!report.ok()) throw Error(report.problems.front().code, "'" + path + "' failed verification");
+  if (keys && !keys->problem.empty()) throw Error(errc::input, "'" + keys->path + "' failed verification");
 }
 }  // namespace
 
 void add_verify_command(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto keys = std::make_shared<KeysArg>();
   auto* cmd = app.add_subcommand("verify", "Check every byte of an index: checksums and structure");
   cmd->footer(
       "Prints `INDEX: OK (...)` and exits 0 only when every checksum and every rule of spec/FORMAT.md\n"
@@ -78,10 +124,19 @@ void add_verify_command(CLI::App& app) {
       "{\"index\":I,\"ok\":B,\"bytes_checked\":N,\"blocks_checked\":N,\"problems\":[{\"rule\":R,\n"
       "\"where\":W,\"what\":M},...],\"unchecked\":[...]} (the exit status is the same).\n"
       "Opening an index checks only its header and layout; run verify after copying files around.\n"
+      "--keys also reads the key map beside the index (INDEX.keys.tsv, a set's SET.keys.tsv; or FILE\n"
+      "with --keys=FILE) and checks every line of it, which lookups (query --keys) do not: one more\n"
+      "line `MAP: OK (N keys checked)` or `MAP: BAD` and what is wrong, with --json a field\n"
+      "\"key_map\":{\"path\":P,\"ok\":B,\"keys\":N,\"problem\":M or null}; exit 1 when it is bad.\n"
       "INDEX - reads the index from stdin: `simdex build -o - in.tsv | simdex verify -`.");
   cmd->add_option("index", *path, "Index file, or - to read it from stdin")->required();
   cmd->add_flag("--json", *json, "One JSON object");
-  cmd->callback([path, json] { run_verify(*path, *json); });
+  // A flag that takes a value only as --keys=FILE, as the --keys of the commands that print keys.
+  keys->option =
+      cmd->add_flag("--keys", keys->file,
+                    "Also check every line of the key map beside the index (INDEX.keys.tsv) or, with "
+                    "--keys=FILE, of FILE (spec/KEYS.md)");
+  cmd->callback([path, json, keys] { run_verify(*path, *json, *keys); });
 }
 
 }  // namespace simdex::cli

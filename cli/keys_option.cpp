@@ -23,8 +23,7 @@ void add_keys_option(CLI::App& cmd, KeysArg& arg) {
 
 bool keys_wanted(const KeysArg& arg) { return arg.option && arg.option->count() > 0; }
 
-std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& index) {
-  if (!keys_wanted(arg)) return std::nullopt;
+std::string key_map_file(const KeysArg& arg, const std::string& index) {
   std::string file = arg.file;
   if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
     file = key_map_path(index);
@@ -41,7 +40,12 @@ std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& ind
       throw Error(errc::io, "--keys: no key map " + file +
                                 " beside the index (an index of integer ids has none; give --keys=FILE)");
   }
-  return MappedKeyMap(file);
+  return file;
+}
+
+std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& index) {
+  if (!keys_wanted(arg)) return std::nullopt;
+  return MappedKeyMap(key_map_file(arg, index));
 }
 
 PendingKeyMap carried_key_map(const std::string& input, const std::string& output) {

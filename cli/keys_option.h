@@ -30,6 +30,9 @@ void add_keys_option(CLI::App& cmd, KeysArg& arg);
 // Whether --keys was given.
 bool keys_wanted(const KeysArg& arg);
 
+// The key map --keys names: FILE, or by default the one beside the index (a set's through a link
+// to its manifest, or simdex 0.1's INDEX.paths.tsv). Error(io) when there is none.
+std::string key_map_file(const KeysArg& arg, const std::string& index);
 // The key map to print with, or nothing when --keys was not given. Throws Error(io) when the map is
 // missing, Error(input) when it is malformed.
 std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& index);

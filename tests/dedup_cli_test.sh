@@ -118,6 +118,17 @@ expect_grep query-keys-cut-map-msg "cut.keys.tsv': the last line has no newline"
 printf '#simdex-keys 1\n0\ta\nno tab here\n18446744073709551615\tz\n' > "$dir/faulty.keys.tsv"
 check query-keys-faulty-map 1 "$simdex" query "$dir/k2.sdx" --keys="$dir/faulty.keys.tsv" "$(head -1 "$dir/k.fp" | cut -f1)"
 expect_grep query-keys-faulty-map-msg "faulty.keys.tsv': the line at byte 19: no TAB between id and key" "$dir/err"
+# verify --keys reads every line of the map, which lookups do not.
+check verify-keys 0 "$simdex" verify --keys "$dir/k2.sdx"
+expect_grep verify-keys-out "^$dir/k2.sdx.keys.tsv: OK ([0-9]* keys checked)$" "$dir/out"
+printf '#simdex-keys 1\n5\ta\n99\tb\n10\tc\n' > "$dir/disordered.keys.tsv"
+check verify-keys-bad 1 "$simdex" verify --keys="$dir/disordered.keys.tsv" "$dir/k2.sdx"
+expect_grep verify-keys-bad-out "disordered.keys.tsv:4: ids must be strictly ascending (id 10 after 99)" "$dir/out"
+check verify-keys-bad-json 1 "$simdex" verify --json --keys="$dir/disordered.keys.tsv" "$dir/k2.sdx"
+expect_grep verify-keys-bad-json-out '"key_map":{"path":"[^"]*disordered.keys.tsv","ok":false,"keys":2,"problem":"input: ' "$dir/out"
+cp "$dir/corpus.sdx" "$dir/bare.sdx"
+check verify-keys-none 1 "$simdex" verify --keys "$dir/bare.sdx"
+expect_grep verify-keys-none-msg "no key map" "$dir/err"
 
 # Errors: a collision of an integer id with a line number, bad flags; nothing written.
 printf '%s\n' '{"id": 1, "text": "one two three"}' '{"text": "four five six"}' > "$dir/mixed.jsonl"
