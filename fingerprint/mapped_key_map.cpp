@@ -173,10 +173,12 @@ std::string MappedKeyMap::key_or_id(std::uint64_t id, bool list_separator) const
 
 std::size_t MappedKeyMap::size() const {
   const Mapping& m = *map_;
-  std::call_once(m.counted, [&] {
-    m.entries = static_cast<std::size_t>(std::count(m.data + m.begin, m.data + m.end, '\n'));
+  return m.guarded([&] {
+    std::call_once(m.counted, [&] {
+      m.entries = static_cast<std::size_t>(std::count(m.data + m.begin, m.data + m.end, '\n'));
+    });
+    return m.entries;
   });
-  return m.entries;
 }
 
 std::vector<std::uint64_t> MappedKeyMap::ids() const {
