@@ -350,10 +350,20 @@ class KeyMap(_simdex.KeyMap):
 
     def __init__(self, path):
         super().__init__(_path(path))
+        self._absolute_path = _os.path.abspath(_path(path))
 
     def keys_of(self, ids):
         """The keys of `ids` (array-like of uint64), in order: a list of str, None where an id has none."""
         return super().keys_of(_u64(ids, "ids"))
+
+    def __reduce__(self):  # every protocol (0 and 1 aborted the interpreter inside pybind11)
+        # Pickled (multiprocessing spawn): mapped again by its absolute path in the other process.
+        # An id is its key's hash, so a map put there since (an add extends the set's) gives every
+        # id the key this one gives it.
+        return (KeyMap, (self._absolute_path,))
+
+    def __repr__(self):
+        return f"simdex.KeyMap({self._absolute_path!r})"
 
 
 def open(path, detect_changes=True, preload=None):

@@ -73,3 +73,25 @@ def test_a_malformed_or_missing_key_map_is_an_error_naming_it(tmp_path):
     good.write_bytes(b"#simdex-keys 1\n5\ta\n")
     with pytest.raises(ValueError):  # as every uint64 argument of simdex: no wrapping
         simdex.KeyMap(good).keys_of([-1])
+
+
+def _keys_in_worker(keys, ids):
+    return keys.keys_of(ids)
+
+
+def test_a_key_map_pickles_by_path_and_answers_in_other_processes(tmp_path, monkeypatch):
+    import multiprocessing
+    import pickle
+
+    path = tmp_path / "m.keys.tsv"
+    path.write_bytes(b"#simdex-keys 1\n5\ta\n10\tb\\tc\n")
+    keys = simdex.KeyMap(path)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # 0 and 1 aborted the interpreter once
+        again = pickle.loads(pickle.dumps(keys, protocol))
+        assert again.keys_of([5, 10, 7]) == ["a", "b\tc", None] and len(again) == 2
+    assert repr(keys) == f"simdex.KeyMap({str(path)!r})"
+    monkeypatch.chdir(tmp_path)  # by its absolute path: a worker elsewhere finds it
+    relative = simdex.KeyMap("m.keys.tsv")
+    monkeypatch.chdir("/")
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        assert pool.apply(_keys_in_worker, (relative, [10, 5])) == ["b\tc", "a"]
