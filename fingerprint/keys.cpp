@@ -54,8 +54,17 @@ std::string key_map_path(const std::string& beside) { return beside + ".keys.tsv
 std::string escape_key(std::string_view key, bool list_separator) {
   std::string out;
   out.reserve(key.size());
-  for (const char ch : key) {
+  auto special = [list_separator](char ch) {
     const auto c = static_cast<unsigned char>(ch);
+    return c == '\\' || needs_hex(c) || (list_separator && c == ',');
+  };
+  for (std::size_t i = 0; i < key.size();) {
+    // A run of bytes written as they are, appended at once (most keys are one run).
+    std::size_t run = i;
+    while (run < key.size() && !special(key[run])) ++run;
+    out.append(key.data() + i, run - i);
+    if (run == key.size()) break;
+    const auto c = static_cast<unsigned char>(key[run]);
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '\t') {
@@ -64,13 +73,12 @@ std::string escape_key(std::string_view key, bool list_separator) {
       out += "\\n";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (needs_hex(c) || (list_separator && c == ',')) {
+    } else {
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];
-    } else {
-      out += ch;
     }
+    i = run + 1;
   }
   return out;
 }
