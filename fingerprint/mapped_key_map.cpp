@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <type_traits>
 
 #include "fingerprint/key_map_lines.h"
 #include "reader/mapped_file.h"
@@ -45,9 +46,14 @@ struct MappedKeyMap::Mapping {
   template <class Read>
   auto guarded(Read&& read) const {
     try {
-      auto result = read();
-      check_unchanged();
-      return result;
+      if constexpr (std::is_void_v<decltype(read())>) {
+        read();
+        check_unchanged();
+      } else {
+        auto result = read();
+        check_unchanged();
+        return result;
+      }
     } catch (const Error& e) {
       if (e.code() == errc::input) check_unchanged();
       throw;
@@ -76,8 +82,8 @@ struct MappedKeyMap::Mapping {
   }
 
   // The first and last entries' ids, which bound every other.
-  bool read_bounds() {
-    if (size == 0) return true;
+  void read_bounds() {
+    if (size == 0) return;
     if (data[size - 1] != '\n')
       throw Error(errc::input, "key map '" + file.path() +
                                    "': the last line has no newline (a truncated file?) (spec/KEYS.md)");
@@ -89,7 +95,7 @@ struct MappedKeyMap::Mapping {
       begin = kKeyMapHeader.size();
     }
     end = size;
-    if (begin == end) return true;
+    if (begin == end) return;
     std::string_view key;
     first_id = id_of(begin, eol_at(begin, end), key);
     const void* before_last = ::memrchr(data + begin, '\n', end - 1 - begin);
@@ -99,7 +105,6 @@ struct MappedKeyMap::Mapping {
     if (last_id < first_id || (last_id == first_id && last != begin))
       fail(last, "ids must be strictly ascending (the last id, " + std::to_string(last_id) +
                      ", is not above the first, " + std::to_string(first_id) + ")");
-    return true;
   }
 
   // find(): the line of `id`, its key copied to `scratch` (unescaped).
@@ -150,7 +155,7 @@ struct MappedKeyMap::Mapping {
 
 MappedKeyMap::MappedKeyMap(const std::string& path) {
   auto m = std::make_shared<Mapping>(path);
-  m->guarded([&] { return m->read_bounds(); });
+  m->guarded([&] { m->read_bounds(); });
   map_ = std::move(m);
 }
 

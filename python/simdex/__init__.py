@@ -349,8 +349,9 @@ class KeyMap(_simdex.KeyMap):
     __doc__ = _simdex.KeyMap.__doc__
 
     def __init__(self, path):
-        super().__init__(_path(path))
-        self._absolute_path = _os.path.abspath(_path(path))
+        path = _path(path)
+        super().__init__(path)
+        self._absolute_path = _os.path.abspath(path)
 
     def keys_of(self, ids):
         """The keys of `ids` (array-like of uint64), in order: a list of str, None where an id has none."""
