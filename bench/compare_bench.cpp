@@ -2,6 +2,7 @@
 //   Latency/*       single-query latency, warm, k = 3, planted near-duplicates: simdex's compressed
 //                   reader, the uncompressed baseline (bench/uncompressed_baseline.h) and FAISS
 //                   IndexBinaryMultiHash when built with it; p50/p99 in counters; answers checked equal.
+//   LatencyBelowK/* simdex's latency at k = 0, 1, 2 against the same index (k = 3): fewer tables read.
 //   Batch/*         single-thread throughput over a batch of queries.
 //   BlockSize/*     bytes per entry per table and latency for block sizes 256..4096 (paper-10).
 //   Open/*          Index::open of the large file against a 1000-fingerprint one.
@@ -103,9 +104,9 @@ const simdex::bench::UncompressedTables& baseline(const std::string& scheme) {
 }
 
 using Answer = std::vector<std::pair<unsigned, uint64_t>>;  // (distance, fingerprint), sorted
-Answer simdex_answer(const simdex::Index& index, uint64_t q) {
+Answer simdex_answer(const simdex::Index& index, uint64_t q, unsigned k) {
   Answer a;
-  for (const auto& h : index.query(q, kK)) a.emplace_back(h.distance, h.fingerprint);
+  for (const auto& h : index.query(q, k)) a.emplace_back(h.distance, h.fingerprint);
   return a;
 }
 
@@ -135,14 +136,15 @@ void latency_loop(benchmark::State& state, Query&& query) {
   report(state, ns, hits);
 }
 
-void BM_Simdex(benchmark::State& state, std::string scheme, uint32_t block_bytes) {
+// k: the search's, at most the index's kK (below it a search reads fewer tables).
+void BM_Simdex(benchmark::State& state, std::string scheme, uint32_t block_bytes, unsigned k) {
   const Built& b = simdex_index(scheme, block_bytes);
   // Answers checked against the baseline before timing.
   const auto& base = baseline(scheme);
   Answer expect;
   for (uint64_t q : data().queries) {
-    base.query(q, kK, expect);
-    if (simdex_answer(*b.index, q) != expect) {
+    base.query(q, k, expect);
+    if (simdex_answer(*b.index, q, k) != expect) {
       state.SkipWithError("simdex and the baseline disagree");
       return;
     }
@@ -150,7 +152,7 @@ void BM_Simdex(benchmark::State& state, std::string scheme, uint32_t block_bytes
   std::vector<simdex::Hit> hits;
   hits.reserve(1024);
   latency_loop(state, [&](uint64_t q) {
-    b.index->query(q, kK, hits);
+    b.index->query(q, k, hits);
     return hits.size();
   });
   const simdex::IndexInfo info = b.index->info();
@@ -411,7 +413,7 @@ void BM_Cold(benchmark::State& state, std::string scheme, bool all) {
 int main(int argc, char** argv) {
   for (const char* s : {"paper-20", "paper-16", "paper-10", "paper-4"}) {
     benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s),
-                                 default_block_bytes());
+                                 default_block_bytes(), kK);
     benchmark::RegisterBenchmark((std::string("Latency/baseline/") + s).c_str(), BM_Baseline, std::string(s));
   }
 #ifdef SIMDEX_HAVE_FAISS
@@ -425,9 +427,12 @@ int main(int argc, char** argv) {
                                  std::string(s))
         ->UseRealTime();
   }
+  for (unsigned k = 0; k < kK; ++k)
+    benchmark::RegisterBenchmark(("LatencyBelowK/paper-10/" + std::to_string(k)).c_str(), BM_Simdex,
+                                 std::string("paper-10"), default_block_bytes(), k);
   for (uint32_t b : {256u, 512u, 1024u, 2048u, 4096u})
     benchmark::RegisterBenchmark(("BlockSize/paper-10/" + std::to_string(b)).c_str(), BM_Simdex,
-                                 std::string("paper-10"), b);
+                                 std::string("paper-10"), b, kK);
   benchmark::RegisterBenchmark("Open/large", BM_Open, true);
   benchmark::RegisterBenchmark("Open/small", BM_Open, false);
   benchmark::RegisterBenchmark("Decode/paper-4", BM_Decode, false);

@@ -115,4 +115,23 @@ Coverage check_coverage(std::span<const uint64_t> prefix_masks, unsigned k, uint
   return out;
 }
 
+std::vector<uint32_t> tables_within(std::span<const uint64_t> prefix_masks, unsigned k, uint64_t budget) {
+  std::vector<uint32_t> tables;
+  bool analyse = prefix_masks.size() <= kMaxTablesAnalysed;
+  std::vector<uint64_t> earlier;  // the masks before t, less S_t
+  for (std::size_t t = 0; t < prefix_masks.size(); ++t) {
+    bool needed = true;
+    if (analyse && t > 0) {
+      earlier.clear();
+      for (std::size_t u = 0; u < t; ++u) earlier.push_back(prefix_masks[u] & ~prefix_masks[t]);
+      const Coverage c = check_coverage(earlier, k, budget);
+      needed = c.status != Coverage::Status::covered;
+      analyse = c.steps < budget;  // the budget is for all the tables together
+      budget -= std::min(c.steps, budget);
+    }
+    if (needed) tables.push_back(static_cast<uint32_t>(t));
+  }
+  return tables;
+}
+
 }  // namespace simdex::format

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 namespace simdex::format {
 
@@ -26,5 +27,17 @@ struct Coverage {
 // has none, is never missed, and so covers every k). `unchecked` when the budget ran out.
 Coverage check_coverage(std::span<const uint64_t> prefix_masks, unsigned k,
                         uint64_t budget = kCoverageBudget);
+
+// The tables a search within k must read, ascending. Table t can be left out when every pair within
+// k that its prefix groups together an earlier table groups too, so reports first (the
+// "first table" rule of the batch jobs): when no set D of at most k positions outside S_t meets
+// every earlier S_u, i.e. when the earlier masks less S_t are covered for k. Below the index's k,
+// fewer tables serve (k = 0: table 0 alone; paper-10 at k = 1: 3 of its 10). The tables from the
+// one whose search exhausts `budget` (search steps for all of them together) on are kept, and so
+// are all of them past kMaxTablesAnalysed tables (the search is quadratic in the tables): leaving
+// out a table is only ever a saving, never a change in results.
+inline constexpr std::size_t kMaxTablesAnalysed = 256;
+std::vector<uint32_t> tables_within(std::span<const uint64_t> prefix_masks, unsigned k,
+                                    uint64_t budget = 1'000'000);
 
 }  // namespace simdex::format

@@ -14,11 +14,4 @@ unsigned batch_k(const IndexFile& file, const BatchOptions& options) {
 
 unsigned batch_threads(const BatchOptions& options) { return format::thread_count(options.threads); }
 
-std::vector<uint64_t> prefix_masks(const IndexFile& file) {
-  std::vector<uint64_t> masks;
-  for (const TableView& t : file.tables())
-    masks.push_back(format::prefix_mask(t.descriptor.source_bit, t.prefix_bits()));
-  return masks;
-}
-
 }  // namespace simdex::reader

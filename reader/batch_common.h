@@ -20,10 +20,6 @@ namespace simdex::reader {
 unsigned batch_k(const IndexFile& file, const BatchOptions& options);
 unsigned batch_threads(const BatchOptions& options);
 
-// Per table, the original bit positions that form its prefix: two fingerprints share table t's
-// prefix group iff (a XOR b) & mask[t] == 0, since a permutation maps XOR to XOR.
-std::vector<uint64_t> prefix_masks(const IndexFile& file);
-
 // True when table t is the first table whose prefix groups put two fingerprints differing in `diff`
 // (original bits) together: no earlier table did, so no earlier table reported the pair.
 inline bool first_table_for(const std::vector<uint64_t>& masks, std::size_t t, uint64_t diff) {

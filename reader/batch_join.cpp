@@ -407,9 +407,10 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   // The workers of every round below, started once: a table's six rounds take a few milliseconds
   // each at 100M on 16 threads (bench/RESULTS.md, "Builds and joins on 16 cores").
   format::TaskPool pool(threads);
-  reader::check_work("join", reader::join_work(file, queries.size(), pool), options.work_limit);
+  reader::check_work("join", reader::join_work(file, k, queries.size(), pool), options.work_limit);
   const auto masks = reader::prefix_masks(file);
   const auto& tables = file.tables();
+  const std::vector<uint32_t>& searched = file.tables_within(k);
   std::mutex lock;
   std::atomic<uint64_t> count{0};
   std::vector<std::unique_ptr<reader::BatchSink<JoinHit>>> sinks;
@@ -423,7 +424,8 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   Queries qs, scratch;  // reused by every table
   for (const reader::TableView& t : tables) {
     BatchTableStats ts{t.block_count(), 0, 0};
-    if (file.header().fingerprint_count > 0 && !queries.empty()) {
+    const bool read = std::binary_search(searched.begin(), searched.end(), t.index);
+    if (read && file.header().fingerprint_count > 0 && !queries.empty()) {
       permute_and_sort(t, queries, qs, scratch, pool);
       const auto chunks = plan(t, qs, threads);
       std::vector<Decoded> decoded(chunks.size());

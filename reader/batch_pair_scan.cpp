@@ -19,12 +19,13 @@ uint64_t first_entry(const IndexFile& file, const TableView& t, uint64_t j) {
   return format::load_le64(file.block(t, j) + 8);
 }
 
-// Cuts every table into block ranges that start where a group starts (the previous block's last
-// entry has another prefix than the block's first), about 8 per thread per table so that uneven
-// ranges still balance; no group is split, so no block is decoded twice.
-std::vector<Task> plan(const IndexFile& file, unsigned threads) {
+// Cuts every table a search within k reads into block ranges that start where a group starts (the
+// previous block's last entry has another prefix than the block's first), about 8 per thread per
+// table so that uneven ranges still balance; no group is split, so no block is decoded twice.
+std::vector<Task> plan(const IndexFile& file, unsigned k, unsigned threads) {
   std::vector<Task> tasks;
-  for (const TableView& t : file.tables()) {
+  for (const uint32_t i : file.tables_within(k)) {
+    const TableView& t = file.tables()[i];
     const uint64_t n = t.block_count();
     const uint64_t step = std::max<uint64_t>(8, n / (8 * uint64_t{threads}) + 1);
     for (uint64_t b = 0; b < n;) {
@@ -287,12 +288,12 @@ class Scanner {
 
 std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& scan) {
   const auto masks = prefix_masks(file);
-  const auto tasks = plan(file, scan.threads);
+  const auto tasks = plan(file, scan.k, scan.threads);
   const std::size_t T = file.tables().size();
   std::vector<std::atomic<uint64_t>> decoded(T), found(T);
   uint64_t total = 0;
-  for (const auto& t : file.tables()) total += t.block_count();
-  const Work estimate = pairs_work(file);
+  for (const uint32_t t : file.tables_within(scan.k)) total += file.tables()[t].block_count();
+  const Work estimate = pairs_work(file, scan.k);
   check_work(scan.command, scan.components_only ? Work{} : estimate, scan.work_limit);
   WorkCounter work(scan.command, estimate, scan.work_limit);
   format::TaskProgress progress{{}, total};

@@ -67,10 +67,12 @@ double mean_group_size(const TableView& t, uint64_t n, uint64_t samples) {
   return sum / static_cast<double>(count);
 }
 
-Work pairs_work(const IndexFile& file) {
+Work pairs_work(const IndexFile& file, unsigned k) {
   const uint64_t n = file.header().fingerprint_count;
   Work work;
-  for (const TableView& t : file.tables()) {  // each entry against the others of its group, each pair once
+  for (const uint32_t i :
+       file.tables_within(k)) {  // each entry against the others of its group, each pair once
+    const TableView& t = file.tables()[i];
     const double group = mean_group_size(t, n, samples_per_table(file));
     work.comparisons += static_cast<double>(n) * (group - 1) / 2;
     work.largest_group = std::max(work.largest_group, group);
@@ -78,7 +80,7 @@ Work pairs_work(const IndexFile& file) {
   return work;
 }
 
-Work join_work(const IndexFile& file, uint64_t queries, format::TaskPool& pool) {
+Work join_work(const IndexFile& file, unsigned k, uint64_t queries, format::TaskPool& pool) {
   const uint64_t n = file.header().fingerprint_count;
   Work work;
   if (n == 0) return work;
@@ -87,13 +89,14 @@ Work join_work(const IndexFile& file, uint64_t queries, format::TaskPool& pool) 
   // costs about what a probe does), at least 256, enough to tell a degenerate prefix. (A sample per
   // query was 7% of a join of 4,096 queries against 1M, paper-10.)
   const uint64_t samples = std::min(samples_per_table(file), std::max<uint64_t>(256, queries / 16));
-  const auto& tables = file.tables();
+  const auto& all = file.tables();
+  const std::vector<uint32_t>& tables = file.tables_within(k);
   std::vector<double> group(tables.size());
-  pool.run(tables.size(), [&](std::size_t t, unsigned, std::atomic<uint64_t>&) {
-    group[t] = mean_group_size(tables[t], n, samples);
+  pool.run(tables.size(), [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
+    group[i] = mean_group_size(all[tables[i]], n, samples);
   });
   for (std::size_t t = 0; t < tables.size(); ++t) {  // summed in table order: the same estimate always
-    const double per_block = static_cast<double>(n) / static_cast<double>(tables[t].block_count());
+    const double per_block = static_cast<double>(n) / static_cast<double>(all[tables[t]].block_count());
     work.comparisons += q * group[t] + std::min(q * per_block / 2, static_cast<double>(n));
     work.largest_group = std::max(work.largest_group, group[t]);
   }

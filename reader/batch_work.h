@@ -35,11 +35,12 @@ struct Work {
 };
 
 // Entry comparisons of `pairs`/`clusters` (half the sum over prefix groups of size^2) and of a join
-// of `queries` queries (each query against its group, and the blocks it decodes).
-Work pairs_work(const IndexFile& file);
+// of `queries` queries (each query against its group, and the blocks it decodes), over the tables
+// a search within k reads (IndexFile::tables_within).
+Work pairs_work(const IndexFile& file, unsigned k);
 // A join's tables are estimated on the pool's threads (a join of 1M queries samples each table
 // thousands of times: 15-20 ms on one thread at 100M, where the join takes 0.4 s on 16).
-Work join_work(const IndexFile& file, uint64_t queries, format::TaskPool& pool);
+Work join_work(const IndexFile& file, unsigned k, uint64_t queries, format::TaskPool& pool);
 
 // A probe that reads more entries than this on average is a degenerate prefix (prefix_bits = 0 or
 // nearly): such work is refused once it exceeds kGroupWorkFloor comparisons (about a second), far

@@ -105,12 +105,13 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   thread_local std::vector<Candidate> found;
   thread_local std::vector<reader::ProbeStart> starts;
   found.clear();
-  const auto& tables = file.tables();
+  const auto& all = file.tables();
+  const std::vector<uint32_t>& tables = file.tables_within(k);  // in order, table 0 first
   starts.resize(tables.size());
   // Each step for every table before the next (reader/probe.h): the tables' misses overlap.
-  for (const auto& t : tables) reader::aim(t, fingerprint, starts[t.index]);
-  for (const auto& t : tables) reader::read_candidates(t, starts[t.index]);
-  for (const auto& t : tables) reader::choose(t, starts[t.index]);
+  for (std::size_t i = 0; i < tables.size(); ++i) reader::aim(all[tables[i]], fingerprint, starts[i]);
+  for (std::size_t i = 0; i < tables.size(); ++i) reader::read_candidates(all[tables[i]], starts[i]);
+  for (std::size_t i = 0; i < tables.size(); ++i) reader::choose(all[tables[i]], starts[i]);
   auto in = [&](const reader::TableView& t) {
     return [&file, &t](uint64_t e, unsigned d, uint64_t block, uint32_t i) {
       found.push_back({t.permutation.invert(e), d, t.index == 0 ? file.rank_at(t, block, i) : UINT64_MAX});
@@ -118,11 +119,11 @@ void query_unchecked(const reader::IndexFile& file, uint64_t fingerprint, unsign
   };
   // Two tables at a time: their blocks' decodes overlap (reader::probe_two).
   for (std::size_t i = 0; i < tables.size(); i += 2) {
-    const auto& t = tables[i];
+    const auto& t = all[tables[i]];
     if (i + 1 == tables.size()) {
       reader::probe_from(file, t, starts[i], k, in(t));
     } else {
-      const auto& u = tables[i + 1];
+      const auto& u = all[tables[i + 1]];
       reader::probe_two(file, k, t, starts[i], in(t), u, starts[i + 1], in(u));
     }
   }

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 
 #include "format/block_directory.h"
+#include "format/coverage.h"
 #include "format/fingerprint_settings.h"
 #include "format/header_region.h"
 #include "reader/probe.h"
@@ -119,6 +121,10 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   f.tables_.resize(region.tables.size());
   f.decode_tables_ = std::make_unique<LazySlots<format::DecodeTable>>(f.tables_.size());
   f.directory_copies_ = std::make_unique<LazySlots<uint32_t, uint32_t[]>>(f.tables_.size());
+  f.tables_within_ =
+      std::make_unique<LazySlots<std::vector<uint32_t>>>(std::size_t{f.header_.max_distance} + 1);
+  f.all_tables_.resize(f.tables_.size());
+  std::iota(f.all_tables_.begin(), f.all_tables_.end(), 0u);
   for (uint32_t t = 0; t < f.tables_.size(); ++t) {
     TableView& view = f.tables_[t];
     view.index = t;
@@ -185,6 +191,21 @@ const T* install(std::atomic<const T*>& slot, std::unique_ptr<Owned> fresh) {
   return expected;
 }
 }  // namespace
+
+const std::vector<uint32_t>& IndexFile::tables_within(unsigned k) const {
+  if (k >= tables_within_->count) return all_tables_;
+  std::atomic<const std::vector<uint32_t>*>& slot = tables_within_->slots[k];
+  if (const auto* found = slot.load(std::memory_order_acquire)) return *found;
+  return *install(slot,
+                  std::make_unique<std::vector<uint32_t>>(format::tables_within(prefix_masks(*this), k)));
+}
+
+std::vector<uint64_t> prefix_masks(const IndexFile& file) {
+  std::vector<uint64_t> masks;
+  for (const TableView& t : file.tables())
+    masks.push_back(format::prefix_mask(t.descriptor.source_bit, t.prefix_bits()));
+  return masks;
+}
 
 const format::DecodeTable& TableView::build_decode_table() const {
   return *install(*decode_slot, std::make_unique<format::DecodeTable>(descriptor.code_length));

@@ -120,6 +120,10 @@ class IndexFile {
 
   const format::FileHeader& header() const { return header_; }
   const std::vector<TableView>& tables() const { return tables_; }
+  // The tables a search within k reads, ascending (format::tables_within over their prefixes):
+  // below the index's k some group nothing an earlier table does not (k = 0: table 0 alone). Found
+  // on first use of each k; every table for a k above max_distance (search_distance refuses it).
+  const std::vector<uint32_t>& tables_within(unsigned k) const;
   const std::vector<format::SectionEntry>& sections() const { return sections_; }
 
   // Tagged sections (spec/FORMAT.md §5.1; none in a 1.x file): the section directory, whose places
@@ -213,6 +217,8 @@ class IndexFile {
   };
   std::unique_ptr<LazySlots<format::DecodeTable>> decode_tables_;
   std::unique_ptr<LazySlots<uint32_t, uint32_t[]>> directory_copies_;
+  std::unique_ptr<LazySlots<std::vector<uint32_t>>> tables_within_;  // one slot per k <= max_distance
+  std::vector<uint32_t> all_tables_;
 };
 
 // Error(section_checksum) naming the first section that `wanted` picks whose bytes do not match
@@ -220,6 +226,10 @@ class IndexFile {
 // checks first, so that damaged bytes are refused, not given fresh checksums. verify() checks all.
 void require_section_checksums(const IndexFile& file,
                                const std::function<bool(const format::SectionEntry&)>& wanted);
+
+// Per table, the original bit positions that form its prefix: two fingerprints share table t's
+// prefix group iff (a XOR b) & mask[t] == 0, since a permutation maps XOR to XOR.
+std::vector<uint64_t> prefix_masks(const IndexFile& file);
 
 // The rank in table 0 of a fingerprint found in another table; Error(table_mismatch) when absent.
 uint64_t rank_in_table0(const IndexFile& file, uint64_t fingerprint);

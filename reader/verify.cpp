@@ -136,9 +136,7 @@ class Checker {
 
   // The tables find every fingerprint within max_distance (spec rule `coverage`).
   void coverage() {
-    std::vector<uint64_t> masks;
-    for (const auto& t : file_.tables())
-      masks.push_back(format::prefix_mask(t.permutation.source_bit(), t.prefix_bits()));
+    const std::vector<uint64_t> masks = reader::prefix_masks(file_);
     const unsigned k = file_.header().max_distance;
     const format::Coverage c = format::check_coverage(masks, k);
     if (c.status == format::Coverage::Status::covered) return;

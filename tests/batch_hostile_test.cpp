@@ -198,7 +198,7 @@ TEST_CASE("the work estimate follows the real group sizes; legitimate schemes st
         exact += static_cast<double>(size) * static_cast<double>(size - 1) / 2;
     }
     const double slack = static_cast<double>(file.header().fingerprint_count * file.tables().size());
-    const reader::Work work = reader::pairs_work(file);
+    const reader::Work work = reader::pairs_work(file, file.header().max_distance);
     const double estimate = work.comparisons;
     MESSAGE(c.name << ": estimate " << estimate << ", exact " << exact);
     CHECK(estimate < 3 * exact + slack);

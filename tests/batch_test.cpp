@@ -58,8 +58,11 @@ PairSet library_pairs(const Index& index, unsigned k, unsigned threads, const Or
   });
   REQUIRE(stats.results == out.size());
   uint64_t by_table = 0;
-  for (const auto& t : stats.tables) {
-    REQUIRE(t.blocks_decoded == t.blocks);  // every block once
+  const auto& read = index_impl(index).file.tables_within(k);
+  for (uint32_t i = 0; i < stats.tables.size(); ++i) {
+    const auto& t = stats.tables[i];
+    const bool searched = std::find(read.begin(), read.end(), i) != read.end();
+    REQUIRE(t.blocks_decoded == (searched ? t.blocks : 0));  // every block of a table read once
     by_table += t.results;
   }
   REQUIRE(by_table == out.size());
@@ -124,7 +127,11 @@ Hits library_join(const Index& index, const std::vector<Query>& queries, unsigne
       out.emplace_back(h.query, h.fingerprint, h.distance);
     }
   });
-  for (const auto& t : stats.tables) REQUIRE(t.blocks_decoded <= t.blocks);  // each block at most once
+  const auto& read = index_impl(index).file.tables_within(k);
+  for (uint32_t i = 0; i < stats.tables.size(); ++i) {
+    REQUIRE(stats.tables[i].blocks_decoded <= stats.tables[i].blocks);  // each block at most once
+    if (std::find(read.begin(), read.end(), i) == read.end()) REQUIRE(stats.tables[i].blocks_decoded == 0);
+  }
   std::sort(out.begin(), out.end());
   REQUIRE(std::adjacent_find(out.begin(), out.end()) == out.end());
   return out;
@@ -278,15 +285,20 @@ TEST_CASE("clusters of a group of 100,000 near-identical entries: about one comp
   }
 }
 
-TEST_CASE("results do not depend on the thread count") {
-  std::mt19937_64 rng(23);
-  const Pairs pairs = with_duplicates(clustered_pairs(rng, 4000, 3), rng);
-  TempDir dir;
+// `pairs` in a paper-10 index (k = 3) of 64-byte blocks in `dir`, opened.
+Index paper10_index(const TempDir& dir, const Pairs& pairs) {
   BuildOptions options;
   options.scheme = Scheme::named("paper-10", 3, 0);
   options.block_bytes = 64;
   build(dir.file("x.sdx"), pairs, options);
-  const Index index = Index::open(dir.file("x.sdx"));
+  return Index::open(dir.file("x.sdx"));
+}
+
+TEST_CASE("results do not depend on the thread count") {
+  std::mt19937_64 rng(23);
+  const Pairs pairs = with_duplicates(clustered_pairs(rng, 4000, 3), rng);
+  TempDir dir;
+  const Index index = paper10_index(dir, pairs);
   const Oracle oracle(pairs);
   std::vector<Query> queries;
   for (uint64_t q : queries_for(rng, pairs, 3, 2000)) queries.push_back({q, queries.size()});
@@ -301,6 +313,30 @@ TEST_CASE("results do not depend on the thread count") {
     CHECK(library_pairs(index, 3, threads, &oracle) == p1);
     CHECK(library_clusters(index, 3, threads, 2) == c1);
     CHECK(library_join(index, queries, 3, threads, oracle) == j1);
+  }
+}
+
+TEST_CASE("below the index's k, only the tables that are first to group some pair within k are read") {
+  // paper-10 (k = 3): 5 blocks of the 64 bits, a table for each 2 of them as its prefix. Within
+  // k = 0 table 0 finds everything; within 1 the differing bit lies in one block, and for every
+  // block the first table to leave it out of its prefix is 0, 1 or 4; within 2, 6 tables serve.
+  std::mt19937_64 rng(25);
+  const Pairs pairs = with_duplicates(clustered_pairs(rng, 3000, 3), rng);
+  TempDir dir;
+  const Index index = paper10_index(dir, pairs);
+  const auto& file = index_impl(index).file;
+  CHECK(file.tables_within(0) == std::vector<uint32_t>{0});
+  CHECK(file.tables_within(1) == std::vector<uint32_t>{0, 1, 4});
+  CHECK(file.tables_within(2).size() == 6);
+  CHECK(file.tables_within(3).size() == 10);
+  const Oracle oracle(pairs);
+  for (unsigned k = 0; k <= 3; ++k) {
+    CAPTURE(k);
+    std::vector<Query> queries;
+    for (uint64_t q : queries_for(rng, pairs, k, 500)) queries.push_back({q, queries.size()});
+    for (std::size_t i = 0; i < 100; ++i) queries.push_back({pairs[i].first, queries.size()});
+    CHECK(library_join(index, queries, k, 2, oracle) == brute_join(queries, k, oracle));
+    for (const Query& q : queries) REQUIRE(answer(index, q.fingerprint, k) == oracle.query(q.fingerprint, k));
   }
 }
 
