@@ -3,13 +3,15 @@
 // pairs and clusters: the job of one index of the set's live pairs, written for it (merged_index).
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <unordered_map>
 
+#include "format/thread_count.h"
 #include "set/set_merge.h"
 #include "set/set_snapshot.h"
+#include "writer/radix_sort.h"
 #include "writer/run_file.h"
 
 namespace simdex::set {
@@ -47,34 +49,117 @@ BatchOptions member_options(const BatchOptions& o, unsigned k) {
   return m;
 }
 
+// A member's join hits, held until a batch of them is resolved against the other members: the
+// distinct fingerprints hit are looked up in each other member by one join within 0 bits (one
+// table read in order, on all threads), not by a probe each on the one thread that takes the
+// results (3M probes for 1M queries against 5M fingerprints in 4 members: bench/RESULTS.md).
+// Each hit is reported from its fingerprint's home member only, with the live ids of all members.
+class HitResolver {
+ public:
+  HitResolver(const SetSnapshot& set, const BatchOptions& options, std::size_t held, Batches<JoinHit>& out)
+      : set_(set),
+        options_(options),
+        out_(out),
+        held_limit_(std::max<std::size_t>(held, 1)),
+        threads_(format::thread_count(options.threads)) {
+    lookup_ = member_options(options, 0);
+  }
+
+  // Called with member `member`'s hits (its join's callback: one call at a time).
+  void add(std::size_t member, std::span<const JoinHit> hits) {
+    for (const JoinHit& h : hits) {
+      held_.push_back(h);
+      if (held_.size() >= held_limit_) resolve(member);
+    }
+  }
+
+  // Reports the held hits whose home is `member`; none is held after.
+  void resolve(std::size_t member) {
+    if (held_.empty()) return;
+    // The held hits by fingerprint, and the distinct fingerprints as queries.
+    order_.resize(held_.size());
+    for (std::size_t i = 0; i < held_.size(); ++i) order_[i] = {held_[i].fingerprint, i};
+    scratch_.resize(order_.size());
+    writer::radix_sort(std::span<writer::Pair>(order_), std::span<writer::Pair>(scratch_), threads_);
+    distinct_.clear();
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      if (i == 0 || order_[i].key != order_[i - 1].key)
+        distinct_.push_back({order_[i].key, distinct_.size()});
+    // Where else each is held: (distinct fingerprint, member, its ids there), sorted.
+    elsewhere_.clear();
+    for (std::size_t m = 0; m < set_.members().size(); ++m) {
+      if (m == member) continue;
+      simdex::join(*set_.members()[m].index, distinct_, lookup_, [&](std::span<const JoinHit> found) {
+        for (const JoinHit& f : found) elsewhere_.push_back({f.query, m, f.ids});
+      });
+    }
+    std::sort(elsewhere_.begin(), elsewhere_.end(), [](const Holder& a, const Holder& b) {
+      return a.fingerprint != b.fingerprint ? a.fingerprint < b.fingerprint : a.member < b.member;
+    });
+    std::size_t next = 0;  // in elsewhere_
+    for (std::size_t i = 0, d = 0; i < order_.size(); ++d) {
+      std::size_t end = i + 1;
+      while (end < order_.size() && order_[end].key == order_[i].key) ++end;
+      holders_.clear();
+      const IdList& own = held_[order_[i].id].ids;
+      bool own_listed = false;
+      for (; next < elsewhere_.size() && elsewhere_[next].fingerprint == d; ++next) {
+        if (!own_listed && elsewhere_[next].member > member) {
+          holders_.emplace_back(member, own);
+          own_listed = true;
+        }
+        holders_.emplace_back(elsewhere_[next].member, elsewhere_[next].ids);
+      }
+      if (!own_listed) holders_.emplace_back(member, own);
+      const Resolved r = set_.resolve_holders(holders_);
+      if (r.home == member)
+        for (; i < end; ++i) {
+          JoinHit x = held_[order_[i].id];
+          x.ids = options_.with_ids ? r.ids : IdList();
+          out_.push(std::move(x));
+        }
+      i = end;
+    }
+    held_.clear();
+  }
+
+ private:
+  struct Holder {
+    std::size_t fingerprint;  // in distinct_
+    std::size_t member;
+    IdList ids;
+  };
+  const SetSnapshot& set_;
+  const BatchOptions& options_;
+  Batches<JoinHit>& out_;
+  std::size_t held_limit_;
+  unsigned threads_;
+  BatchOptions lookup_;  // a join within 0 bits, with ids
+  std::vector<JoinHit> held_;
+  std::vector<writer::Pair> order_, scratch_;  // (fingerprint, position in held_)
+  std::vector<Query> distinct_;
+  std::vector<Holder> elsewhere_;
+  std::vector<std::pair<std::size_t, IdList>> holders_;
+};
+
 }  // namespace
 
 BatchStats SetSnapshot::join(std::span<const Query> queries, const BatchOptions& options,
                              const std::function<void(std::span<const JoinHit>)>& on_hits) const {
+  return join(queries, options, on_hits, kJoinHeldHits);
+}
+
+BatchStats SetSnapshot::join(std::span<const Query> queries, const BatchOptions& options,
+                             const std::function<void(std::span<const JoinHit>)>& on_hits,
+                             std::size_t held_hits) const {
   if (single()) return simdex::join(*members_[0].index, queries, options, on_hits);
   const unsigned k = search_distance(options.k);
   Batches<JoinHit> out(on_hits);
-  // Each stored fingerprint resolved once while it keeps being hit, not once a hit: a dense join
-  // hits the same fingerprints from many queries (2,000 templated records against 160,000 in 4
-  // members: 2.4M hits of 38,864 fingerprints, each resolved by a lookup in every member). Cleared
-  // past kMemo fingerprints, so that memory stays bounded on a join of many distinct hits.
-  constexpr std::size_t kMemo = std::size_t{1} << 18;
-  std::unordered_map<uint64_t, Resolved> memo;
+  HitResolver resolver(*this, options, held_hits, out);
   for (std::size_t i = 0; i < members_.size(); ++i) {
-    simdex::join(*members_[i].index, queries, member_options(options, k), [&](std::span<const JoinHit> hits) {
-      for (const JoinHit& h : hits) {
-        auto it = memo.find(h.fingerprint);
-        if (it == memo.end()) {
-          if (memo.size() >= kMemo) memo.clear();
-          it = memo.emplace(h.fingerprint, resolve(h.fingerprint, i, h.ids)).first;
-        }
-        const Resolved& r = it->second;
-        if (r.home != i) continue;
-        JoinHit x = h;
-        x.ids = options.with_ids ? r.ids : IdList();
-        out.push(std::move(x));
-      }
-    });
+    simdex::join(*members_[i].index, queries, member_options(options, k),
+                 [&](std::span<const JoinHit> hits) { resolver.add(i, hits); });
+    resolver.resolve(i);
     if (options.progress) options.progress("join", i + 1, members_.size());
   }
   out.flush();

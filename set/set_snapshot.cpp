@@ -186,19 +186,23 @@ IdList SetSnapshot::merge_live(const std::vector<std::pair<std::size_t, IdList>>
 
 Resolved SetSnapshot::resolve(uint64_t fingerprint, std::size_t known, const IdList& known_ids) const {
   std::vector<std::pair<std::size_t, IdList>> holders;
-  Resolved r;
   for (std::size_t i = 0; i < members_.size(); ++i) {
     IdList ids = i == known ? known_ids : members_[i].index->ids_of(fingerprint);
-    if (ids.empty()) continue;
-    if (r.home == Resolved::kNone)
-      for (uint64_t id : ids)
-        if (live(id, members_[i])) {
-          r.home = i;
-          break;
-        }
-    holders.emplace_back(i, std::move(ids));
+    if (!ids.empty()) holders.emplace_back(i, std::move(ids));
   }
-  if (r.home != Resolved::kNone) r.ids = merge_live(holders);
+  return resolve_holders(holders);
+}
+
+Resolved SetSnapshot::resolve_holders(const std::vector<std::pair<std::size_t, IdList>>& holders) const {
+  Resolved r;
+  for (const auto& holder : holders) {
+    const OpenMember& m = members_[holder.first];
+    if (std::any_of(holder.second.begin(), holder.second.end(), [&](uint64_t id) { return live(id, m); })) {
+      r.home = holder.first;
+      r.ids = merge_live(holders);
+      break;
+    }
+  }
   return r;
 }
 

@@ -47,6 +47,8 @@ class SetSnapshot final : public reader::IndexComposite {
   IdList merge_live(const std::vector<std::pair<std::size_t, IdList>>& holders) const;
   // Looks `fingerprint` up in every member (member `known`'s ids are given, -1: none).
   Resolved resolve(uint64_t fingerprint, std::size_t known, const IdList& known_ids) const;
+  // The same from the members holding it, listed in member order with the ids each holds.
+  Resolved resolve_holders(const std::vector<std::pair<std::size_t, IdList>>& holders) const;
 
   uint64_t fingerprint_count() const override;
   unsigned max_distance() const override { return manifest_.max_distance; }
@@ -64,6 +66,11 @@ class SetSnapshot final : public reader::IndexComposite {
                         const std::function<void(std::span<const NearPair>)>& on_pairs) const override;
   BatchStats join(std::span<const Query> queries, const BatchOptions& options,
                   const std::function<void(std::span<const JoinHit>)>& on_hits) const override;
+  // The same, resolving a member's hits against the others whenever `held_hits` are held (at the
+  // end of each member's join too): kJoinHeldHits (about 36 MiB of hits) unless a test asks for fewer.
+  static constexpr std::size_t kJoinHeldHits = std::size_t{1} << 19;
+  BatchStats join(std::span<const Query> queries, const BatchOptions& options,
+                  const std::function<void(std::span<const JoinHit>)>& on_hits, std::size_t held_hits) const;
   BatchStats find_clusters(
       const BatchOptions& options, const ClusterOptions& cluster_options,
       const std::function<void(std::span<const ClusterMember>)>& on_cluster) const override;

@@ -16,7 +16,9 @@
 #include "format/checksum.h"
 #include "format/endian.h"
 #include "format/set_manifest.h"
+#include "reader/index_impl.h"
 #include "set/set_files.h"
+#include "set/set_snapshot.h"
 #include "simdex/batch.h"
 #include "test_util.h"
 
@@ -53,15 +55,29 @@ std::vector<PairRow> all_pairs(const Index& index, unsigned k, bool duplicates) 
 }
 
 using JoinRow = std::tuple<std::size_t, uint64_t, unsigned, std::vector<uint64_t>>;
-std::vector<JoinRow> all_join(const Index& index, const std::vector<Query>& qs, unsigned k) {
+// held_hits: a set's join resolves its hits against the other members whenever it holds that many
+// (0: the library's default).
+std::vector<JoinRow> all_join(const Index& index, const std::vector<Query>& qs, unsigned k,
+                              std::size_t held_hits = 0) {
   std::vector<JoinRow> rows;
   BatchOptions o;
   o.k = static_cast<int>(k);
   o.threads = 2;
   o.with_ids = true;
-  join(index, qs, o, [&](std::span<const JoinHit> batch) {
-    for (const auto& h : batch) rows.emplace_back(h.query, h.fingerprint, h.distance, h.ids.to_vector());
-  });
+  const auto take = [&](std::span<const JoinHit> batch) {
+    for (const auto& h : batch) {
+      REQUIRE(h.query_id == qs[h.query].id);
+      REQUIRE(h.query_fingerprint == qs[h.query].fingerprint);
+      rows.emplace_back(h.query, h.fingerprint, h.distance, h.ids.to_vector());
+    }
+  };
+  if (held_hits == 0) {
+    join(index, qs, o, take);
+  } else {
+    const auto* set = dynamic_cast<const set::SetSnapshot*>(index_impl(index).composite.get());
+    REQUIRE(set != nullptr);
+    set->join(qs, o, take, held_hits);
+  }
   std::sort(rows.begin(), rows.end());
   return rows;
 }
@@ -92,7 +108,9 @@ void check_same(const Index& set, const Index& single, const Pairs& live, std::m
   }
   std::vector<Query> jq;
   for (std::size_t i = 0; i < qs.size(); ++i) jq.push_back({qs[i], i});
-  CHECK(all_join(set, jq, k) == all_join(single, jq, k));
+  const auto joined = all_join(single, jq, k);
+  CHECK(all_join(set, jq, k) == joined);
+  for (std::size_t held : {1, 7}) CHECK(all_join(set, jq, k, held) == joined);
   CHECK(all_pairs(set, k, false) == all_pairs(single, k, false));
   CHECK(all_pairs(set, k, true) == all_pairs(single, k, true));
   CHECK(all_clusters(set, k) == all_clusters(single, k));
@@ -610,9 +628,10 @@ TEST_CASE("pairs and clusters of several members: near-identical documents in on
   CHECK(set_rows == rows_of(small_one));
 }
 
-TEST_CASE("a set's join hitting more distinct fingerprints than it keeps resolved answers as one file") {
-  // 300,000 stored fingerprints queried for themselves: more than the 2^18 resolved fingerprints
-  // the join keeps (set_batch.cpp), so it forgets and resolves again mid-way.
+TEST_CASE("a set's join resolving its hits in batches mid-way answers as one file") {
+  // 300,000 stored fingerprints queried for themselves (or with a bit flipped), a fingerprint in
+  // two members, ids removed: each member's hits resolved against the others in batches of 4,096
+  // hits (set_batch.cpp), so mostly from inside its join, and at the default, at its end.
   TempDir dir;
   const std::string s = dir.file("big.sdxs");
   std::mt19937_64 rng(31);
@@ -633,4 +652,5 @@ TEST_CASE("a set's join hitting more distinct fingerprints than it keeps resolve
   const auto got = all_join(set, qs, 3);
   CHECK(got.size() >= all.size() - 1);
   CHECK(got == all_join(one, qs, 3));
+  CHECK(all_join(set, qs, 3, 4096) == got);
 }
