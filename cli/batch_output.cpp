@@ -85,4 +85,16 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Resul
   out.print("{}\n", f.format == "seomoz" ? "]" : f.format == "json" ? "]}" : "");
 }
 
+void print_table_stats(const BatchStats& stats, std::string_view what) {
+  for (std::size_t t = 0; t < stats.tables.size(); ++t) {
+    const BatchTableStats& s = stats.tables[t];
+    if (s.read)
+      fmt::print(stderr, "table {}: {} of {} blocks decoded, {} {} first found here\n", t, s.blocks_decoded,
+                 s.blocks, s.results, what);
+    else
+      fmt::print(stderr, "table {}: not read (an earlier table groups every pair within k that it groups)\n",
+                 t);
+  }
+}
+
 }  // namespace simdex::cli

@@ -35,4 +35,8 @@ void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const Map
 void print_cluster(Output& out, const std::vector<uint64_t>& values, const ResultFormat& f,
                    const MappedKeyMap* keys);
 
+// --stats: a line per table on stderr (blocks decoded, results first found there, or that a
+// search below the index's k left it out), `what` naming the results ("hits", "pairs").
+void print_table_stats(const BatchStats& stats, std::string_view what);
+
 }  // namespace simdex::cli

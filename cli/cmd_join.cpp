@@ -106,6 +106,7 @@ class ChunkedJoin {
     if (stats_.tables.empty()) stats_.tables.resize(s.tables.size());
     for (std::size_t t = 0; t < s.tables.size(); ++t) {
       stats_.tables[t].blocks = s.tables[t].blocks;
+      stats_.tables[t].read = s.tables[t].read;
       stats_.tables[t].blocks_decoded += s.tables[t].blocks_decoded;
       stats_.tables[t].results += s.tables[t].results;
     }
@@ -157,9 +158,7 @@ void run_join(const JoinArgs& a) {
   out.close();
   if (a.stats) {
     const BatchStats& stats = joiner.stats();
-    for (std::size_t t = 0; t < stats.tables.size(); ++t)
-      fmt::print(stderr, "table {}: {} of {} blocks decoded, {} hits first found here\n", t,
-                 stats.tables[t].blocks_decoded, stats.tables[t].blocks, stats.tables[t].results);
+    print_table_stats(stats, "hits");
     fmt::print(stderr, "{} queries, {} hits\n", joiner.query_count(), stats.results);
   }
 }

@@ -54,9 +54,7 @@ void run_pairs(PairsArgs a) {
   for (const NearPair& p : all) print_pair(out, p, f, keys ? &*keys : nullptr);
   out.close();
   if (a.stats) {
-    for (std::size_t t = 0; t < stats.tables.size(); ++t)
-      fmt::print(stderr, "table {}: {} of {} blocks decoded, {} pairs first found here\n", t,
-                 stats.tables[t].blocks_decoded, stats.tables[t].blocks, stats.tables[t].results);
+    print_table_stats(stats, "pairs");
     fmt::print(stderr, "{} pairs\n", stats.results);
   }
 }

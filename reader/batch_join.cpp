@@ -424,8 +424,8 @@ static BatchStats join_unchecked(const Index& index, std::span<const Query> quer
   Queries qs, scratch;  // reused by every table
   for (const reader::TableView& t : tables) {
     BatchTableStats ts{t.block_count(), 0, 0};
-    const bool read = std::binary_search(searched.begin(), searched.end(), t.index);
-    if (read && file.header().fingerprint_count > 0 && !queries.empty()) {
+    ts.read = std::binary_search(searched.begin(), searched.end(), t.index);
+    if (ts.read && file.header().fingerprint_count > 0 && !queries.empty()) {
       permute_and_sort(t, queries, qs, scratch, pool);
       const auto chunks = plan(t, qs, threads);
       std::vector<Decoded> decoded(chunks.size());

@@ -315,7 +315,8 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
       progress);
   std::vector<BatchTableStats> stats(T);
   for (std::size_t t = 0; t < T; ++t)
-    stats[t] = {file.tables()[t].block_count(), decoded[t].load(), found[t].load()};
+    stats[t] = {file.tables()[t].block_count(), decoded[t].load(), found[t].load(), false};
+  for (const uint32_t t : file.tables_within(scan.k)) stats[t].read = true;
   return stats;
 }
 

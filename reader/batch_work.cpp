@@ -70,8 +70,8 @@ double mean_group_size(const TableView& t, uint64_t n, uint64_t samples) {
 Work pairs_work(const IndexFile& file, unsigned k) {
   const uint64_t n = file.header().fingerprint_count;
   Work work;
-  for (const uint32_t i :
-       file.tables_within(k)) {  // each entry against the others of its group, each pair once
+  // Each entry against the others of its group, each pair once.
+  for (const uint32_t i : file.tables_within(k)) {
     const TableView& t = file.tables()[i];
     const double group = mean_group_size(t, n, samples_per_table(file));
     work.comparisons += static_cast<double>(n) * (group - 1) / 2;

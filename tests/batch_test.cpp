@@ -62,6 +62,7 @@ PairSet library_pairs(const Index& index, unsigned k, unsigned threads, const Or
   for (uint32_t i = 0; i < stats.tables.size(); ++i) {
     const auto& t = stats.tables[i];
     const bool searched = std::find(read.begin(), read.end(), i) != read.end();
+    REQUIRE(t.read == searched);
     REQUIRE(t.blocks_decoded == (searched ? t.blocks : 0));  // every block of a table read once
     by_table += t.results;
   }
@@ -130,7 +131,9 @@ Hits library_join(const Index& index, const std::vector<Query>& queries, unsigne
   const auto& read = index_impl(index).file.tables_within(k);
   for (uint32_t i = 0; i < stats.tables.size(); ++i) {
     REQUIRE(stats.tables[i].blocks_decoded <= stats.tables[i].blocks);  // each block at most once
-    if (std::find(read.begin(), read.end(), i) == read.end()) REQUIRE(stats.tables[i].blocks_decoded == 0);
+    const bool searched = std::find(read.begin(), read.end(), i) != read.end();
+    REQUIRE(stats.tables[i].read == searched);
+    if (!searched) REQUIRE(stats.tables[i].blocks_decoded == 0);
   }
   std::sort(out.begin(), out.end());
   REQUIRE(std::adjacent_find(out.begin(), out.end()) == out.end());

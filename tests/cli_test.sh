@@ -169,7 +169,8 @@ check join 0 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" --sort
   && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL join-out:"; cat "$dir/out"; }
 check join-stdin-json 0 bash -c "printf '255\n' | '$simdex' join '$dir/b.sdx' --json -k 0 --stats"
 expect_grep join-json-out '{"query_id":0,"query":255,"fingerprint":255,"distance":0,"ids":\[10,12,14\]}' "$dir/out"
-expect_grep join-stats "blocks decoded" "$dir/err"
+expect_grep join-stats "table 0: 1 of 1 blocks decoded" "$dir/err"
+expect_grep join-stats-k0 "table 3: not read (an earlier table groups every pair within k that it groups)" "$dir/err"
 check join-k-too-big 2 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" -k 4
 check join-bad-line 1 bash -c "printf '1\nzz\n' | '$simdex' join '$dir/b.sdx'"
 expect_grep join-bad-line-msg "<stdin>:2" "$dir/err"

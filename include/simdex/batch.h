@@ -80,6 +80,9 @@ struct BatchTableStats {
   uint64_t blocks = 0;          // blocks of the table
   uint64_t blocks_decoded = 0;  // blocks the batch decoded in it (each at most once)
   uint64_t results = 0;         // results first found through this table
+  // False when the table was not read: below the index's k, every pair within k that it groups
+  // an earlier table groups too (spec/FORMAT.md §9), so it would report nothing.
+  bool read = true;
 };
 
 struct BatchStats {
