@@ -225,10 +225,12 @@ BlockResult decode_block(const uint8_t* block, uint32_t block_bytes, std::size_t
 // Two blocks decoded in turn, an entry of each: each entry's place in its block depends on the
 // previous entry's code, so one block decodes at the speed of that chain of loads; stepping two
 // blocks overlaps their chains. Each visitor sees its block's entries in order, as decode_block
-// gives them.
+// gives them. Always inlined, as reader::probe_two is.
 template <typename VisitA, typename VisitB>
-std::pair<BlockResult, BlockResult> decode_two_blocks(BlockCursor a, VisitA&& visit_a, BlockCursor b,
-                                                      VisitB&& visit_b) {
+[[gnu::always_inline]] inline std::pair<BlockResult, BlockResult> decode_two_blocks(BlockCursor a,
+                                                                                    VisitA&& visit_a,
+                                                                                    BlockCursor b,
+                                                                                    VisitB&& visit_b) {
   bool more_a = visit_first(a, visit_a), more_b = visit_first(b, visit_b);
   while (more_a && more_b) {
     more_a = visit_next(a, visit_a);

@@ -149,11 +149,11 @@ class IndexFile {
     return checked(t, j, format::decode_block(cursor(t, j), visit));
   }
   // Block ja of table ta and block jb of table tb decoded in turn (format::decode_two_blocks),
-  // checked as decode does.
+  // checked as decode does. Always inlined, as reader::probe_two is.
   template <typename VisitA, typename VisitB>
-  std::pair<format::BlockResult, format::BlockResult> decode_two(const TableView& ta, uint64_t ja,
-                                                                 VisitA&& visit_a, const TableView& tb,
-                                                                 uint64_t jb, VisitB&& visit_b) const {
+  [[gnu::always_inline]] std::pair<format::BlockResult, format::BlockResult> decode_two(
+      const TableView& ta, uint64_t ja, VisitA&& visit_a, const TableView& tb, uint64_t jb,
+      VisitB&& visit_b) const {
     const auto [ra, rb] = format::decode_two_blocks(cursor(ta, ja), visit_a, cursor(tb, jb), visit_b);
     return {checked(ta, ja, ra), checked(tb, jb, rb)};
   }

@@ -127,9 +127,13 @@ void probe_from(const IndexFile& file, const TableView& t, ProbeStart start, uns
 
 // The probes of two tables, their first blocks decoded in turn (IndexFile::decode_two: the two
 // chains of loads overlap); a probe whose range goes on past its first block goes on alone.
+// Inlined with the decode into the query, always: when the query's code grew a little, GCC kept
+// them out of line and warm queries were 6-13% slower (bench/RESULTS.md, "Searches below the
+// index's k").
 template <typename OnHitA, typename OnHitB>
-void probe_two(const IndexFile& file, unsigned k, const TableView& ta, ProbeStart sa, OnHitA&& on_hit_a,
-               const TableView& tb, ProbeStart sb, OnHitB&& on_hit_b) {
+[[gnu::always_inline]] inline void probe_two(const IndexFile& file, unsigned k, const TableView& ta,
+                                             ProbeStart sa, OnHitA&& on_hit_a, const TableView& tb,
+                                             ProbeStart sb, OnHitB&& on_hit_b) {
   if (sa.block >= ta.block_count() || sb.block >= tb.block_count()) {
     probe_from(file, ta, sa, k, on_hit_a);
     probe_from(file, tb, sb, k, on_hit_b);
