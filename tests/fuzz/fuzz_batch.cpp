@@ -39,12 +39,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     if (size >= 16) middle = simdex::format::load_le64(file.data() + (size / 2 & ~std::size_t{7}));
     const std::vector<simdex::Query> queries = {
         {0, 0}, {~uint64_t{0}, 1}, {middle, 2}, {middle ^ 0x8001, 3}, {0x5555555555555555, 4}, {middle, 5}};
-    simdex::join(index, queries, options, [&](std::span<const simdex::JoinHit> hits) {
-      for (const auto& h : hits) {
-        seen += h.query ^ h.fingerprint;
-        touch(h.ids);
-      }
-    });
+    // At the index's k and below it (only some tables read: IndexFile::tables_within).
+    for (int k : {-1, static_cast<int>(index.max_distance() / 2)}) {
+      options.k = k;
+      simdex::join(index, queries, options, [&](std::span<const simdex::JoinHit> hits) {
+        for (const auto& h : hits) {
+          seen += h.query ^ h.fingerprint;
+          touch(h.ids);
+        }
+      });
+    }
 #elif SIMDEX_FUZZ_TARGET == 3
     simdex::ClusterOptions cluster_options;
     cluster_options.min_size = 1;
