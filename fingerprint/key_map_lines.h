@@ -12,6 +12,12 @@ namespace simdex {
 
 // The first line of a key map, with its LF.
 inline constexpr std::string_view kKeyMapHeader = "#simdex-keys 1\n";
+// What a key map's first line (without its LF) is: the header, the first entry of a simdex 0.1
+// listing (no header; keys as they are, no escaping), or a '#' line that is not the header (not a
+// key map: kNotAKeyMap says so).
+enum class KeyMapFirstLine { header, legacy_entry, not_a_key_map };
+KeyMapFirstLine key_map_first_line(std::string_view line);
+inline constexpr const char* kNotAKeyMap = "not a simdex key map: the first line must be '#simdex-keys 1'";
 // Opens a key map file to read (a descriptor the caller closes). Error(io) naming it when it cannot
 // be opened or is not a regular file: a FIFO would block and a device (/dev/zero) never end.
 int open_key_map_file(const std::string& path);

@@ -319,18 +319,22 @@ const char* unescape_key_map_key(std::string_view& key, std::string& unescaped) 
   return nullptr;
 }
 
+KeyMapFirstLine key_map_first_line(std::string_view line) {
+  if (!line.starts_with('#')) return KeyMapFirstLine::legacy_entry;
+  return line == kKeyMapHeader.substr(0, kKeyMapHeader.size() - 1) ? KeyMapFirstLine::header
+                                                                   : KeyMapFirstLine::not_a_key_map;
+}
+
 bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_view& key) {
   ++line_no_;
   auto fail = [&](const std::string& what) {
     return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what + " (spec/KEYS.md)");
   };
-  if (!legacy_) {  // simdex 0.1's paths.tsv has no header and no escaping: its paths are read as they are
-    legacy_ = !line.starts_with('#');
-    if (!*legacy_) {
-      if (line != kKeyMapHeader.substr(0, kKeyMapHeader.size() - 1))
-        throw fail("not a simdex key map: the first line must be '#simdex-keys 1'");
-      return false;
-    }
+  if (!legacy_) {
+    const KeyMapFirstLine first = key_map_first_line(line);
+    if (first == KeyMapFirstLine::not_a_key_map) throw fail(kNotAKeyMap);
+    legacy_ = first == KeyMapFirstLine::legacy_entry;
+    if (!*legacy_) return false;
   }
   if (const char* wrong = parse_key_map_entry(line, *legacy_, id, key, unescaped_)) throw fail(wrong);
   if (last_id_ && id <= *last_id_)

@@ -87,13 +87,11 @@ struct MappedKeyMap::Mapping {
     if (data[size - 1] != '\n')
       throw Error(errc::input, "key map '" + file.path() +
                                    "': the last line has no newline (a truncated file?) (spec/KEYS.md)");
-    const std::string_view all(data, size);
-    legacy = !all.starts_with('#');
-    if (!legacy) {
-      if (!all.starts_with(kKeyMapHeader))
-        fail(0, "not a simdex key map: the first line must be '#simdex-keys 1'");
-      begin = kKeyMapHeader.size();
-    }
+    const std::size_t first_eol = eol_at(0, size);
+    const KeyMapFirstLine first = key_map_first_line(std::string_view(data, first_eol));
+    if (first == KeyMapFirstLine::not_a_key_map) fail(0, kNotAKeyMap);
+    legacy = first == KeyMapFirstLine::legacy_entry;
+    if (!legacy) begin = first_eol + 1;
     end = size;
     if (begin == end) return;
     std::string_view key;
