@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <numeric>
 
 #include "format/block_directory.h"
 #include "format/coverage.h"
@@ -123,8 +122,6 @@ IndexFile IndexFile::parse(const uint8_t* data, std::size_t size) {
   f.directory_copies_ = std::make_unique<LazySlots<uint32_t, uint32_t[]>>(f.tables_.size());
   f.tables_within_ =
       std::make_unique<LazySlots<std::vector<uint32_t>>>(std::size_t{f.header_.max_distance} + 1);
-  f.all_tables_.resize(f.tables_.size());
-  std::iota(f.all_tables_.begin(), f.all_tables_.end(), 0u);
   for (uint32_t t = 0; t < f.tables_.size(); ++t) {
     TableView& view = f.tables_[t];
     view.index = t;
@@ -193,7 +190,7 @@ const T* install(std::atomic<const T*>& slot, std::unique_ptr<Owned> fresh) {
 }  // namespace
 
 const std::vector<uint32_t>& IndexFile::tables_within(unsigned k) const {
-  if (k >= tables_within_->count) return all_tables_;
+  if (k >= tables_within_->count) search_distance(k);  // Error(usage): one slot per k <= max_distance
   std::atomic<const std::vector<uint32_t>*>& slot = tables_within_->slots[k];
   if (const auto* found = slot.load(std::memory_order_acquire)) return *found;
   return *install(slot,

@@ -122,7 +122,7 @@ class IndexFile {
   const std::vector<TableView>& tables() const { return tables_; }
   // The tables a search within k reads, ascending (format::tables_within over their prefixes):
   // below the index's k some group nothing an earlier table does not (k = 0: table 0 alone). Found
-  // on first use of each k; every table for a k above max_distance (search_distance refuses it).
+  // on first use of each k; Error(usage) above max_distance, as search_distance.
   const std::vector<uint32_t>& tables_within(unsigned k) const;
   const std::vector<format::SectionEntry>& sections() const { return sections_; }
 
@@ -218,7 +218,6 @@ class IndexFile {
   std::unique_ptr<LazySlots<format::DecodeTable>> decode_tables_;
   std::unique_ptr<LazySlots<uint32_t, uint32_t[]>> directory_copies_;
   std::unique_ptr<LazySlots<std::vector<uint32_t>>> tables_within_;  // one slot per k <= max_distance
-  std::vector<uint32_t> all_tables_;
 };
 
 // Error(section_checksum) naming the first section that `wanted` picks whose bytes do not match

@@ -288,6 +288,17 @@ TEST_CASE("clusters of a group of 100,000 near-identical entries: about one comp
   }
 }
 
+// The code of the Error that f() throws (errc::io when it throws none).
+template <typename F>
+errc error_code(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return errc::io;
+}
+
 // `pairs` in a paper-10 index (k = 3) of 64-byte blocks in `dir`, opened.
 Index paper10_index(const TempDir& dir, const Pairs& pairs) {
   BuildOptions options;
@@ -332,6 +343,7 @@ TEST_CASE("below the index's k, only the tables that are first to group some pai
   CHECK(file.tables_within(1) == std::vector<uint32_t>{0, 1, 4});
   CHECK(file.tables_within(2).size() == 6);
   CHECK(file.tables_within(3).size() == 10);
+  CHECK(error_code([&] { file.tables_within(4); }) == errc::usage);  // above the index's k
   const Oracle oracle(pairs);
   for (unsigned k = 0; k <= 3; ++k) {
     CAPTURE(k);
@@ -455,14 +467,6 @@ TEST_CASE("duplicate groups, cluster sizes in ids, k above the index's k") {
 
   BatchOptions too_big;
   too_big.k = 4;
-  auto error_code = [](auto&& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.code();
-    }
-    return errc::io;
-  };
   CHECK(error_code([&] { find_pairs(index, too_big, [](std::span<const NearPair>) {}); }) == errc::usage);
   CHECK(error_code([&] { find_clusters(index, too_big, {}, [](std::span<const ClusterMember>) {}); }) ==
         errc::usage);
