@@ -1,10 +1,15 @@
 // The pipeline of spec/FINGERPRINT.md: repair, normalize, segment, drop stopwords, shingle, hash,
 // tally. Every buffer lives in the Impl and is reused, so steady-state fingerprinting allocates
 // nothing per token (only when a text is longer than any before it).
+// xxHash inlined: features are short (a 3-shingle of words is some 20 bytes), and a call into the
+// shared library, with its dispatch on the length, was a third of the time spent hashing them.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <unordered_set>
 
@@ -17,13 +22,6 @@
 namespace simdex {
 
 namespace {
-
-struct StringHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return XXH3_64bits(s.data(), s.size()); }
-};
-
-using StopSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 // spread[v] has byte i = bit i of v: adding spread[byte j of h] to a word of eight byte-sized
 // counters counts bits 8j..8j+7 of h at once, 8 additions per hash instead of 64.
@@ -77,18 +75,64 @@ void count_ones(const std::vector<std::uint64_t>& hashes, std::uint64_t (&ones)[
 }  // namespace
 
 struct Fingerprinter::Impl {
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const noexcept { return XXH3_64bits(s.data(), s.size()); }
+  };
+  using StopSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+  // Step 4's output: the kept tokens joined by one U+0020, and where each ends. A token is copied 16
+  // bytes at once where it and the source allow (the bytes past it are overwritten by the next),
+  // into room checked once a token: std::string's append called memcpy and checked its capacity twice.
+  class JoinedTokens {
+   public:
+    void clear() {
+      size_ = 0;
+      ends_.clear();
+    }
+
+    // Appends `token`, which lies within a text that ends at `source_end`.
+    void append(std::string_view token, const char* source_end) {
+      constexpr std::size_t kCopy = 16;
+      if (size_ + 1 + token.size() + kCopy > capacity_) grow(size_ + 1 + token.size() + kCopy);
+      char* out = bytes_.get() + size_;
+      if (size_ != 0) *out++ = ' ';
+      if (token.size() <= kCopy && static_cast<std::size_t>(source_end - token.data()) >= kCopy)
+        std::memcpy(out, token.data(), kCopy);
+      else
+        std::memcpy(out, token.data(), token.size());
+      size_ = static_cast<std::size_t>(out - bytes_.get()) + token.size();
+      ends_.push_back(size_);
+    }
+
+    std::string_view view() const { return {bytes_.get(), size_}; }
+    const std::vector<std::size_t>& ends() const { return ends_; }  // end offset of each token
+
+   private:
+    void grow(std::size_t need) {
+      const std::size_t capacity = std::max(need, 2 * capacity_);
+      auto bytes = std::make_unique_for_overwrite<char[]>(capacity);
+      if (size_ != 0) std::memcpy(bytes.get(), bytes_.get(), size_);
+      bytes_ = std::move(bytes);
+      capacity_ = capacity;
+    }
+
+    std::unique_ptr<char[]> bytes_;
+    std::size_t size_ = 0, capacity_ = 0;
+    std::vector<std::size_t> ends_;
+  };
+
   FingerprintOptions options;
   text::Normalizer normalizer;
   StopSet stopwords;
 
-  std::string repaired;                 // step 1 output, only for ill-formed input
-  std::string normalized;               // step 2 output
-  std::vector<std::size_t> offsets;     // segmentation scratch
-  std::string tokens;                   // step 4 output: kept tokens joined by one U+0020
-  std::vector<std::size_t> token_ends;  // end offset of each token in `tokens`
-  std::vector<std::uint64_t> hashes;    // step 5 output, one per feature occurrence
+  std::string repaired;               // step 1 output, only for ill-formed input
+  std::string normalized;             // step 2 output
+  std::vector<std::size_t> offsets;   // segmentation scratch
+  JoinedTokens tokens;                // step 4 output
+  std::vector<std::uint64_t> hashes;  // step 5 output, one per feature occurrence
 
-  // Steps 1-4: leaves the kept tokens in `tokens` / `token_ends`.
+  // Steps 1-4: leaves the kept tokens in `tokens`.
   void tokenize(std::string_view text) {
     std::string_view valid = text;
     if (!text::is_valid_utf8(text)) {
@@ -97,31 +141,28 @@ struct Fingerprinter::Impl {
     }
     normalizer.normalize(valid, normalized);
     tokens.clear();
-    token_ends.clear();
-    text::for_each_token(normalized, offsets, [this](std::string_view token) {
+    const char* end = normalized.data() + normalized.size();
+    text::for_each_token(normalized, offsets, [this, end](std::string_view token) {
       if (!stopwords.empty() && stopwords.find(token) != stopwords.end()) return;
-      if (!tokens.empty()) tokens.push_back(' ');
-      tokens.append(token);
-      token_ends.push_back(tokens.size());
+      tokens.append(token, end);
     });
   }
-
-  // Start of token i in `tokens`.
-  std::size_t token_begin(std::size_t i) const { return i == 0 ? 0 : token_ends[i - 1] + 1; }
 
   // Step 5: calls f(feature bytes) for each feature occurrence, in order.
   template <class F>
   void for_each_feature(F&& f) const {
-    const std::size_t n = token_ends.size();
+    const std::vector<std::size_t>& ends = tokens.ends();
+    const std::string_view joined = tokens.view();
+    const std::size_t n = ends.size();
     if (n == 0) return;
     const std::size_t w = options.shingle_size;
     if (n < w) {  // fewer tokens than a shingle: the whole token sequence is the one feature
-      f(std::string_view(tokens));
+      f(joined);
       return;
     }
     for (std::size_t i = 0; i + w <= n; ++i) {
-      const std::size_t b = token_begin(i);
-      f(std::string_view(tokens).substr(b, token_ends[i + w - 1] - b));
+      const std::size_t b = i == 0 ? 0 : ends[i - 1] + 1;  // where token i starts
+      f(joined.substr(b, ends[i + w - 1] - b));
     }
   }
 

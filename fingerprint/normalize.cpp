@@ -8,13 +8,17 @@
 #include <unicode/uversion.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <bitset>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "fingerprint/utf8.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
 
@@ -22,28 +26,80 @@ namespace simdex::text {
 
 namespace {
 
-bool all_ascii(std::string_view s) {
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (w & 0x8080808080808080ULL) return false;
-  }
-  for (; i < s.size(); ++i)
-    if (static_cast<unsigned char>(s[i]) >= 0x80) return false;
-  return true;
-}
-
-// Runs of combining marks longer than this take the path of sorted_decomposition (UAX #15's
-// Stream-Safe Text Format allows 30 in a row; real text has a handful).
-constexpr std::size_t kLongMarkRun = 32;
-
 void append_utf8(std::string& out, UChar32 c) {
   char bytes[4];
   std::size_t n = 0;
   U8_APPEND_UNSAFE(bytes, n, c);
   out.append(bytes, n);
 }
+
+bool all_ascii(std::string_view s) { return skip_ascii(s, 0) == s.size(); }
+
+// Appends `ascii` to `out` with A-Z lowercased: toNFKC_Casefold of ASCII (no ASCII character
+// composes, decomposes or is default-ignorable). Through raw pointers and without a branch, so that
+// the compiler vectorizes it (writing out[i] reloaded the string's pointer at every byte).
+void append_ascii_casefolded(std::string& out, std::string_view ascii) {
+  const std::size_t at = out.size();
+  out.resize(at + ascii.size());
+  const char* from = ascii.data();
+  char* to = out.data() + at;
+  for (std::size_t i = 0; i < ascii.size(); ++i) {
+    const auto c = static_cast<unsigned char>(from[i]);
+    to[i] = static_cast<char>(c + ((static_cast<unsigned char>(c - 'A') < 26) << 5));
+  }
+}
+
+// toNFKC_Casefold of single code points, for those with a normalization boundary before them, in
+// pages of 256 made when first needed (ICU's answers, a page in some 0.1 ms) and shared by the
+// process's Normalizers. A text whose every code point has a boundary before it normalizes as the
+// concatenation of its code points' mappings: ICU's boundary means exactly that the text before the
+// code point and the text from it on normalize independently.
+class CodePointMappings {
+ public:
+  struct Page {
+    std::bitset<256> boundary;                // a normalization boundary before the code point
+    std::bitset<256> same;                    // its mapping is itself
+    std::array<std::uint16_t, 257> offset{};  // its mapping: bytes [offset[i], offset[i + 1])
+    std::string bytes;
+  };
+
+  static const Page& page(const icu::Normalizer2& n, UChar32 c) {
+    static std::array<std::atomic<const Page*>, 0x110000 / 256> pages{};  // never freed
+    std::atomic<const Page*>& slot = pages[static_cast<std::size_t>(c) >> 8];
+    const Page* p = slot.load(std::memory_order_acquire);
+    if (p != nullptr) return *p;
+    const Page* made = make(n, c & ~0xFF);
+    if (slot.compare_exchange_strong(p, made, std::memory_order_acq_rel)) return *made;
+    delete made;  // another thread made it first
+    return *p;
+  }
+
+ private:
+  static const Page* make(const icu::Normalizer2& n, UChar32 first) {
+    auto page = std::make_unique<Page>();
+    for (UChar32 i = 0; i < 256; ++i) {
+      const UChar32 c = first + i;
+      page->offset[static_cast<std::size_t>(i)] = static_cast<std::uint16_t>(page->bytes.size());
+      if (U_IS_SURROGATE(c) || !n.hasBoundaryBefore(c)) continue;
+      std::string self, mapped;
+      append_utf8(self, c);
+      icu::StringByteSink<std::string> sink(&mapped);
+      UErrorCode status = U_ZERO_ERROR;
+      n.normalizeUTF8(0, icu::StringPiece(self.data(), static_cast<int32_t>(self.size())), sink, nullptr,
+                      status);
+      if (U_FAILURE(status)) continue;  // no boundary recorded: texts with it go through ICU whole
+      page->boundary[static_cast<std::size_t>(i)] = true;
+      page->same[static_cast<std::size_t>(i)] = mapped == self;
+      if (mapped != self) page->bytes += mapped;
+    }
+    page->offset[256] = static_cast<std::uint16_t>(page->bytes.size());
+    return page.release();
+  }
+};
+
+// Runs of combining marks longer than this take the path of sorted_decomposition (UAX #15's
+// Stream-Safe Text Format allows 30 in a row; real text has a handful).
+constexpr std::size_t kLongMarkRun = 32;
 
 }  // namespace
 
@@ -153,17 +209,53 @@ Normalizer::Normalizer() {
 }
 
 void Normalizer::normalize(std::string_view in, std::string& out, std::size_t max_chunk) const {
-  // For ASCII, toNFKC_Casefold only lowercases A-Z: no ASCII character composes, decomposes or is
-  // default-ignorable. This shortcut is most of the throughput on English text.
+  out.clear();
+  // ASCII is most of the bytes of most texts: its runs casefolded here, other code points mapped
+  // one at a time; only a text with a code point that interacts with the one before it (a
+  // combining mark, a conjoining jamo) goes through ICU as a whole.
   if (all_ascii(in)) {
-    out.resize(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) {
-      const char c = in[i];
-      out[i] = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + ('a' - 'A')) : c;
-    }
+    append_ascii_casefolded(out, in);
     return;
   }
-  normalize_with_icu(in, out, max_chunk);
+  if (!normalize_by_code_point(in, out)) normalize_with_icu(in, out, max_chunk);
+}
+
+bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) const {
+  static const std::bitset<0x10000> bmp_inert = [n = nfkc_cf_] {  // ICU's instance: one for the process
+    std::bitset<0x10000> t;
+    for (UChar32 c = 0; c < 0x10000; ++c)
+      t[static_cast<std::size_t>(c)] = !U_IS_SURROGATE(c) && n->isInert(c);
+    return t;
+  }();
+  out.clear();
+  std::size_t copy_from = 0;  // in[copy_from, i): code points that map to themselves, not yet copied
+  for (std::size_t i = 0; i < in.size();) {
+    if (static_cast<unsigned char>(in[i]) < 0x80) {
+      const std::size_t ascii_end = skip_ascii(in, i);
+      out.append(in.data() + copy_from, i - copy_from);
+      append_ascii_casefolded(out, in.substr(i, ascii_end - i));
+      i = copy_from = ascii_end;
+      continue;
+    }
+    std::size_t next = i;
+    const auto c = static_cast<UChar32>(next_code_point(in, next));
+    // Inert: a boundary before and after it, and its own mapping (most letters of most scripts).
+    if (c < 0x10000 && bmp_inert[static_cast<std::size_t>(c)]) {
+      i = next;
+      continue;
+    }
+    const CodePointMappings::Page& page = CodePointMappings::page(*nfkc_cf_, c);
+    const auto k = static_cast<std::size_t>(c & 0xFF);
+    if (!page.boundary[k]) return false;
+    if (!page.same[k]) {
+      out.append(in.data() + copy_from, i - copy_from);
+      out.append(page.bytes.data() + page.offset[k], page.offset[k + 1] - page.offset[k]);
+      copy_from = next;
+    }
+    i = next;
+  }
+  out.append(in.data() + copy_from, in.size() - copy_from);
+  return true;
 }
 
 void Normalizer::normalize_with_icu(std::string_view in, std::string& out, std::size_t max_chunk) const {

@@ -25,7 +25,8 @@ class Normalizer {
   // bytes unless no boundary lies within them.
   void normalize(std::string_view in, std::string& out, std::size_t max_chunk = std::size_t{1} << 30) const;
 
-  // The same without the all-ASCII shortcut: what the shortcut must agree with (tests).
+  // The same without the shortcuts of ASCII and of code points mapped one at a time: what they must
+  // agree with (tests).
   void normalize_with_icu(std::string_view in, std::string& out, std::size_t max_chunk) const;
 
  private:
@@ -37,6 +38,9 @@ class Normalizer {
   // `in` mapped and its marks put in canonical order, in linear time: what normalizing it, and
   // normalizing `in`, give alike.
   void sorted_decomposition(std::string_view in, std::string& out) const;
+  // Replaces `out` with toNFKC_Casefold(in) a code point at a time, when every code point of `in`
+  // has a normalization boundary before it; else returns false (`out` then holds a part of it).
+  bool normalize_by_code_point(std::string_view in, std::string& out) const;
   // `in` normalized into `sink` by ICU, in chunks of at most max_chunk bytes cut at boundaries.
   void normalize_pieces(std::string_view in, icu::ByteSink& sink, std::size_t max_chunk) const;
 

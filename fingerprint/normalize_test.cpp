@@ -124,3 +124,39 @@ TEST_CASE("long runs of combining marks: the same text as ICU, in linear time") 
   for (int i = 0; i < 500000; ++i) expected += "\xCC\x81";
   CHECK(ours == expected);
 }
+
+TEST_CASE("code points mapped one at a time agree with ICU: each code point, and random text") {
+  const simdex::text::Normalizer n;
+  std::string s, fast, icu;
+  // Every code point alone, after a letter and before one (a mark composes with the letter before
+  // it; the code points of a text without marks are mapped one at a time).
+  for (char32_t c = 0x80; c < 0x110000; c += (c < 0x20000 ? 1 : 97)) {
+    if (c >= 0xD800 && c <= 0xDFFF) continue;
+    for (const char* before : {"", "A", "\xE1\x84\x80"}) {  // "", A, a leading jamo
+      s = before;
+      append_code_point(s, c);
+      s += "Z";
+      n.normalize(s, fast);
+      n.normalize_with_icu(s, icu, std::size_t{1} << 30);
+      CAPTURE(static_cast<unsigned>(c));
+      REQUIRE(fast == icu);
+    }
+  }
+  // Random text over code points of every kind: ASCII, Latin with and without marks, Greek final
+  // sigma, compatibility forms, ignorables, Hangul jamo and syllables, CJK, emoji, supplementary.
+  const std::vector<char32_t> alphabet = {
+      'a',    'Z',    ' ',    '.',    0xC9,   0xDF,   0xE9,    0x130,   0x301,   0x323,  0x345,
+      0x3A3,  0x3C2,  0x3A9,  0xAD,   0x200B, 0x200D, 0x1100,  0x1161,  0x11A8,  0xAC00, 0xAC01,
+      0x4E2D, 0xF900, 0xFB01, 0xFF21, 0xFF76, 0xFF9E, 0x1F600, 0x1D400, 0x2F800, 0x0E01, 0x0E31,
+      0x093F, 0x094D, 0x0627, 0x064B, 0x1E9E, 0x2126, 0x212B,  0x3099};
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 20000; ++round) {
+    s.clear();
+    const std::size_t kinds = 1 + rng() % alphabet.size();
+    for (std::size_t k = rng() % 40; k > 0; --k) append_code_point(s, alphabet[rng() % kinds]);
+    n.normalize(s, fast);
+    n.normalize_with_icu(s, icu, std::size_t{1} << 30);
+    CAPTURE(s);
+    REQUIRE(fast == icu);
+  }
+}

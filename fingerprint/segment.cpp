@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 namespace simdex::text {
 
@@ -49,10 +50,25 @@ bool in_bigram_range(char32_t c) {
   return it != bigram_ranges.begin() && c <= std::prev(it)->last;
 }
 
-CharClass classify(char32_t c) {
-  if (c < 0x80) return ascii_classes[c];
+namespace {
+
+CharClass classify_with_icu(char32_t c) {
   if ((U_GET_GC_MASK(static_cast<UChar32>(c)) & word_categories) == 0) return CharClass::separator;
   return in_bigram_range(c) ? CharClass::bigram : CharClass::word;
+}
+
+}  // namespace
+
+CharClass classify(char32_t c) {
+  if (c < 0x80) return ascii_classes[c];
+  // The Basic Multilingual Plane's classes in a table of 64 KiB, made once per process (a few ms):
+  // ICU's category lookup and the range search were a fifth of the time of Chinese text.
+  static const auto bmp = [] {
+    auto t = std::make_unique<CharClass[]>(0x10000);
+    for (char32_t b = 0; b < 0x10000; ++b) t[b] = classify_with_icu(b);
+    return t;
+  }();
+  return c < 0x10000 ? bmp[c] : classify_with_icu(c);
 }
 
 }  // namespace simdex::text

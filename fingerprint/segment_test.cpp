@@ -74,3 +74,84 @@ TEST_CASE("Han and Kana runs give overlapping character pairs") {
   // ひらがなカタカナ is one run: kana of both kinds pair across the change of script
   CHECK(tokens("\xE3\x81\xB2\xE3\x82\xAB\xE3\x82\xBF").size() == 2);
 }
+
+namespace {
+// The segmentation rule of spec/FINGERPRINT.md step 3 stated plainly, one code point at a time:
+// the oracle for the scanner, which finds ASCII runs 64 bytes at a time.
+V reference_tokens(std::string_view text) {
+  V out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t start = i;
+    const CharClass cls = classify(simdex::text::next_code_point(text, i));
+    if (cls == CharClass::separator) continue;
+    std::vector<std::size_t> starts{start};
+    for (std::size_t j = i; j < text.size() && classify(simdex::text::next_code_point(text, j)) == cls; i = j)
+      starts.push_back(i);
+    starts.push_back(i);
+    if (cls == CharClass::word || starts.size() == 2)
+      out.emplace_back(text.substr(start, i - start));
+    else
+      for (std::size_t k = 0; k + 2 < starts.size(); ++k)
+        out.emplace_back(text.substr(starts[k], starts[k + 2] - starts[k]));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("ASCII masks: every byte value at every position of the 64") {
+  for (unsigned value = 0; value < 256; ++value)
+    for (std::size_t at = 0; at < 64; ++at)
+      for (const std::size_t available : {std::size_t{64}, std::size_t{100}, at + 1}) {
+        std::string bytes(std::max<std::size_t>(available, 64), 'a');
+        bytes[at] = static_cast<char>(value);
+        for (std::size_t j = available; j < bytes.size(); ++j) bytes[j] = '\x01';  // must not be read as such
+        const simdex::text::AsciiMasks m = simdex::text::ascii_masks(bytes.data(), available);
+        const bool word = value < 0x80 && simdex::text::ascii_classes[value] == CharClass::word;
+        CAPTURE(value);
+        CAPTURE(at);
+        CAPTURE(available);
+        CHECK(((m.word >> at) & 1) == (word ? 1u : 0u));
+        CHECK(((m.separator >> at) & 1) == (value < 0x80 && !word ? 1u : 0u));
+        if (available < 64) CHECK((m.separator >> available) == (~std::uint64_t{0} >> available));
+      }
+}
+
+TEST_CASE("segmentation agrees with the plain rule on random text of every script class") {
+  // Pieces of each kind: ASCII words and separators, 2-byte letters, combining marks, Han, kana and
+  // Thai (pairs), 3- and 4-byte separators, a 4-byte ideograph; long runs cross the scanner's 64.
+  const std::vector<std::string> pieces = {"a",
+                                           "Z",
+                                           "7",
+                                           "word",
+                                           " ",
+                                           ",",
+                                           "\t",
+                                           "-",
+                                           "\x7f",
+                                           "\xC3\xA9",
+                                           "\xCC\x81",
+                                           "\xD0\xB4",
+                                           "\xE4\xB8\xAD",
+                                           "\xE3\x81\x82",
+                                           "\xE0\xB8\x81",
+                                           "\xF0\x9F\x98\x80",
+                                           "\xE3\x80\x82",
+                                           "\xF0\xA0\x80\x80",
+                                           std::string(70, 'x'),
+                                           std::string(70, ' '),
+                                           std::string(65, '.')};
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 33;
+  };
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    const std::size_t count = next() % 60;
+    const std::size_t kinds = 1 + next() % pieces.size();  // some texts draw from few pieces
+    for (std::size_t p = 0; p < count; ++p) text += pieces[next() % kinds];
+    CAPTURE(text);
+    REQUIRE(tokens(text) == reference_tokens(text));
+  }
+}

@@ -43,22 +43,6 @@ std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t& bad)
   return need + 1;
 }
 
-namespace {
-
-// Index of the first byte at or after i that is not ASCII, checking 8 bytes at a time.
-std::size_t skip_ascii(std::string_view s, std::size_t i) {
-  while (i + 8 <= s.size()) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (w & 0x8080808080808080ULL) break;
-    i += 8;
-  }
-  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
-  return i;
-}
-
-}  // namespace
-
 bool is_valid_utf8(std::string_view s) {
   std::size_t i = 0, bad = 0;
   while ((i = skip_ascii(s, i)) < s.size()) {

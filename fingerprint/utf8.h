@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -30,6 +32,18 @@ bool repair_lone_surrogate_escapes(std::string& json);
 // decoded to UTF-8 into `out`, without the mark (an unpaired surrogate, or an odd last byte, becomes
 // U+FFFD). False, `out` untouched, for a text without such a mark.
 bool decode_utf16_with_bom(std::string_view in, std::string& out);
+
+// Index of the first byte at or after i that is not ASCII, checking 8 bytes at a time.
+inline std::size_t skip_ascii(std::string_view s, std::size_t i) {
+  while (i + 8 <= s.size()) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+    i += 8;
+  }
+  while (i < s.size() && static_cast<unsigned char>(s[i]) < 0x80) ++i;
+  return i;
+}
 
 // Decodes the code point at s[i] of well-formed UTF-8 and moves i past it.
 inline char32_t next_code_point(std::string_view s, std::size_t& i) {
