@@ -1,5 +1,6 @@
 #include "fingerprint/utf8.h"
 
+#include <simdjson.h>
 #include <unicode/ustring.h>
 
 #include <cstring>
@@ -44,13 +45,10 @@ std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t& bad)
 }
 
 bool is_valid_utf8(std::string_view s) {
-  std::size_t i = 0, bad = 0;
-  while ((i = skip_ascii(s, i)) < s.size()) {
-    const std::size_t n = sequence_length(s, i, bad);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
+  // simdjson's validator (SIMD, 64 bytes at a time) checks what sequence_length does: the
+  // well-formed sequences of Unicode Table 3-7. A byte at a time, this check was 8% of the time of
+  // fingerprinting text.
+  return simdjson::validate_utf8(s.data(), s.size());
 }
 
 void repair_utf8(std::string_view s, std::string& out) {

@@ -78,6 +78,25 @@ TEST_CASE("repair always yields valid UTF-8 and is idempotent") {
   }
 }
 
+TEST_CASE("validation agrees with repair on long text with one flaw of each kind, at every offset") {
+  // Text long enough for the validator's 64-byte blocks; a flaw anywhere in it.
+  const std::string good = "caf\xC3\xA9 \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80 plain ascii words ";
+  const std::vector<std::string> flaws = {
+      "\x80",         "\xC0\x80",         "\xC1\xBF",         "\xE0\x80\x80",     "\xED\xA0\x80",
+      "\xED\xBF\xBF", "\xF0\x80\x80\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF",
+      "\xC3",         "\xE4\xB8",         "\xF0\x9F\x98",     "\xEF\xBF\xBF",     "\xF4\x8F\xBF\xBF"};
+  std::string text, once;
+  for (const std::string& flaw : flaws)
+    for (std::size_t at = 0; at <= 3 * good.size(); at += 3) {
+      text = good + good + good;
+      text.insert(std::min(at, text.size()), flaw);
+      repair_utf8(text, once);
+      CAPTURE(at);
+      CAPTURE(flaw);
+      CHECK(is_valid_utf8(text) == (once == text));
+    }
+}
+
 TEST_CASE("decoding well-formed UTF-8") {
   const std::string s = "a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80";
   std::size_t i = 0;
