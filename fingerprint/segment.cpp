@@ -59,16 +59,18 @@ CharClass classify_with_icu(char32_t c) {
 
 }  // namespace
 
-CharClass classify(char32_t c) {
-  if (c < 0x80) return ascii_classes[c];
-  // The Basic Multilingual Plane's classes in a table of 64 KiB, made once per process (a few ms):
-  // ICU's category lookup and the range search were a fifth of the time of Chinese text.
+const CharClass* bmp_classes() {
   static const auto bmp = [] {
     auto t = std::make_unique<CharClass[]>(0x10000);
-    for (char32_t b = 0; b < 0x10000; ++b) t[b] = classify_with_icu(b);
+    for (char32_t b = 0; b < 0x10000; ++b) t[b] = b < 0x80 ? ascii_classes[b] : classify_with_icu(b);
     return t;
   }();
-  return c < 0x10000 ? bmp[c] : classify_with_icu(c);
+  return bmp.get();
+}
+
+CharClass classify(char32_t c) {
+  if (c < 0x80) return ascii_classes[c];
+  return c < 0x10000 ? bmp_classes()[c] : classify_with_icu(c);
 }
 
 }  // namespace simdex::text

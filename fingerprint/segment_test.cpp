@@ -148,7 +148,7 @@ TEST_CASE("segmentation agrees with the plain rule on random text of every scrip
   };
   for (int round = 0; round < 20000; ++round) {
     std::string text;
-    const std::size_t count = next() % 60;
+    const std::size_t count = next() % 120;
     const std::size_t kinds = 1 + next() % pieces.size();  // some texts draw from few pieces
     for (std::size_t p = 0; p < count; ++p) text += pieces[next() % kinds];
     CAPTURE(text);

@@ -46,7 +46,7 @@ inline std::size_t skip_ascii(std::string_view s, std::size_t i) {
 }
 
 // Decodes the code point at s[i] of well-formed UTF-8 and moves i past it.
-inline char32_t next_code_point(std::string_view s, std::size_t& i) {
+[[gnu::always_inline]] inline char32_t next_code_point(std::string_view s, std::size_t& i) {
   const auto b0 = static_cast<unsigned char>(s[i]);
   if (b0 < 0x80) {
     ++i;
