@@ -13,6 +13,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "fingerprint/bit_counts.h"
 #include "fingerprint/normalize.h"
 #include "fingerprint/segment.h"
 #include "fingerprint/utf8.h"
@@ -22,16 +23,6 @@
 namespace simdex {
 
 namespace {
-
-// spread[v] has byte i = bit i of v: adding spread[byte j of h] to a word of eight byte-sized
-// counters counts bits 8j..8j+7 of h at once, 8 additions per hash instead of 64.
-constexpr std::array<std::uint64_t, 256> spread = [] {
-  std::array<std::uint64_t, 256> t{};
-  for (unsigned v = 0; v < 256; ++v)
-    for (unsigned i = 0; i < 8; ++i)
-      if ((v >> i) & 1U) t[v] |= std::uint64_t{1} << (8 * i);
-  return t;
-}();
 
 // The stopword set of step 4: each entry through steps 1 and 2, distinct, in ascending byte order.
 std::vector<std::string> normalized_stopwords(const std::vector<std::string>& words,
@@ -57,19 +48,6 @@ void check_shingle_size(unsigned shingle_size) {
     throw Error(errc::usage, "shingle size must be 1.." +
                                  std::to_string(FingerprintOptions::max_shingle_size) + ", not " +
                                  std::to_string(shingle_size));
-}
-
-// ones[b] += number of hashes whose bit b is 1.
-void count_ones(const std::vector<std::uint64_t>& hashes, std::uint64_t (&ones)[64]) {
-  std::size_t i = 0;
-  while (i < hashes.size()) {
-    const std::size_t end = std::min(hashes.size(), i + 255);  // byte counters hold up to 255
-    std::uint64_t acc[8] = {};
-    for (; i < end; ++i)
-      for (unsigned j = 0; j < 8; ++j) acc[j] += spread[(hashes[i] >> (8 * j)) & 0xFF];
-    for (unsigned j = 0; j < 8; ++j)
-      for (unsigned k = 0; k < 8; ++k) ones[8 * j + k] += (acc[j] >> (8 * k)) & 0xFF;
-  }
 }
 
 }  // namespace
@@ -176,7 +154,7 @@ struct Fingerprinter::Impl {
     }
     // Step 6 with every weight 1: tally[b] = ones[b] - zeros[b] = 2 * ones[b] - count.
     std::uint64_t ones[64] = {};
-    count_ones(hashes, ones);
+    text::count_ones(hashes, ones);
     const std::uint64_t count = hashes.size();
     std::uint64_t result = 0;
     for (unsigned b = 0; b < 64; ++b)
