@@ -44,33 +44,66 @@ inline std::uint64_t add8(std::uint64_t (&planes)[8], const std::uint64_t* h) {
   return eights;
 }
 
+// Adds hashes from `i` on into `planes` (zero before), as many as 8 planes can count (at most 255);
+// returns where it stopped. planes[j] holds bit j of each lane's count.
+inline std::size_t add_to_planes(std::span<const std::uint64_t> hashes, std::size_t i,
+                                 std::uint64_t (&planes)[8]) {
+  // 15 blocks of 16 hashes (240), or fewer blocks and the fewer than 16 hashes left after them.
+  const std::size_t blocks = std::min<std::size_t>((hashes.size() - i) / 16, 15);
+  for (const std::size_t blocks_end = i + 16 * blocks; i < blocks_end; i += 16) {
+    const std::uint64_t eights_a = add8(planes, hashes.data() + i);
+    const std::uint64_t eights_b = add8(planes, hashes.data() + i + 8);
+    std::uint64_t sixteens;
+    add3(sixteens, planes[3], planes[3], eights_a, eights_b);
+    ripple(planes, sixteens, 4);
+  }
+  if (blocks < 15)
+    for (; i < hashes.size(); ++i) ripple(planes, hashes[i], 0);
+  return i;
+}
+
 }  // namespace bit_counts_detail
 
 // ones[b] += the number of hashes whose bit b is 1.
 inline void count_ones(std::span<const std::uint64_t> hashes, std::uint64_t (&ones)[64]) {
   using namespace bit_counts_detail;
-  std::size_t i = 0;
-  while (i < hashes.size()) {
-    // planes[j] holds bit j of each lane's count: 8 planes count to 255, so 15 blocks of 16 hashes
-    // (240) and up to 15 more go in before the counts are added to `ones`.
+  for (std::size_t i = 0; i < hashes.size();) {
     std::uint64_t planes[8] = {};
-    const std::size_t blocks = std::min<std::size_t>((hashes.size() - i) / 16, 15);
-    for (const std::size_t blocks_end = i + 16 * blocks; i < blocks_end; i += 16) {
-      const std::uint64_t eights_a = add8(planes, hashes.data() + i);
-      const std::uint64_t eights_b = add8(planes, hashes.data() + i + 8);
-      std::uint64_t sixteens;
-      add3(sixteens, planes[3], planes[3], eights_a, eights_b);
-      ripple(planes, sixteens, 4);
-    }
-    // Fewer than 15 blocks: fewer than 16 hashes are left, added one at a time (at most 239 in all).
-    if (blocks < 15)
-      for (; i < hashes.size(); ++i) ripple(planes, hashes[i], 0);
+    i = add_to_planes(hashes, i, planes);
     for (unsigned b = 0; b < 64; ++b) {
       std::uint64_t count = 0;
       for (unsigned j = 0; j < 8; ++j) count |= ((planes[j] >> b) & 1) << j;
       ones[b] += count;
     }
   }
+}
+
+// The bits that more than half of the hashes have set: step 6 with every weight 1 (the tally
+// ones - zeros is positive where 2 ones > count). Up to 239 hashes, and for up to 240, the
+// bit-sliced counts are compared with count / 2 on all 64 lanes at once, where turning them into
+// 64 numbers first cost more than adding a short text's hashes.
+inline std::uint64_t majority_bits(std::span<const std::uint64_t> hashes) {
+  using namespace bit_counts_detail;
+  std::uint64_t planes[8] = {};
+  if (add_to_planes(hashes, 0, planes) == hashes.size()) {
+    const std::size_t half = hashes.size() / 2;  // 2 ones > count  <=>  ones > count / 2 (rounded down)
+    std::uint64_t greater = 0, equal = ~std::uint64_t{0};
+    for (unsigned j = 8; j-- > 0;) {  // from the highest bit of the counts down
+      if ((half >> j) & 1) {
+        equal &= planes[j];
+      } else {
+        greater |= equal & planes[j];
+        equal &= ~planes[j];
+      }
+    }
+    return greater;
+  }
+  std::uint64_t ones[64] = {};
+  count_ones(hashes, ones);
+  std::uint64_t result = 0;
+  for (unsigned b = 0; b < 64; ++b)
+    if (2 * ones[b] > hashes.size()) result |= std::uint64_t{1} << b;
+  return result;
 }
 
 }  // namespace simdex::text

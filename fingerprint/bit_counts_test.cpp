@@ -35,3 +35,20 @@ TEST_CASE("count_ones: exact counts at every length around its blocks of 16 and 
     }
   }
 }
+
+TEST_CASE("majority_bits: set where more than half the hashes have a 1, ties included, at every length") {
+  std::mt19937_64 rng(19);
+  for (std::size_t n = 0; n <= 700; n += (n < 300 ? 1 : 23)) {
+    for (const int kind : {0, 1, 2}) {  // random (ties at even lengths), all ones, sparse
+      std::vector<std::uint64_t> hashes(n);
+      for (std::uint64_t& h : hashes) h = kind == 0 ? rng() : kind == 1 ? ~std::uint64_t{0} : rng() & rng();
+      const std::vector<std::uint64_t> counts = plain_counts(hashes);
+      std::uint64_t expected = 0;
+      for (unsigned b = 0; b < 64; ++b)
+        if (2 * counts[b] > n) expected |= std::uint64_t{1} << b;
+      CAPTURE(n);
+      CAPTURE(kind);
+      REQUIRE(simdex::text::majority_bits(hashes) == expected);
+    }
+  }
+}

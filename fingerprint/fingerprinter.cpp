@@ -152,14 +152,7 @@ struct Fingerprinter::Impl {
       std::sort(hashes.begin(), hashes.end());
       hashes.erase(std::unique(hashes.begin(), hashes.end()), hashes.end());
     }
-    // Step 6 with every weight 1: tally[b] = ones[b] - zeros[b] = 2 * ones[b] - count.
-    std::uint64_t ones[64] = {};
-    text::count_ones(hashes, ones);
-    const std::uint64_t count = hashes.size();
-    std::uint64_t result = 0;
-    for (unsigned b = 0; b < 64; ++b)
-      if (2 * ones[b] > count) result |= std::uint64_t{1} << b;
-    return result;
+    return text::majority_bits(hashes);
   }
 };
 

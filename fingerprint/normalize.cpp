@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <bitset>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "fingerprint/utf8.h"
+#include "format/endian.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
 
@@ -231,10 +233,28 @@ bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) 
   std::size_t copy_from = 0;  // in[copy_from, i): code points that map to themselves, not yet copied
   for (std::size_t i = 0; i < in.size();) {
     if (static_cast<unsigned char>(in[i]) < 0x80) {
-      const std::size_t ascii_end = skip_ascii(in, i);
-      out.append(in.data() + copy_from, i - copy_from);
-      append_ascii_casefolded(out, in.substr(i, ascii_end - i));
-      i = copy_from = ascii_end;
+      // ASCII but for capitals maps to itself: skipped 8 bytes at a time up to the first capital
+      // or non-ASCII byte. For bytes below 0x80, adding 0x3F sets the top bit from 'A' on and
+      // adding 0x25 from '[' on; a byte from 0x80 up may carry into the bytes after it, never before.
+      constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kTops = 0x8080808080808080ULL;
+      while (i + 8 <= in.size()) {
+        const std::uint64_t w = format::load_le64(reinterpret_cast<const std::uint8_t*>(in.data() + i));
+        const std::uint64_t stops = (w | ((w + 0x3F * kOnes) & ~(w + 0x25 * kOnes))) & kTops;
+        if (stops != 0) {
+          i += static_cast<std::size_t>(std::countr_zero(stops)) / 8;
+          break;
+        }
+        i += 8;
+      }
+      if (i == in.size()) break;
+      const auto b = static_cast<unsigned char>(in[i]);
+      if (b >= 0x80) continue;
+      if (static_cast<unsigned char>(b - 'A') < 26) {
+        out.append(in.data() + copy_from, i - copy_from);
+        out.push_back(static_cast<char>(b + ('a' - 'A')));
+        copy_from = i + 1;
+      }
+      ++i;
       continue;
     }
     std::size_t next = i;
