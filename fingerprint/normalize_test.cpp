@@ -160,3 +160,17 @@ TEST_CASE("code points mapped one at a time agree with ICU: each code point, and
     REQUIRE(fast == icu);
   }
 }
+
+TEST_CASE("text with non-ASCII letters: every ASCII byte at every offset from the 8-byte steps") {
+  const simdex::text::Normalizer n;
+  std::string s, fast, icu;
+  for (unsigned b = 0; b < 0x80; ++b)
+    for (std::size_t offset = 0; offset < 17; ++offset) {
+      s = "\xC3\xA9" + std::string(offset, 'x') + static_cast<char>(b) + std::string(9, 'Y') + "\xC3\x89z";
+      n.normalize(s, fast);
+      n.normalize_with_icu(s, icu, std::size_t{1} << 30);
+      CAPTURE(b);
+      CAPTURE(offset);
+      REQUIRE(fast == icu);
+    }
+}
