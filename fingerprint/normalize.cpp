@@ -224,8 +224,8 @@ void Normalizer::normalize(std::string_view in, std::string& out, std::size_t ma
 
 bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) const {
   // BMP code points that map to themselves with a boundary before them: inert ones (a boundary
-  // after them too) and those without a mapping (a Cyrillic или, which a breve after it would
-  // compose with). Made once, in about 1.5 ms; the others are looked up in their page.
+  // after them too) and those without a mapping (Cyrillic и, which a breve after it would compose
+  // into й). Made once, in about 1.5 ms; the others are looked up in their page.
   static const std::bitset<0x10000> bmp_copied = [n = nfkc_cf_] {  // ICU's instance: one for the process
     std::bitset<0x10000> t;
     icu::UnicodeString mapping;
