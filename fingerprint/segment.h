@@ -109,15 +109,20 @@ class AsciiScanner {
   std::size_t skip_word(std::size_t i) {
     return find(i, [](const AsciiMasks& m) { return ~m.word; });
   }
+  // The masks of the 64 bytes from i (i < text.size()), kept for the searches that follow.
+  const AsciiMasks& masks_from(std::size_t i) {
+    if (i != base_) {
+      base_ = i;
+      masks_ = ascii_masks(text_.data() + i, text_.size() - i);
+    }
+    return masks_;
+  }
 
  private:
   template <class Stops>
   std::size_t find(std::size_t i, Stops stops) {
     while (i < text_.size()) {
-      if (i < base_ || i - base_ >= 64) {
-        base_ = i;
-        masks_ = ascii_masks(text_.data() + i, text_.size() - i);
-      }
+      if (i < base_ || i - base_ >= 64) masks_from(i);
       const std::uint64_t found = stops(masks_) >> (i - base_);
       if (found != 0) return std::min(i + static_cast<std::size_t>(std::countr_zero(found)), text_.size());
       i = base_ + 64;
@@ -150,12 +155,12 @@ inline std::size_t end_of_word(std::string_view text, AsciiScanner& ascii, const
 // multi-byte code point lies within 8 bytes of i (as in text of other scripts, whose masks would
 // hold little).
 template <class Emit>
-std::size_t emit_ascii_words(std::string_view text, std::size_t i, Emit& emit) {
+std::size_t emit_ascii_words(std::string_view text, AsciiScanner& scanner, std::size_t i, Emit& emit) {
   if (text.size() - i < 64) return i;
   std::uint64_t first8;
   std::memcpy(&first8, text.data() + i, 8);
   if ((first8 & 0x8080808080808080ULL) != 0) return i;
-  const AsciiMasks m = ascii_masks(text.data() + i, 64);
+  const AsciiMasks m = scanner.masks_from(i);  // kept by the scanner for the token after these words
   const std::uint64_t ascii = m.word | m.separator;
   const unsigned limit = ascii == ~std::uint64_t{0} ? 64 : static_cast<unsigned>(std::countr_zero(~ascii));
   std::uint64_t words = limit == 64 ? m.word : m.word & ((std::uint64_t{1} << limit) - 1);
@@ -180,7 +185,7 @@ void for_each_token(std::string_view text, std::vector<std::size_t>& offsets, Em
   std::size_t i = 0;
   while (i < text.size()) {
     // Most words at once, then the next token, whatever it is, one code point at a time.
-    i = emit_ascii_words(text, i, emit);
+    i = emit_ascii_words(text, ascii, i, emit);
     if ((i = ascii.skip_separators(i)) >= text.size()) break;
     const std::size_t start = i;
     const CharClass cls = next_class(bmp, text, i);
