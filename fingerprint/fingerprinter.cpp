@@ -2,7 +2,7 @@
 // tally. Every buffer lives in the Impl and is reused, so steady-state fingerprinting allocates
 // nothing per token (only when a text is longer than any before it).
 // xxHash inlined: features are short (a 3-shingle of words is some 20 bytes), and a call into the
-// shared library, with its dispatch on the length, was a third of the time spent hashing them.
+// shared library, with its dispatch on the length, cost English text 6% of its fingerprinting time.
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 

@@ -52,7 +52,7 @@ void append_ascii_casefolded(std::string& out, std::string_view ascii) {
 }
 
 // toNFKC_Casefold of single code points, for those with a normalization boundary before them, in
-// pages of 256 made when first needed (ICU's answers, a page in some 0.1 ms) and shared by the
+// pages of 256 made when first needed (ICU's answers, a page in some 15 µs) and shared by the
 // process's Normalizers. A text whose every code point has a boundary before it normalizes as the
 // concatenation of its code points' mappings: ICU's boundary means exactly that the text before the
 // code point and the text from it on normalize independently.
