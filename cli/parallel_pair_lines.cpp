@@ -12,6 +12,7 @@
 
 #include "cli/lines.h"
 #include "format/run_tasks.h"
+#include "io/line_blocks.h"
 
 namespace simdex::cli {
 
@@ -19,29 +20,11 @@ namespace {
 
 // A range of whole lines of a block, with the pairs parsed from it.
 struct Range {
-  const char* begin = nullptr;
-  const char* end = nullptr;
-  uint64_t lines_before = 0;  // lines of the input before `begin`
+  std::string_view lines;
+  uint64_t lines_before = 0;  // lines of the input before the range
   std::vector<std::pair<uint64_t, uint64_t>> pairs;
   std::exception_ptr error;  // the range's first bad line
 };
-
-// fn(line) for each line of [p, end): lines end in '\n' except perhaps the input's last one.
-template <class Fn>
-void for_each_line(const char* p, const char* end, Fn&& fn) {
-  while (p < end) {
-    const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-    const char* line_end = nl != nullptr ? nl : end;
-    fn(std::string_view(p, static_cast<std::size_t>(line_end - p)));
-    p = line_end + 1;
-  }
-}
-
-// Past the line that holds `p` (or `end`).
-const char* next_line_start(const char* p, const char* end) {
-  const auto* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-  return nl != nullptr ? nl + 1 : end;
-}
 
 void parse_range(Range& r, const std::string& name, std::optional<bool> with_ids) {
   r.pairs.clear();
@@ -49,7 +32,7 @@ void parse_range(Range& r, const std::string& name, std::optional<bool> with_ids
   try {
     PairReader reader(name, r.lines_before, with_ids);
     uint64_t line_number = r.lines_before;
-    for_each_line(r.begin, r.end, [&](std::string_view line) {
+    io::for_each_line(r.lines, [&](std::string_view line) {
       if (line.size() > io::max_pair_line_bytes)
         io::throw_line_too_long(name, line_number + 1, io::max_pair_line_bytes);
       ++line_number;
@@ -62,10 +45,8 @@ void parse_range(Range& r, const std::string& name, std::optional<bool> with_ids
 
 // One block of the input: its whole lines split into a range per thread, parsed.
 struct Block {
-  std::vector<char> bytes;
+  io::LineBlock lines;
   std::vector<Range> ranges;
-  std::size_t cut = 0, filled = 0;  // bytes of whole lines; bytes read (the rest a cut line)
-  bool at_end = false;
 };
 
 // Reads the input block by block, each read, counted and parsed on the pool's threads.
@@ -73,49 +54,30 @@ class BlockReader {
  public:
   BlockReader(io::InputStream& in, unsigned threads, uint64_t memory)
       : in_(in),
+        pool_(threads),
         // A block needs room for one line of the longest kind; its pairs take at most 8 times its
         // bytes (16-byte pairs of 2-byte lines). Up to 4 MiB a thread: two blocks are in flight.
-        block_bytes_(static_cast<std::size_t>(
-            std::clamp<uint64_t>(memory / 256, uint64_t{64} << 10,
-                                 std::max<uint64_t>(uint64_t{8} << 20, (uint64_t{4} << 20) * threads)))),
-        pool_(threads) {}
+        lines_reader_(in,
+                      static_cast<std::size_t>(std::clamp<uint64_t>(
+                          memory / 256, uint64_t{64} << 10,
+                          std::max<uint64_t>(uint64_t{8} << 20, (uint64_t{4} << 20) * threads))),
+                      io::max_pair_line_bytes, 0, threads) {}
 
   // Fills b with the next block; `last` is the block read before (its cut line starts b).
   void load(Block& b, const Block* last) {
-    b.bytes.resize(block_bytes_);
-    b.ranges.resize(pool_.threads());
-    const std::size_t held = last ? last->filled - last->cut : 0;
-    if (held > 0) std::memcpy(b.bytes.data(), last->bytes.data() + last->cut, held);
-    const std::size_t got = in_.read_parallel(b.bytes.data() + held, block_bytes_ - held, pool_.threads());
-    b.at_end = got < block_bytes_ - held;
-    b.filled = held + got;
-    // The block's whole lines: up to its last '\n', or everything at the input's end.
-    b.cut = b.filled;
-    if (!b.at_end) {
-      const auto* nl = static_cast<const char*>(memrchr(b.bytes.data(), '\n', b.filled));
-      if (nl == nullptr) io::throw_line_too_long(in_.name(), lines_ + 1, io::max_pair_line_bytes);
-      b.cut = static_cast<std::size_t>(nl - b.bytes.data()) + 1;
-    }
-    const char* begin = b.bytes.data();
-    const char* end = begin + b.cut;
-    for (const char* p = begin; !with_ids_ && p < end;) {  // until the first data line
-      const char* next = next_line_start(p, end);
-      with_ids_ =
-          PairReader::has_id(std::string_view(p, static_cast<std::size_t>(next - p - (next[-1] == '\n'))));
-      p = next;
-    }
-    // One range per thread, cut after the '\n' nearest past an even split; the lines of each
-    // counted at once, then the ranges parsed at once knowing their first line's number.
-    const char* start = begin;
-    for (std::size_t i = 0; i < b.ranges.size(); ++i) {
-      const char* split = begin + b.cut * (i + 1) / b.ranges.size();
-      const char* stop = split == begin ? begin : next_line_start(split - 1, end);
-      b.ranges[i].begin = start;
-      b.ranges[i].end = std::max(start, stop);
-      start = b.ranges[i].end;
-    }
-    pool_.run(b.ranges.size(), [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
-      b.ranges[i].lines_before = static_cast<uint64_t>(std::count(b.ranges[i].begin, b.ranges[i].end, '\n'));
+    lines_reader_.read(b.lines, last ? &last->lines : nullptr, pool_.threads());
+    if (b.lines.line_too_long()) io::throw_line_too_long(in_.name(), lines_ + 1, io::max_pair_line_bytes);
+    const std::vector<std::string_view>& ranges = b.lines.ranges();
+    for (std::size_t i = 0; !with_ids_ && i < ranges.size(); ++i)  // until the first data line
+      io::for_each_line(ranges[i], [&](std::string_view line) {
+        if (!with_ids_) with_ids_ = PairReader::has_id(line);
+      });
+    // The lines of each range counted at once, then the ranges parsed at once knowing their first
+    // line's number.
+    b.ranges.resize(ranges.size());
+    pool_.run(ranges.size(), [&](std::size_t i, unsigned, std::atomic<uint64_t>&) {
+      b.ranges[i].lines = ranges[i];
+      b.ranges[i].lines_before = static_cast<uint64_t>(std::count(ranges[i].begin(), ranges[i].end(), '\n'));
     });
     for (Range& r : b.ranges) {
       const uint64_t count = r.lines_before;
@@ -129,8 +91,8 @@ class BlockReader {
 
  private:
   io::InputStream& in_;
-  std::size_t block_bytes_;
   format::TaskPool pool_;
+  io::LineBlockReader lines_reader_;
   uint64_t lines_ = 0;            // lines before the next block
   std::optional<bool> with_ids_;  // decided by the input's first data line
 };
@@ -149,7 +111,7 @@ void for_each_pair_line_parallel(io::InputStream& in, unsigned threads, uint64_t
   for (std::size_t i = 0;; i ^= 1) {
     Block& ready = blocks[i];
     std::future<void> next;
-    if (!ready.at_end) {
+    if (!ready.lines.at_end()) {
       auto load_next = [&reader, &blocks, &ready, i] { reader.load(blocks[i ^ 1], &ready); };
       try {
         next = std::async(std::launch::async, load_next);

@@ -1,12 +1,12 @@
 #include "cli/text_options.h"
 
-#include <deque>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "fingerprint/text_pipeline.h"
+#include "fingerprint/document_fingerprints.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
 
@@ -106,14 +106,12 @@ void refuse_key_map_over(const std::string& key_map, const std::string& index) {
 PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                         const std::string& listing_beside, const TextFingerprintFn& fn,
                                         Progress* progress, std::string_view stage) {
-  // The pipeline emits in the order of its input: the keys of the documents in flight wait in a queue.
-  std::deque<std::optional<std::string>> keys_in_flight;
-  TextPipeline fingerprints(fingerprint_options(o), o.threads, [&](std::uint64_t id, std::uint64_t fp) {
-    const std::optional<std::string>& key = keys_in_flight.front();
-    fn(id, fp, key ? std::optional<std::string_view>(*key) : std::nullopt);
-    keys_in_flight.pop_front();
-  });
-  DocumentSource documents(input, document_options(o));
+  // A command's memory bound caps the longest line at a quarter of it (for_each_input_pair); a
+  // block of lines (two are held) takes a sixteenth, or the one line longer than that.
+  const std::size_t block_bytes =
+      std::min(DocumentFingerprints::default_block_bytes(o.threads),
+               std::max<std::size_t>(o.max_line_bytes / 4, std::size_t{64} << 10));
+  DocumentFingerprints documents(input, document_options(o), fingerprint_options(o), o.threads, block_bytes);
   std::string key_map = o.paths_file;
   if (key_map.empty() && !listing_beside.empty()) key_map = key_map_path(listing_beside);
   // Written at the end: it must not replace the documents being read, nor the output.
@@ -127,26 +125,17 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
             (o.keys_flag.empty() ? "" : " or " + o.keys_flag + " (which prints each document's path)") +
             ": its documents' keys are their paths, kept in that key map (there is no "
             "output file to put it beside)");
-  auto show = [&] {
-    const DocumentSource::Position at = documents.position();
+  KeyMapBuilder keys;
+  auto show = [&](const DocumentSource::Position& at) {
     progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);
   };
-  KeyMapBuilder keys;
-  Document doc;
-  try {
-    while (documents.next(doc)) {
-      keys.add(doc);
-      keys_in_flight.push_back(doc.id_kind == IdKind::key ? std::optional<std::string>(doc.key)
-                                                          : std::nullopt);
-      fingerprints.add(doc.text, doc.id);
-      if (progress) show();
-    }
-  } catch (const Error&) {
-    fingerprints.finish();  // the documents before a malformed one still come out, as they would one by one
-    throw;
-  }
-  fingerprints.finish();
-  if (progress) show();
+  documents.run(
+      [&](const FingerprintedDocument& doc) {
+        keys.add(doc.id, doc.id_kind, doc.key, doc.line);
+        fn(doc.id, doc.fingerprint,
+           doc.id_kind == IdKind::key ? std::optional<std::string_view>(doc.key) : std::nullopt);
+      },
+      progress ? DocumentFingerprints::Progress(show) : DocumentFingerprints::Progress());
   keys.check();  // a collision is an error even when no map is written
   // A map beside the output from an earlier run is stale once this one's goes to --key-map FILE.
   const std::string beside = listing_beside.empty() ? "" : key_map_path(listing_beside);

@@ -10,11 +10,13 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <numeric>
 #include <optional>
 
 #include "dedup/dedup_temp.h"
+#include "fingerprint/document_fingerprints.h"
 #include "fingerprint/pending_key_map.h"
 #include "fingerprint/text_pipeline.h"
 #include "io/fd_io.h"
@@ -116,67 +118,70 @@ void report(const DedupOptions& o, std::string_view stage, std::uint64_t done, s
   if (o.progress) o.progress(stage, done, total);
 }
 
-// Calls each(doc) for every document of an input, in input order; returns the format it was read as.
-using ReadDocuments = std::function<DocumentFormat(const std::function<void(const Document&)>& each)>;
+// Calls each(document) for every document of an input, fingerprinted, in input order, two batches
+// of batch_bytes held at once (one fingerprinted on all cores while the next is read); returns the
+// format it was read as.
+using ReadDocuments = std::function<DocumentFormat(
+    std::size_t batch_bytes, const std::function<void(const FingerprintedDocument&)>& each)>;
 
 // Pass 1: every document's record and fingerprint into `builder`, every id into `keys`.
 DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, IndexBuilder& builder,
                               KeyMapBuilder& keys, std::vector<Record>& records) {
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
-  // Two batches are held at once: one fingerprinted on all cores while the next is read.
   const std::size_t batch_bytes = std::max<std::uint64_t>(memory / 32, 1 << 20);
-  TextPipeline fingerprints(
-      o.fingerprint, o.threads,
-      [&](std::uint64_t i, std::uint64_t fingerprint) {
-        records[i].fingerprint = fingerprint;
-        builder.add(fingerprint, records[i].id);
-      },
-      batch_bytes);
-  const DocumentFormat format = read([&](const Document& doc) {
-    keys.add(doc);
-    records.push_back({doc.id, 0, doc.line, doc.text.size(), doc.id_kind});
-    fingerprints.add(doc.text, records.size() - 1);
+  const DocumentFormat format = read(batch_bytes, [&](const FingerprintedDocument& doc) {
+    keys.add(doc.id, doc.id_kind, doc.key, doc.line);
+    records.push_back({doc.id, doc.fingerprint, doc.line, doc.text_bytes, doc.id_kind});
+    builder.add(doc.fingerprint, doc.id);
   });
-  fingerprints.finish();
   report(o, "fingerprinting", records.size(), 0);
   return format;
 }
 
 ReadDocuments read_file(const std::string& input, const DedupOptions& o) {
-  return [&input, &o](const std::function<void(const Document&)>& each) {
-    DocumentSource docs(input, document_options(o));
-    Document doc;
-    // How much of the input was read, after each document: the stage "reading" counts bytes (of a
-    // directory: files) against the input's size, so it shows a percentage however long the
-    // documents are.
-    while (docs.next(doc)) {
-      each(doc);
-      const DocumentSource::Position at = docs.position();
-      report(o, at.in_bytes ? "reading" : "reading files", at.done, at.total);
-    }
-    return docs.format();
-  };
+  return
+      [&input, &o](std::size_t batch_bytes, const std::function<void(const FingerprintedDocument&)>& each) {
+        DocumentFingerprints docs(input, document_options(o), o.fingerprint, o.threads, batch_bytes);
+        // How much of the input was read: the stage "reading" counts bytes (of a directory: files)
+        // against the input's size, so it shows a percentage however long the documents are.
+        docs.run(each, [&](const DocumentSource::Position& at) {
+          report(o, at.in_bytes ? "reading" : "reading files", at.done, at.total);
+        });
+        return docs.format();
+      };
 }
 
 // Texts in batches: document i is the i-th text, id i, as on line i + 1 of a JSON Lines file of
 // records without an id.
 ReadDocuments read_texts(const TextBatches& next, const DedupOptions& o) {
-  return [&next, &o](const std::function<void(const Document&)>& each) {
+  return [&next, &o](std::size_t batch_bytes, const std::function<void(const FingerprintedDocument&)>& each) {
     std::vector<std::string_view> batch;
-    Document doc;
+    FingerprintedDocument doc;
     doc.id_kind = IdKind::line;
+    std::deque<std::size_t> sizes_in_flight;  // of the texts added, until their fingerprints come
+    TextPipeline fingerprints(
+        o.fingerprint, o.threads,
+        [&](std::uint64_t n, std::uint64_t fingerprint) {
+          doc.id = n;
+          doc.line = n + 1;
+          doc.text_bytes = sizes_in_flight.front();
+          doc.fingerprint = fingerprint;
+          sizes_in_flight.pop_front();
+          each(doc);
+        },
+        batch_bytes);
     for (std::uint64_t n = 0;;) {
       batch.clear();
       next(batch);
-      if (batch.empty()) return DocumentFormat::jsonl;
+      if (batch.empty()) break;
       for (const std::string_view text : batch) {
-        doc.id = n;
-        doc.line = ++n;
-        doc.text = text;
-        each(doc);
+        sizes_in_flight.push_back(text.size());
+        fingerprints.add(text, n++);
         if ((n & 0xffff) == 0) report(o, "fingerprinting", n, 0);  // texts: a count, their number unknown
       }
     }
+    fingerprints.finish();
+    return DocumentFormat::jsonl;
   };
 }
 

@@ -13,6 +13,7 @@
 
 #include "simdex/documents.h"
 #include "simdex/error.h"
+#include "tests/test_util.h"
 
 namespace fs = std::filesystem;
 using simdex::Document;
@@ -20,22 +21,6 @@ using simdex::DocumentFormat;
 using simdex::DocumentSource;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("simdex-docs-test-" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& content) const {
-    const fs::path p = path / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << content;
-    return p.string();
-  }
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -67,7 +52,7 @@ std::string error_of(const std::string& input, simdex::DocumentOptions options =
 }  // namespace
 
 TEST_CASE("a file is JSON Lines unless told otherwise; plain lines get their line number as id") {
-  TempDir t;
+  simdex::test::TempDir t;
   const auto jsonl =
       t.write("docs.jsonl", "{\"id\": 42, \"text\": \"Hello, World!\"}\n\n{\"id\": 7, \"text\": \"\"}\n");
   DocumentSource a(jsonl);
@@ -81,19 +66,19 @@ TEST_CASE("a file is JSON Lines unless told otherwise; plain lines get their lin
 }
 
 TEST_CASE("a directory: its files in byte order of their relative paths, keyed by them; the key map") {
-  TempDir t;
+  simdex::test::TempDir t;
   t.write("in/b.txt", "beta text");
   t.write("in/a.txt", "alpha text");
   t.write("in/sub/c.txt", "gamma");
   t.write("in/B.txt", "upper case sorts first");
-  DocumentSource d((t.path / "in").string());
+  DocumentSource d((t.path() / "in").string());
   CHECK(d.format() == DocumentFormat::directory);
   CHECK(d.paths() == std::vector<std::string>{"B.txt", "a.txt", "b.txt", "sub/c.txt"});
   CHECK(read_all(d) == Docs{{simdex::key_id("B.txt"), "upper case sorts first"},
                             {simdex::key_id("a.txt"), "alpha text"},
                             {simdex::key_id("b.txt"), "beta text"},
                             {simdex::key_id("sub/c.txt"), "gamma"}});
-  const auto listing = (t.path / "docs.keys.tsv").string();
+  const auto listing = (t.path() / "docs.keys.tsv").string();
   d.write_paths(listing);
   const simdex::KeyMap map = simdex::KeyMap::read(listing);
   CHECK(map.size() == 4);
@@ -102,7 +87,7 @@ TEST_CASE("a directory: its files in byte order of their relative paths, keyed b
 }
 
 TEST_CASE("a directory's UTF-16 files are read as their text; UTF-16 lines are refused") {
-  TempDir t;
+  simdex::test::TempDir t;
   // "café 𝄞" in UTF-16: é one unit, U+1D11E a surrogate pair.
   const std::vector<char16_t> units = {u'c', u'a', u'f', 0x00E9, u' ', 0xD834, 0xDD1E};
   std::string le = "\xFF\xFE", be = "\xFE\xFF";
@@ -122,7 +107,7 @@ TEST_CASE("a directory's UTF-16 files are read as their text; UTF-16 lines are r
   t.write("d/utf8.txt",
           "\xEF\xBB\xBF"
           "caf\xC3\xA9");  // UTF-8 (a UTF-8 mark too): its bytes
-  DocumentSource source((t.path / "d").string());
+  DocumentSource source((t.path() / "d").string());
   std::map<std::string, std::string> text;
   Document d;
   while (source.next(d)) text[std::string(d.key)] = std::string(d.text);
@@ -140,10 +125,10 @@ TEST_CASE("a directory's UTF-16 files are read as their text; UTF-16 lines are r
 }
 
 TEST_CASE("a directory's file longer than the longest document is an error naming it, not all of memory") {
-  TempDir t;
+  simdex::test::TempDir t;
   t.write("d/a.txt", std::string(1000, 'a'));
   t.write("d/b.txt", std::string(1001, 'b'));
-  const std::string dir = (t.path / "d").string();
+  const std::string dir = (t.path() / "d").string();
   CHECK(error_of(dir, {.max_line_bytes = 1001}) == "ok");
   const std::string error = error_of(dir, {.max_line_bytes = 1000});
   CHECK(error.find("input") == 0);
@@ -153,20 +138,20 @@ TEST_CASE("a directory's file longer than the longest document is an error namin
   std::string le = "\xFF\xFE";
   for (int i = 0; i < 600; ++i) le += "x", le += '\0';
   t.write("e/u16.txt", le);
-  CHECK(error_of((t.path / "e").string(), {.max_line_bytes = 1000}).find("u16.txt: a document longer") !=
+  CHECK(error_of((t.path() / "e").string(), {.max_line_bytes = 1000}).find("u16.txt: a document longer") !=
         std::string::npos);
 }
 
 TEST_CASE("errors carry their kind") {
-  TempDir t;
+  simdex::test::TempDir t;
   const auto bad = t.write("bad.jsonl", "{\"id\": 1, \"text\": \"a\"}\n\n{\"id\": 2}\n");
   CHECK(error_of(bad).find("input") == 0);
   CHECK(error_of(bad).find("bad.jsonl:3: no field \"text\"") != std::string::npos);
-  CHECK(error_of((t.path / "missing").string()).find("io") == 0);
+  CHECK(error_of((t.path() / "missing").string()).find("io") == 0);
   t.write("d/x.txt", "x");
-  CHECK(error_of((t.path / "d").string(), {.format = DocumentFormat::jsonl}).find("usage") == 0);
+  CHECK(error_of((t.path() / "d").string(), {.format = DocumentFormat::jsonl}).find("usage") == 0);
   CHECK(error_of(bad, {.format = DocumentFormat::directory}).find("usage") == 0);
-  CHECK(error_of((t.path / "d").string()) == "ok");
+  CHECK(error_of((t.path() / "d").string()) == "ok");
 }
 
 TEST_CASE("formats by name: the CLI's --input-format and Python's input_format") {
@@ -186,15 +171,15 @@ TEST_CASE("formats by name: the CLI's --input-format and Python's input_format")
 }
 
 TEST_CASE("a stopwords file: one a line, CR LF and blank lines allowed") {
-  TempDir t;
+  simdex::test::TempDir t;
   CHECK(simdex::read_stopwords_file(t.write("stop.txt", "the\r\n\nand\nof")) ==
         std::vector<std::string>{"the", "and", "of"});
-  CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path / "none.txt").string()),
+  CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path() / "none.txt").string()),
                        doctest::Contains("io: cannot open"), simdex::Error);
 }
 
 TEST_CASE("position(): bytes of a file read so far of its size; files of a directory") {
-  TempDir t;
+  simdex::test::TempDir t;
   const std::string content = "{\"id\": 1, \"text\": \"one\"}\n{\"id\": 2, \"text\": \"two\"}\n";
   DocumentSource file(t.write("docs.jsonl", content));
   CHECK(file.position().in_bytes);
@@ -204,7 +189,7 @@ TEST_CASE("position(): bytes of a file read so far of its size; files of a direc
 
   t.write("in/a.txt", "alpha");
   t.write("in/b.txt", "beta");
-  DocumentSource dir((t.path / "in").string());
+  DocumentSource dir((t.path() / "in").string());
   CHECK(!dir.position().in_bytes);
   CHECK(dir.position().done == 0);
   CHECK(dir.position().total == 2);

@@ -27,21 +27,82 @@ namespace {
 constexpr std::size_t kFastJsonBytes = std::size_t{1} << 20;
 }  // namespace
 
-struct DocumentReader::FastJson {
+struct DocumentLineParser::FastJson {
   simdjson::dom::parser parser{kFastJsonBytes};
 };
 
-DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
-                               std::string id_field, std::string text_field, std::size_t max_line_bytes,
-                               std::uint64_t (*key_hash)(std::string_view), bool fast_json)
-    : in_(in),
-      name_(std::move(name)),
+void throw_document_too_long(const std::string& name, std::uint64_t line_no, std::size_t max_bytes) {
+  io::throw_line_too_long(
+      name, line_no, max_bytes,
+      " (the longest document: 64 MiB, or a quarter of the memory bound --memory / memory= "
+      "where that is less)");
+}
+
+void refuse_utf16(std::string_view first_line, const std::string& name) {
+  if (first_line.starts_with("\xFF\xFE") || first_line.starts_with("\xFE\xFF"))
+    throw Error(errc::input, name + ":1: UTF-16 text (it starts with a UTF-16 byte order mark); " +
+                                 "lines and JSON Lines are read as UTF-8: convert it first (iconv -f UTF-16 "
+                                 "-t UTF-8); a directory's UTF-16 files are decoded");
+}
+
+DocumentLineParser::DocumentLineParser(std::string name, DocumentFormat format, std::string id_field,
+                                       std::string text_field, std::size_t max_line_bytes,
+                                       std::uint64_t (*key_hash)(std::string_view), bool fast_json)
+    : name_(std::move(name)),
       format_(format),
       id_field_(std::move(id_field)),
       text_field_(std::move(text_field)),
       max_line_bytes_(max_line_bytes),
       key_hash_(key_hash ? key_hash : key_id),
       fast_(fast_json ? std::make_unique<FastJson>() : nullptr) {}
+
+DocumentLineParser::~DocumentLineParser() = default;
+DocumentLineParser::DocumentLineParser(DocumentLineParser&&) noexcept = default;
+DocumentLineParser& DocumentLineParser::operator=(DocumentLineParser&&) noexcept = default;
+
+std::size_t DocumentLineParser::padding() { return simdjson::SIMDJSON_PADDING; }
+
+bool DocumentLineParser::parse(std::string_view line, std::uint64_t line_no, Document& doc) {
+  if (line.size() > max_line_bytes_) throw_document_too_long(name_, line_no, max_line_bytes_);
+  if (line.ends_with('\r')) line.remove_suffix(1);  // CRLF files
+  doc.line = line_no;
+  doc.key = {};
+  if (format_ == DocumentFormat::lines) {
+    doc.id = line_no - 1;
+    doc.id_kind = IdKind::line;
+    doc.text = line;
+    return true;
+  }
+  if (line.find_first_not_of(" \t") == std::string_view::npos) return false;
+  // simdjson checks the line's UTF-8 as it reads it (faster than is_valid_utf8 alone): a line it
+  // reads needs no repair.
+  if (read_fast(line, line_no, doc)) return true;
+  // JSON must be UTF-8, but real dumps carry stray bytes: repair them as spec step 1 would, so a
+  // text's fingerprint is the same as that of its raw bytes.
+  bool repaired = false;
+  if (!is_valid_utf8(line)) {
+    repair_utf8(line, repaired_);
+    scratch_.swap(repaired_);
+    repaired = true;
+  } else {
+    scratch_.assign(line);
+  }
+  // And an escaped lone surrogate (\uD800), which both parsers refuse, is U+FFFD as in raw bytes.
+  if (repair_lone_surrogate_escapes(scratch_)) repaired = true;
+  scratch_.reserve(scratch_.size() + padding());
+  if (repaired && read_fast(scratch_, line_no, doc)) return true;
+  read_json(repaired ? std::string_view(scratch_) : line, line_no, doc);
+  return true;
+}
+
+DocumentReader::DocumentReader(std::istream& in, std::string name, DocumentFormat format,
+                               std::string id_field, std::string text_field, std::size_t max_line_bytes,
+                               std::uint64_t (*key_hash)(std::string_view), bool fast_json)
+    : in_(in),
+      name_(name),
+      max_line_bytes_(max_line_bytes),
+      parser_(std::move(name), format, std::move(id_field), std::move(text_field), max_line_bytes, key_hash,
+              fast_json) {}
 
 bool DocumentReader::next(Document& doc) {
   for (;;) {
@@ -51,57 +112,22 @@ bool DocumentReader::next(Document& doc) {
       return false;
     }
     ++line_no_;
-    if (read == io::LineResult::too_long)
-      throw Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": line longer than " +
-                                   std::to_string(max_line_bytes_) +
-                                   " bytes (the longest document: 64 MiB, or a quarter of the memory bound "
-                                   "--memory / memory= where that is less)");
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();  // CRLF files
-    if (line_no_ == 1 && (line_.starts_with("\xFF\xFE") || line_.starts_with("\xFE\xFF")))
-      throw Error(errc::input,
-                  name_ + ":1: UTF-16 text (it starts with a UTF-16 byte order mark); " +
-                      "lines and JSON Lines are read as UTF-8: convert it first (iconv -f UTF-16 "
-                      "-t UTF-8); a directory's UTF-16 files are decoded");
-    doc.line = line_no_;
-    doc.key = {};
-    if (format_ == DocumentFormat::lines) {
-      doc.id = line_no_ - 1;
-      doc.id_kind = IdKind::line;
-      doc.text = line_;
-      return true;
-    }
-    if (line_.find_first_not_of(" \t") == std::string::npos) continue;
-    // simdjson checks the line's UTF-8 as it reads it (faster than is_valid_utf8 alone): a line it
-    // reads needs no repair.
-    if (read_fast(doc)) return true;
-    // JSON must be UTF-8, but real dumps carry stray bytes: repair them as spec step 1 would, so a
-    // text's fingerprint is the same as that of its raw bytes.
-    bool repaired = false;
-    if (!is_valid_utf8(line_)) {
-      repair_utf8(line_, repaired_);
-      line_.swap(repaired_);
-      repaired = true;
-    }
-    // And an escaped lone surrogate (\uD800), which both parsers refuse, is U+FFFD as in raw bytes.
-    if (repair_lone_surrogate_escapes(line_)) repaired = true;
-    if (repaired && read_fast(doc)) return true;
-    read_json(doc);
-    return true;
+    if (read == io::LineResult::too_long) throw_document_too_long(name_, line_no_, max_line_bytes_);
+    if (line_no_ == 1) refuse_utf16(line_, name_);
+    line_.reserve(line_.size() + DocumentLineParser::padding());  // simdjson reads past the end
+    if (parser_.parse(line_, line_no_, doc)) return true;
   }
 }
-
-DocumentReader::~DocumentReader() = default;
 
 // simdjson (several times nlohmann's speed, which bounded `simdex fingerprint` on JSON Lines) reads
 // only lines whose document nlohmann would read the same way: a JSON object whose text field is a
 // string and whose id field is absent, null, a string or an integer above 0 (simdjson reads "-0",
 // a signed integer to nlohmann, as 0). A field named twice counts by its last value, as in
 // nlohmann. Everything else, every error included, is read by nlohmann, whose errors are reported.
-bool DocumentReader::read_fast(Document& doc) {
-  if (!fast_ || line_.size() > kFastJsonBytes) return false;
-  line_.reserve(line_.size() + simdjson::SIMDJSON_PADDING);  // simdjson reads past the end
+bool DocumentLineParser::read_fast(std::string_view line, std::uint64_t line_no, Document& doc) {
+  if (!fast_ || line.size() > kFastJsonBytes) return false;
   simdjson::dom::object object;
-  if (fast_->parser.parse(line_.data(), line_.size(), false).get(object)) return false;
+  if (fast_->parser.parse(line.data(), line.size(), false).get(object)) return false;
   std::optional<simdjson::dom::element> text, id;
   for (const simdjson::dom::key_value_pair field : object) {
     if (field.key == text_field_) text = field.value;
@@ -110,7 +136,7 @@ bool DocumentReader::read_fast(Document& doc) {
   std::string_view text_value;
   if (!text || text->get(text_value)) return false;
   if (!id || id->is_null()) {
-    doc.id = line_no_ - 1;
+    doc.id = line_no - 1;
     doc.id_kind = IdKind::line;
   } else if (std::string_view key; !id->get(key)) {
     doc.key = key;
@@ -129,23 +155,23 @@ bool DocumentReader::read_fast(Document& doc) {
   return true;
 }
 
-void DocumentReader::read_json(Document& doc) {
+void DocumentLineParser::read_json(std::string_view line, std::uint64_t line_no, Document& doc) {
   auto fail = [&](const std::string& what) {
     std::string hint;  // the likely mix-ups, told on the first line
-    const auto start = line_.find_first_not_of(" \t");
-    const std::string head = line_.substr(0, 8);  // the magic's 0x89 may have become U+FFFD
-    if (line_no_ == 1 && !line_.empty() && (line_[0] & 0x80) &&
+    const auto start = line.find_first_not_of(" \t");
+    const std::string head(line.substr(0, 8));  // the magic's 0x89 may have become U+FFFD
+    if (line_no == 1 && !line.empty() && (line[0] & 0x80) &&
         (head.find("SDX") != std::string::npos || head.find("SDS") != std::string::npos))
       hint = " (a simdex index or set, not documents)";
-    else if (line_no_ == 1 && start != std::string::npos && line_[start] != '{')
+    else if (line_no == 1 && start != std::string_view::npos && line[start] != '{')
       hint =
           " (JSON Lines expected; for plain text, one document a line: --input-format lines, in Python "
           "input_format=\"lines\")";
-    return Error(errc::input, name_ + ":" + std::to_string(line_no_) + ": " + what + hint);
+    return Error(errc::input, name_ + ":" + std::to_string(line_no) + ": " + what + hint);
   };
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(line_);
+    j = nlohmann::json::parse(line.begin(), line.end());
   } catch (const nlohmann::json::parse_error& e) {
     // e.what() is "[json.exception...] parse error at line 1, column N: WHY"; keep WHY.
     std::string why = e.what();
@@ -164,7 +190,7 @@ void DocumentReader::read_json(Document& doc) {
   // The id (spec/KEYS.md): an integer as it is, a string key hashed, none the line number.
   const auto id = j.find(id_field_);
   if (id == j.end() || id->is_null()) {
-    doc.id = line_no_ - 1;
+    doc.id = line_no - 1;
     doc.id_kind = IdKind::line;
   } else if (id->is_number_unsigned()) {
     doc.id = id->get<std::uint64_t>();
@@ -185,6 +211,17 @@ void DocumentReader::read_json(Document& doc) {
   }
   text_ = std::move(text->get_ref<std::string&>());
   doc.text = text_;
+}
+
+DocumentFormat input_format(const std::string& input, DocumentFormat asked) {
+  std::error_code ec;
+  const bool is_dir = input != "-" && fs::is_directory(input, ec);
+  if (asked == DocumentFormat::automatic) return is_dir ? DocumentFormat::directory : DocumentFormat::jsonl;
+  if (asked == DocumentFormat::directory && !is_dir)
+    throw Error(errc::usage, "directory input needs a directory, not '" + input + "'");
+  if (asked != DocumentFormat::directory && is_dir)
+    throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
+  return asked;
 }
 
 }  // namespace text
@@ -246,22 +283,15 @@ struct DocumentSource::Impl {
 
 DocumentSource::DocumentSource(const std::string& input, DocumentOptions options)
     : impl_(std::make_unique<Impl>()) {
-  std::error_code ec;
-  const bool is_dir = input != "-" && fs::is_directory(input, ec);
-  DocumentFormat format = options.format;
-  if (format == DocumentFormat::automatic)
-    format = is_dir ? DocumentFormat::directory : DocumentFormat::jsonl;
+  const DocumentFormat format = text::input_format(input, options.format);
   impl_->format = format;
   if (format == DocumentFormat::directory) {
-    if (!is_dir) throw Error(errc::usage, "directory input needs a directory, not '" + input + "'");
     impl_->dir = input;
     impl_->paths = list_files(impl_->dir);
     impl_->max_document_bytes = options.max_line_bytes;
     if (options.key_hash) impl_->key_hash = options.key_hash;
     return;
   }
-  if (is_dir)
-    throw Error(errc::usage, "'" + input + "' is a directory: read it as directory input (or automatic)");
   impl_->in.emplace(input);
   impl_->reader.emplace(impl_->in->stream(), impl_->in->name(), format, std::move(options.id_field),
                         std::move(options.text_field), options.max_line_bytes, options.key_hash);

@@ -345,9 +345,10 @@ std::size_t InputStream::read_parallel(char* dst, std::size_t n, unsigned thread
   return buffered + read;
 }
 
-void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes) {
+void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes,
+                         std::string_view why) {
   throw Error(errc::input, name + ":" + std::to_string(line_number) + ": line longer than " +
-                               std::to_string(max_bytes) + " bytes");
+                               std::to_string(max_bytes) + " bytes" + std::string(why));
 }
 
 bool InputStream::next_line(std::string& line, std::size_t max_bytes) {

@@ -9,6 +9,7 @@
 #include <istream>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "simdex/error.h"
 
@@ -19,8 +20,10 @@ inline constexpr std::size_t max_pair_line_bytes = 4096;
 
 enum class LineResult { ok, end, too_long };
 
-// The error of a line over max_bytes: "NAME:LINE: line longer than MAX bytes" (errc::input).
-[[noreturn]] void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes);
+// The error of a line over max_bytes: "NAME:LINE: line longer than MAX bytes" (errc::input), and
+// `why` after it when given.
+[[noreturn]] void throw_line_too_long(const std::string& name, uint64_t line_number, std::size_t max_bytes,
+                                      std::string_view why = {});
 
 // Reads the next line of `in` into `line`, without its '\n'. A last line without '\n' is a line.
 // too_long: the line has more than max_bytes bytes (`line` then holds its first max_bytes bytes and

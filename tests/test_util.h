@@ -126,6 +126,14 @@ class TempDir {
   }
   ~TempDir() { std::filesystem::remove_all(path_); }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `content` to the file `name` below the directory (making its directories); its path.
+  std::string write(const std::string& name, const std::string& content) const {
+    const std::filesystem::path p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+  }
 
  private:
   std::filesystem::path path_;
