@@ -18,9 +18,22 @@ namespace {
 
 using simdex::io::InputStream;
 
-std::string gzip(const std::string& text) {
+// A gzip member of `text`; `header_fields`: with every optional header field (FEXTRA, FNAME,
+// FCOMMENT, FHCRC), as some tools write them.
+std::string gzip(const std::string& text, bool header_fields = false) {
   z_stream z{};
   REQUIRE(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+  gz_header head{};
+  Bytef extra[] = {'X', 'Y', 2, 0, 'a', 'b'};  // one subfield: id "XY", 2 bytes
+  char name[] = "corpus.jsonl", comment[] = "a comment";
+  if (header_fields) {
+    head.extra = extra;
+    head.extra_len = sizeof extra;
+    head.name = reinterpret_cast<Bytef*>(name);
+    head.comment = reinterpret_cast<Bytef*>(comment);
+    head.hcrc = 1;
+    REQUIRE(deflateSetHeader(&z, &head) == Z_OK);
+  }
   std::string out(deflateBound(&z, text.size()) + 64, '\0');
   z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
   z.avail_in = static_cast<uInt>(text.size());
@@ -118,6 +131,17 @@ TEST_CASE("gzip and zstd decode, members and frames one after another too") {
   CHECK(read_all(gzip(a) + gzip(b)) == a + b);
   CHECK(read_all(zstd(a) + zstd(b)) == a + b);
   CHECK(read_all(gzip("")) == "");
+  CHECK(read_all(gzip(a, true) + gzip(b, true)) == a + b);
+  // Megabytes, members of every size: the decoders' 64 KiB buffers end anywhere in a member.
+  std::string big, big_gz, big_zst;
+  for (int i = 0; i < 40; ++i) {
+    const std::string part = sample_lines(i * i * 37 + i);
+    big += part;
+    big_gz += gzip(part, i % 3 == 0);
+    big_zst += zstd(part);
+  }
+  CHECK(read_all(big_gz) == big);
+  CHECK(read_all(big_zst) == big);
 }
 
 TEST_CASE("a truncated gzip stream is an error at every cut") {

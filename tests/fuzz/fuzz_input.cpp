@@ -14,12 +14,16 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/lines.h"
 #include "cli/text_options.h"
+#include "fingerprint/document_fingerprints.h"
 #include "fingerprint/documents.h"
 #include "io/input_stream.h"
+#include "simdex/documents.h"
 #include "simdex/error.h"
+#include "simdex/fingerprint.h"
 
 namespace {
 
@@ -70,6 +74,47 @@ void compare_json_readers(std::string_view bytes) {
   }
 }
 
+// The documents of `path` read in blocks on 2 threads (DocumentFingerprints: blocks of 64 bytes, so
+// that lines are cut and blocks grow) and one at a time (DocumentSource): the same documents and
+// the same error; traps on a difference. A compressed stream that fails to decode may stop the
+// blocks' documents earlier (at the block being read), never give other ones.
+void compare_block_reader(const std::string& path, simdex::DocumentFormat format, bool compressed) {
+  struct Doc {
+    uint64_t id, line, fingerprint;
+    simdex::IdKind kind;
+    std::string key;
+    std::size_t bytes;
+    bool operator==(const Doc&) const = default;
+  };
+  simdex::DocumentOptions options;
+  options.format = format;
+  options.max_line_bytes = 4096;  // lines over it: an error both ways
+  std::vector<Doc> serial, blocks;
+  std::string serial_error, blocks_error;
+  try {
+    simdex::DocumentSource source(path, options);
+    simdex::Fingerprinter f;
+    simdex::Document d;
+    while (source.next(d))
+      serial.push_back({d.id, d.line, f.fingerprint(d.text), d.id_kind, std::string(d.key), d.text.size()});
+  } catch (const simdex::Error& e) {
+    serial_error = e.what();
+  }
+  try {
+    simdex::DocumentFingerprints documents(path, options, {}, 2, 64);
+    documents.run([&](const simdex::FingerprintedDocument& d) {
+      blocks.push_back({d.id, d.line, d.fingerprint, d.id_kind, std::string(d.key), d.text_bytes});
+    });
+  } catch (const simdex::Error& e) {
+    blocks_error = e.what();
+  }
+  if (serial_error != blocks_error) __builtin_trap();
+  const bool prefix_allowed = compressed && !serial_error.empty();
+  if (blocks.size() > serial.size() || (!prefix_allowed && blocks.size() != serial.size())) __builtin_trap();
+  for (std::size_t i = 0; i < blocks.size(); ++i)
+    if (!(blocks[i] == serial[i])) __builtin_trap();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -97,6 +142,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     }
   }
   compare_json_readers(std::string_view(reinterpret_cast<const char*>(data), size));
+  const bool compressed = simdex::io::InputStream(file.path()).compressed();
+  for (const auto format : {simdex::DocumentFormat::jsonl, simdex::DocumentFormat::lines})
+    compare_block_reader(file.path(), format, compressed);
   (void)seen;
   return 0;
 }
