@@ -103,6 +103,11 @@ class CodePointMappings {
 // Stream-Safe Text Format allows 30 in a row; real text has a handful).
 constexpr std::size_t kLongMarkRun = 32;
 
+// Segments of interacting code points up to this size have their normalizations kept, up to this
+// many of them (a few hundred KiB).
+constexpr std::size_t kCachedSegmentBytes = 64;
+constexpr std::size_t kCachedSegments = 4096;
+
 }  // namespace
 
 bool Normalizer::has_long_mark_run(std::string_view in) const {
@@ -210,19 +215,42 @@ Normalizer::Normalizer() {
     throw Error(errc::io, std::string("ICU NFKC_Casefold data unavailable: ") + u_errorName(status));
 }
 
-void Normalizer::normalize(std::string_view in, std::string& out, std::size_t max_chunk) const {
+void Normalizer::normalize(std::string_view in, std::string& out, std::size_t max_chunk) {
   out.clear();
   // ASCII is most of the bytes of most texts: its runs casefolded here, other code points mapped
-  // one at a time; only a text with a code point that interacts with the one before it (a
-  // combining mark, a conjoining jamo) goes through ICU as a whole.
+  // one at a time, and only the stretches where code points interact (a combining mark and the
+  // character before it, conjoining jamo) go through ICU.
   if (all_ascii(in)) {
     append_ascii_casefolded(out, in);
     return;
   }
-  if (!normalize_by_code_point(in, out)) normalize_with_icu(in, out, max_chunk);
+  normalize_by_code_point(in, out, max_chunk);
 }
 
-bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) const {
+bool Normalizer::has_boundary_before(char32_t c) const {
+  return CodePointMappings::page(*nfkc_cf_, static_cast<UChar32>(c)).boundary[c & 0xFF];
+}
+
+void Normalizer::normalize_segment(std::string_view segment, std::string& out, std::size_t max_chunk) {
+  // Short segments are a syllable and its marks (Devanagari's virama, Arabic's vowel marks): few
+  // distinct ones fill most of a text, so their normalizations are kept, and the cache emptied
+  // when full rather than grown without bound.
+  if (segment.size() > kCachedSegmentBytes) {
+    normalize_with_icu(segment, segment_out_, max_chunk);
+    out += segment_out_;
+    return;
+  }
+  if (const auto it = segments_.find(segment); it != segments_.end()) {
+    out += it->second;
+    return;
+  }
+  normalize_with_icu(segment, segment_out_, max_chunk);
+  out += segment_out_;
+  if (segments_.size() >= kCachedSegments) segments_.clear();
+  segments_.emplace(segment, segment_out_);
+}
+
+void Normalizer::normalize_by_code_point(std::string_view in, std::string& out, std::size_t max_chunk) {
   // BMP code points that map to themselves with a boundary before them: inert ones (a boundary
   // after them too) and those without a mapping (Cyrillic и, which a breve after it would compose
   // into й). Made once, in about 1.5 ms; the others are looked up in their page.
@@ -235,8 +263,10 @@ bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) 
           (n->isInert(c) || (n->hasBoundaryBefore(c) && !n->getDecomposition(c, mapping)));
     return t;
   }();
-  out.clear();
   std::size_t copy_from = 0;  // in[copy_from, i): code points that map to themselves, not yet copied
+  // The last code point appended as its mapping (not copied) ends at copy_from; out held
+  // mapped_out bytes before it.
+  std::size_t mapped_out = 0;
   for (std::size_t i = 0; i < in.size();) {
     if (static_cast<unsigned char>(in[i]) < 0x80) {
       // ASCII but for capitals maps to itself: skipped 8 bytes at a time up to the first capital
@@ -257,6 +287,7 @@ bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) 
       if (b >= 0x80) continue;
       if (static_cast<unsigned char>(b - 'A') < 26) {
         out.append(in.data() + copy_from, i - copy_from);
+        mapped_out = out.size();
         out.push_back(static_cast<char>(b + ('a' - 'A')));
         copy_from = i + 1;
       }
@@ -271,16 +302,38 @@ bool Normalizer::normalize_by_code_point(std::string_view in, std::string& out) 
     }
     const CodePointMappings::Page& page = CodePointMappings::page(*nfkc_cf_, c);
     const auto k = static_cast<std::size_t>(c & 0xFF);
-    if (!page.boundary[k]) return false;
+    if (!page.boundary[k]) {
+      // c interacts with the code point before it (which has a boundary before it, as the text's
+      // start is one): from there to the next code point with a boundary before it, the segment
+      // normalizes apart from the rest of the text, through ICU. The code point before c is taken
+      // back from out (or from what waits to be copied) first.
+      std::size_t start = i;
+      while (start > 0 && U8_IS_TRAIL(static_cast<unsigned char>(in[--start]))) {
+      }
+      if (start < copy_from)  // it was appended as its mapping
+        out.resize(mapped_out);
+      else
+        out.append(in.data() + copy_from, start - copy_from);
+      std::size_t end = next;
+      while (end < in.size() && static_cast<unsigned char>(in[end]) >= 0x80) {
+        std::size_t after = end;
+        const char32_t d = next_code_point(in, after);
+        if ((d < 0x10000 && bmp_copied[d]) || has_boundary_before(d)) break;
+        end = after;
+      }
+      normalize_segment(in.substr(start, end - start), out, max_chunk);
+      copy_from = i = end;
+      continue;
+    }
     if (!page.same[k]) {
       out.append(in.data() + copy_from, i - copy_from);
+      mapped_out = out.size();
       out.append(page.bytes.data() + page.offset[k], page.offset[k + 1] - page.offset[k]);
       copy_from = next;
     }
     i = next;
   }
   out.append(in.data() + copy_from, in.size() - copy_from);
-  return true;
 }
 
 void Normalizer::normalize_with_icu(std::string_view in, std::string& out, std::size_t max_chunk) const {

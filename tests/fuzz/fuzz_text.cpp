@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     if (used[variant].fingerprint(text) != expected) std::abort();
     if (used[variant].features(text) != simdex::Fingerprinter(options(variant)).features(text)) std::abort();
   }
-  static const simdex::text::Normalizer normalizer;
+  static simdex::text::Normalizer normalizer;  // its cache of segments kept from input to input
   std::string repaired, fast, whole;
   simdex::text::repair_utf8(text, repaired);
   normalizer.normalize(repaired, fast);
