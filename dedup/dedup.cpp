@@ -141,7 +141,11 @@ DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, 
 ReadDocuments read_file(const std::string& input, const DedupOptions& o) {
   return
       [&input, &o](std::size_t batch_bytes, const std::function<void(const FingerprintedDocument&)>& each) {
-        DocumentFingerprints docs(input, document_options(o), o.fingerprint, o.threads, batch_bytes);
+        // Blocks of lines no larger than the fingerprinting needs to keep every thread busy: one read
+        // (or decompressed) while the workers are on another, from the start of the input.
+        const std::size_t block_bytes =
+            std::min(batch_bytes, DocumentFingerprints::default_block_bytes(o.threads));
+        DocumentFingerprints docs(input, document_options(o), o.fingerprint, o.threads, block_bytes);
         // How much of the input was read: the stage "reading" counts bytes (of a directory: files)
         // against the input's size, so it shows a percentage however long the documents are.
         docs.run(each, [&](const DocumentSource::Position& at) {
