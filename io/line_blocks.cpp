@@ -26,7 +26,6 @@ void LineBlockReader::read(LineBlock& b, const LineBlock* last, std::size_t rang
   std::size_t capacity = std::max(block_bytes_, held + 1);
   if (b.bytes_.size() < capacity + padding_) b.bytes_.resize(capacity + padding_);
   if (held > 0) std::memcpy(b.bytes_.data(), last->bytes_.data() + last->cut_, held);
-  b.first_ = last == nullptr;
   b.at_end_ = b.line_too_long_ = false;
   b.filled_ = held;
   b.cut_ = 0;

@@ -32,7 +32,6 @@ class LineBlock {
  public:
   // Ranges of whole lines, in input order, together the block's lines; none empty.
   const std::vector<std::string_view>& ranges() const { return ranges_; }
-  bool first() const { return first_; }    // the input's first block: its first line is line 1
   bool at_end() const { return at_end_; }  // the input's last block (or one holding a line too long)
   // The block holds no line end but max_line_bytes + 1 bytes of a line: that line is too long (the
   // caller, which knows its number, says so). Such a block has no ranges and is the last.
@@ -43,7 +42,7 @@ class LineBlock {
   std::vector<char> bytes_;
   std::vector<std::string_view> ranges_;
   std::size_t cut_ = 0, filled_ = 0;  // bytes of whole lines; bytes read (the rest: the cut line)
-  bool first_ = false, at_end_ = false, line_too_long_ = false;
+  bool at_end_ = false, line_too_long_ = false;
 };
 
 class LineBlockReader {
