@@ -6,7 +6,6 @@
 #include <exception>
 #include <future>
 #include <optional>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -111,14 +110,9 @@ void for_each_pair_line_parallel(io::InputStream& in, unsigned threads, uint64_t
   for (std::size_t i = 0;; i ^= 1) {
     Block& ready = blocks[i];
     std::future<void> next;
-    if (!ready.lines.at_end()) {
-      auto load_next = [&reader, &blocks, &ready, i] { reader.load(blocks[i ^ 1], &ready); };
-      try {
-        next = std::async(std::launch::async, load_next);
-      } catch (const std::system_error&) {  // no thread to be had: the next block after this one
-        next = std::async(std::launch::deferred, load_next);
-      }
-    }
+    // (No thread to be had: the next block is read after this one's pairs are handed on.)
+    if (!ready.lines.at_end())
+      next = format::async_or_deferred([&reader, &blocks, &ready, i] { reader.load(blocks[i ^ 1], &ready); });
     // In input order; a range's error after the pairs before it (the first bad line of the file).
     // The next block's reading ends before `next` goes out of scope (std::async's future waits).
     for (const Range& r : ready.ranges) {

@@ -6,7 +6,6 @@
 #include <exception>
 #include <future>
 #include <optional>
-#include <system_error>
 #include <vector>
 
 #include "fingerprint/documents.h"
@@ -152,13 +151,9 @@ void DocumentFingerprints::Impl::run_lines(const Each& each, const Progress& pro
       read_range(lines[i], b.results[i], parser, f);
     });
   };
-  auto start = [&](Block& b) {
+  auto start = [&](Block& b) {  // one thread: the caller's, when it waits for the block
     if (threads == 1) return std::async(std::launch::deferred, work, std::ref(b));
-    try {
-      return std::async(std::launch::async, work, std::ref(b));
-    } catch (const std::system_error&) {  // no thread to be had: done when waited for
-      return std::async(std::launch::deferred, work, std::ref(b));
-    }
+    return format::async_or_deferred([&work, &b] { work(b); });
   };
   // The documents of a block worked on, in input order; a range's error after its documents.
   std::uint64_t lines_before = 0;  // lines of the input before the block's range at hand

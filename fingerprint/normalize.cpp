@@ -89,7 +89,7 @@ class CodePointMappings {
       UErrorCode status = U_ZERO_ERROR;
       n.normalizeUTF8(0, icu::StringPiece(self.data(), static_cast<int32_t>(self.size())), sink, nullptr,
                       status);
-      if (U_FAILURE(status)) continue;  // no boundary recorded: texts with it go through ICU whole
+      if (U_FAILURE(status)) continue;  // no boundary recorded: it goes through ICU in its segment
       page->boundary[static_cast<std::size_t>(i)] = true;
       page->same[static_cast<std::size_t>(i)] = mapped == self;
       if (mapped != self) page->bytes += mapped;
@@ -235,17 +235,16 @@ void Normalizer::normalize_segment(std::string_view segment, std::string& out, s
   // Short segments are a syllable and its marks (Devanagari's virama, Arabic's vowel marks): few
   // distinct ones fill most of a text, so their normalizations are kept, and the cache emptied
   // when full rather than grown without bound.
-  if (segment.size() > kCachedSegmentBytes) {
-    normalize_with_icu(segment, segment_out_, max_chunk);
-    out += segment_out_;
-    return;
-  }
-  if (const auto it = segments_.find(segment); it != segments_.end()) {
-    out += it->second;
-    return;
+  const bool cached = segment.size() <= kCachedSegmentBytes;
+  if (cached) {
+    if (const auto it = segments_.find(segment); it != segments_.end()) {
+      out += it->second;
+      return;
+    }
   }
   normalize_with_icu(segment, segment_out_, max_chunk);
   out += segment_out_;
+  if (!cached) return;
   if (segments_.size() >= kCachedSegments) segments_.clear();
   segments_.emplace(segment, segment_out_);
 }

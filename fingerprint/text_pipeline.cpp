@@ -1,7 +1,5 @@
 #include "fingerprint/text_pipeline.h"
 
-#include <system_error>
-
 #include "fingerprint/fingerprint_all.h"
 #include "format/thread_count.h"
 
@@ -50,12 +48,7 @@ void TextPipeline::add(std::string_view text, std::uint64_t tag) {
   wait_and_emit();
   std::swap(filling_, working_);
   filling_.clear();
-  auto work = [this] { working_.fingerprint(options_, fingerprinters_, pool_); };
-  try {
-    pending_ = std::async(std::launch::async, work);
-  } catch (const std::system_error&) {
-    pending_ = std::async(std::launch::deferred, work);  // no thread to be had: done when waited for
-  }
+  pending_ = format::async_or_deferred([this] { working_.fingerprint(options_, fingerprinters_, pool_); });
 }
 
 void TextPipeline::wait_and_emit() {

@@ -6,7 +6,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
+#include <system_error>
+#include <type_traits>
+#include <utility>
 
 namespace simdex::format {
 
@@ -50,5 +54,16 @@ bool round_stopped();
 
 // One round of a pool of its own: TaskPool(threads).run(count, task, progress).
 void run_tasks(unsigned threads, std::size_t count, const Task& task, const TaskProgress& progress = {});
+
+// fn() on a thread of its own, or, where no thread can be had (a process limit), when the future is
+// waited for: the work is done either way, in the background when it can be.
+template <class Fn>
+std::future<std::invoke_result_t<std::decay_t<Fn>>> async_or_deferred(Fn&& fn) {
+  try {
+    return std::async(std::launch::async, fn);
+  } catch (const std::system_error&) {
+    return std::async(std::launch::deferred, std::forward<Fn>(fn));
+  }
+}
 
 }  // namespace simdex::format

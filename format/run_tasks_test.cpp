@@ -170,3 +170,11 @@ TEST_CASE("a long task sees its round stopped and returns early") {
     CHECK(!stopped_in_next_round);  // a new round starts unstopped
   }
 }
+
+TEST_CASE("async_or_deferred: the work's value or error, from a thread of its own") {
+  const std::thread::id caller = std::this_thread::get_id();
+  auto value = simdex::format::async_or_deferred([] { return std::this_thread::get_id(); });
+  CHECK(value.get() != caller);  // threads can be had here: the work ran on one
+  auto error = simdex::format::async_or_deferred([]() -> int { throw std::runtime_error("failed"); });
+  CHECK_THROWS_WITH(error.get(), "failed");
+}

@@ -7,7 +7,6 @@
 #include <future>
 #include <memory>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -19,6 +18,7 @@
 #include "format/header_region.h"
 #include "format/huge_pages.h"
 #include "format/permutation.h"
+#include "format/run_tasks.h"
 #include "format/thread_count.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
@@ -386,12 +386,8 @@ class FileWriter {
           }
           return w;
         };
-        try {
-          pending[launched] = std::async(std::launch::async, encode_and_write);
-        } catch (const std::system_error&) {
-          // No thread to be had (a process limit): the caller encodes and writes the table in turn.
-          pending[launched] = std::async(std::launch::deferred, encode_and_write);
-        }
+        // No thread to be had (a process limit): the caller encodes and writes the table in turn.
+        pending[launched] = format::async_or_deferred(encode_and_write);
       }
     };
     try {
