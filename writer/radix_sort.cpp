@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
 #include <vector>
 
 #include "format/run_tasks.h"
@@ -14,15 +15,35 @@ namespace {
 uint64_t key_of(uint64_t k) { return k; }
 uint64_t key_of(const Pair& p) { return p.key; }
 
-constexpr unsigned kMaxDigitBits = 11;  // 2,048 buckets: as many write streams as a pass sustains
-constexpr std::size_t kInsertion = 32;  // ranges this short: insertion sort
+// A pass through memory scatters to at most 1,024 buckets: as many write streams as it sustains
+// (2,048 measured slower). A pass over a range that fits the caches scatters to up to 16,384, so
+// that the last pass leaves about one key a bucket: a random 30M-key table's buckets of 29,000 keys
+// took two passes and an insertion sort of 7-key runs, whose branches the CPU cannot predict.
+constexpr unsigned kMaxDigitBits = 10;
+constexpr unsigned kMaxCachedDigitBits = 14;
+constexpr std::size_t kCachedBytes = std::size_t{1} << 20;
+constexpr std::size_t kInsertion = 32;                       // ranges this short: insertion sort
 constexpr std::size_t kParallelFrom = std::size_t{1} << 16;  // a first pass on threads from here
 
-// The width of the next digit of a range of n keys: about n/2 buckets (an in-cache pass over a few
-// thousand keys is not worth 2,048 counters), at most kMaxDigitBits, never more than the bits left.
-unsigned digit_bits(std::size_t n, unsigned bits_left) {
-  const auto wanted = static_cast<unsigned>(std::bit_width(n / 2));
-  return std::min({std::max(wanted, 4u), kMaxDigitBits, bits_left});
+// The counters of the cached passes nested in one sort: a pass of 2^w counters takes w bits of the
+// key's 64, so they add up to at most four passes of 2^14 and one of 2^8.
+constexpr std::size_t kCachedCounters =
+    (64 / kMaxCachedDigitBits << kMaxCachedDigitBits) + (std::size_t{1} << 64 % kMaxCachedDigitBits);
+using CachedCounters = std::unique_ptr<uint32_t[]>;
+CachedCounters cached_counters() { return std::make_unique_for_overwrite<uint32_t[]>(kCachedCounters); }
+
+// The width of the next digit of a range of n keys: about n buckets, so that the range's last pass
+// leaves about one key a bucket, at most the pass's limit, never more than the bits left, at least
+// 4 bits (fewer buckets are not worth a pass). A cached range that one pass would leave at more than
+// two keys a bucket takes two (or more) even passes instead: 100,000 keys, one pass of 2^14 buckets
+// of six keys and their insertion sort, cost 1.6x two passes of 2^9 and 2^8.
+unsigned digit_bits(std::size_t n, unsigned max_bits, unsigned bits_left, bool cached) {
+  auto wanted = static_cast<unsigned>(std::bit_width(n));
+  if (cached && wanted > max_bits + 1) {
+    const unsigned passes = (wanted + max_bits - 1) / max_bits;
+    wanted = (wanted + passes - 1) / passes;
+  }
+  return std::min({std::max(wanted, 4u), max_bits, bits_left});
 }
 
 template <typename T>
@@ -35,12 +56,15 @@ void insertion_sort(T* v, std::size_t n) {
   }
 }
 
-// Sorts the n values at `data`, whose keys agree in every bit from bit `bits` up; the sorted values
-// end in `data` when in_data, else in `other` (both ranges hold n values; the other one's contents
-// are lost).
 template <typename T>
-void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data) {
-  std::array<std::size_t, std::size_t{1} << kMaxDigitBits> end;
+void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data, uint32_t* cached);
+
+// One pass of sort_range with `end` (room for 2^max_bits counters) as its counters, then the sort
+// of each bucket (a short range, or one with no bits left, sorted as it is). `cached`: the free
+// cached counters, from `end` on when end_is_cached (the buckets' sorts get those past its pass's).
+template <typename T, typename Count>
+void scatter_and_recurse(T* data, T* other, std::size_t n, unsigned bits, bool in_data, Count* end,
+                         unsigned max_bits, uint32_t* cached, bool end_is_cached) {
   unsigned shift = 0;
   uint64_t mask = 0;
   for (;;) {
@@ -53,18 +77,19 @@ void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data) {
       if (!in_data) std::copy(data, data + n, other);
       return;
     }
-    const unsigned width = digit_bits(n, bits);
+    const unsigned width = digit_bits(n, max_bits, bits, end_is_cached);
     shift = bits - width;
     mask = (uint64_t{1} << width) - 1;
-    std::fill(end.begin(), end.begin() + (std::size_t{1} << width), 0);
+    std::fill(end, end + (std::size_t{1} << width), Count{0});
     for (std::size_t i = 0; i < n; ++i) ++end[(key_of(data[i]) >> shift) & mask];
     if (end[(key_of(data[0]) >> shift) & mask] < n) break;
     bits = shift;  // one digit for every key: on to the next
   }
   const std::size_t buckets = std::size_t{1} << (bits - shift);
-  std::size_t sum = 0, largest = 0;
+  if (end_is_cached) cached += buckets;
+  Count sum = 0, largest = 0;
   for (std::size_t b = 0; b < buckets; ++b) {
-    const std::size_t count = end[b];
+    const Count count = end[b];
     end[b] = sum;  // the bucket's next free slot while scattering; its end afterwards
     sum += count;
     largest = std::max(largest, count);
@@ -90,8 +115,21 @@ void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data) {
     if (count <= kInsertion)
       leaf(begin, count);
     else
-      sort_range(other + begin, data + begin, count, shift, !in_data);
+      sort_range(other + begin, data + begin, count, shift, !in_data, cached);
     begin = end[b];
+  }
+}
+
+// Sorts the n values at `data`, whose keys agree in every bit from bit `bits` up; the sorted values
+// end in `data` when in_data, else in `other` (both ranges hold n values; the other one's contents
+// are lost). `cached` has room for the counters of the cached passes below this one.
+template <typename T>
+void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data, uint32_t* cached) {
+  if (n * sizeof(T) <= kCachedBytes) {
+    scatter_and_recurse(data, other, n, bits, in_data, cached, kMaxCachedDigitBits, cached, true);
+  } else {
+    std::array<std::size_t, std::size_t{1} << kMaxDigitBits> end;  // counts past 2^32
+    scatter_and_recurse(data, other, n, bits, in_data, end.data(), kMaxDigitBits, cached, false);
   }
 }
 
@@ -128,7 +166,7 @@ void sort_all(std::span<T> v, std::span<T> scratch, unsigned threads) {
   }
   const unsigned bits = differing_bits(v.data(), n, threads);
   if (threads == 1 || bits == 0) {
-    sort_range(v.data(), scratch.data(), n, bits, true);
+    sort_range(v.data(), scratch.data(), n, bits, true, cached_counters().get());
     return;
   }
   // The first pass on threads: each counts its part's digits, then scatters its part to where its
@@ -163,9 +201,12 @@ void sort_all(std::span<T> v, std::span<T> scratch, unsigned threads) {
       scratch[slot[(key_of(x) >> shift) & mask]++] = x;
     }
   });
-  format::run_tasks(threads, buckets, [&](std::size_t b, unsigned, auto&) {
-    if (start[b + 1] > start[b])
-      sort_range(scratch.data() + start[b], v.data() + start[b], start[b + 1] - start[b], shift, false);
+  std::vector<CachedCounters> cached(threads);  // a worker's, made when it first needs them
+  format::run_tasks(threads, buckets, [&](std::size_t b, unsigned worker, auto&) {
+    if (start[b + 1] == start[b]) return;
+    if (!cached[worker]) cached[worker] = cached_counters();
+    sort_range(scratch.data() + start[b], v.data() + start[b], start[b + 1] - start[b], shift, false,
+               cached[worker].get());
   });
 }
 

@@ -1,9 +1,9 @@
-// MSD radix sort of 64-bit keys and of (key, id) pairs. The first pass scatters by the 11 highest
+// MSD radix sort of 64-bit keys and of (key, id) pairs. The first pass scatters by the 10 highest
 // bits in which the keys differ (found first, so that keys sharing a long prefix, as a dense
 // cluster does, cost no idle passes); each bucket, then small enough for the caches, is sorted the
-// same way by its next digits, down to insertion sort. Against the former LSD sort (six passes of
-// the whole array through memory) it moves the array through memory about twice.
-// bench/compare_bench.cpp's Sort/* compares it with std::sort.
+// same way by its next digits, chosen wide enough to leave about one key a bucket, then insertion
+// sort. Against the former LSD sort (six passes of the whole array through memory) it moves the
+// array through memory about twice. bench/compare_bench.cpp's Sort/* compares it with std::sort.
 #pragma once
 
 #include <cstdint>
