@@ -127,14 +127,19 @@ bool huge_folios_supported(const TempDir& dir) {
 TEST_CASE("AtomicFile writes exactly the bytes given, in any order, from any thread, whatever size") {
   TempDir dir;
   // Sizes around the 2 MiB regions: just below, at, and past a multiple.
-  for (const std::size_t size : {12 * kMiB - 1, 12 * kMiB, 12 * kMiB + 4097, 9 * kMiB + 12345}) {
-    CAPTURE(size);
-    const auto bytes = random_bytes(size, size);
-    const std::string path = dir.file("mixed.bin");
-    writer::AtomicFile out(path);
-    write_mixed(out, bytes);
-    out.publish();
-    CHECK(read_bytes(path) == bytes);  // size included: nothing added past the last byte
+  // Three writers at once: the large section through a mapping; expected as one: by pwrite.
+  for (const unsigned writers : {3u, 1u}) {
+    for (const std::size_t size : {12 * kMiB - 1, 12 * kMiB, 12 * kMiB + 4097, 9 * kMiB + 12345}) {
+      CAPTURE(writers);
+      CAPTURE(size);
+      const auto bytes = random_bytes(size, size);
+      const std::string path = dir.file("mixed.bin");
+      writer::AtomicFile out(path);
+      out.expect_writers(writers);
+      write_mixed(out, bytes);
+      out.publish();
+      CHECK(read_bytes(path) == bytes);  // size included: nothing added past the last byte
+    }
   }
   SUBCASE("a small file") {
     const auto bytes = random_bytes(5000, 3);

@@ -120,7 +120,7 @@ void AtomicFile::write_at(uint64_t offset, const void* data, std::size_t size) {
 }
 
 void AtomicFile::write_parallel(uint64_t offset, const void* data, std::size_t size) {
-  if (!map_write(offset, data, size)) pwrite_all(offset, data, size);
+  if (writers_ <= 2 || !map_write(offset, data, size)) pwrite_all(offset, data, size);
 #ifdef SYNC_FILE_RANGE_WRITE
   if (durability_ == Durability::durable)
     ::sync_file_range(temp_.fd(), static_cast<off_t>(offset), static_cast<off_t>(size),

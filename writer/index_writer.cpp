@@ -361,6 +361,7 @@ class FileWriter {
     std::vector<std::promise<uint64_t>> starts(table_count() + 1);
     std::vector<std::shared_future<uint64_t>> start_of;
     for (auto& s : starts) start_of.push_back(s.get_future().share());
+    file_.expect_writers(workers);
     file_.skip_to(file_.position());  // the reserved header region out: the workers write after it
     starts[0].set_value(file_.position());
     std::vector<std::future<WrittenTable>> pending(table_count());
