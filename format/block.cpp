@@ -14,6 +14,7 @@ void BlockEncoder::start(uint64_t first_entry) {
   std::memset(buf_.data(), 0, buf_.size());
   store_le64(buf_.data() + 8, first_entry);
   bit_pos_ = 0;
+  pending_ = 0;
   last_ = first_entry;
   count_ = 1;
 }
@@ -36,11 +37,16 @@ bool BlockEncoder::add(uint64_t entry) {
 }
 
 void BlockEncoder::put_bits(uint64_t value, unsigned n) {
-  // MSB first: bit i of the stream is bit (7 - i % 8) of stream byte i / 8. The block was zeroed,
-  // so OR-ing the value into the big-endian word at the current byte places it.
-  uint8_t* p = buf_.data() + kBlockHeaderBytes + (bit_pos_ >> 3);
-  store_be64(p, load_be64(p) | (value << (64 - (bit_pos_ & 7) - n)));
+  // MSB first: bit i of the stream is bit (7 - i % 8) of stream byte i / 8. The word stored at the
+  // current byte is the bits of that byte written so far (kept in pending_, at the top), the value,
+  // then zeros, as the zeroed block has there. Not OR-ed into the word loaded from there: that load
+  // overlaps the previous store, which the CPU cannot forward to it (a stall of each entry).
+  const unsigned used = bit_pos_ & 7;
+  pending_ |= value << (64 - used - n);
+  store_be64(buf_.data() + kBlockHeaderBytes + (bit_pos_ >> 3), pending_);
   bit_pos_ += n;
+  const unsigned whole_bytes = (used + n) >> 3;
+  pending_ = whole_bytes == 8 ? 0 : pending_ << (8 * whole_bytes);
 }
 
 const uint8_t* BlockEncoder::finish() {

@@ -61,6 +61,7 @@ class BlockEncoder {
   std::vector<uint8_t> buf_;
   uint32_t block_bytes_;
   uint64_t bit_pos_ = 0;
+  uint64_t pending_ = 0;  // the bits of the stream's last, partial byte, at the top
   uint64_t last_ = 0;
   uint32_t count_ = 0;
 };
