@@ -166,10 +166,20 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
   arrays.entries.resize(n);
   arrays.scratch.resize(n);
   uint64_t* entries = arrays.entries.data();
-  std::size_t i = 0;
-  fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
-    for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
-  });
+  if (fingerprints.in_memory()) {
+    // On the sort's threads, in parts (the entries' pages faulted in on them too, when fresh).
+    const uint64_t* p = fingerprints.values().data();
+    const unsigned parts = n < (std::size_t{1} << 16) ? 1 : sort_threads;
+    format::run_tasks(parts, parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+      for (std::size_t j = n * s / parts, end = n * (s + 1) / parts; j < end; ++j)
+        entries[j] = perm.apply(p[j]);
+    });
+  } else {
+    std::size_t i = 0;
+    fingerprints.for_each_chunk([&](const uint64_t* p, std::size_t count) {
+      for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
+    });
+  }
   radix_sort(arrays.entries.span(), arrays.scratch.span(), sort_threads);
   if (to_arrays) return encode_in_memory(arrays.entries.span(), block_bytes, sort_threads, arrays);
   return encode_sorted(
