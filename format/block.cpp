@@ -6,9 +6,10 @@
 
 namespace simdex::format {
 
-// buf_ has 8 bytes of slack past the block so put_bits can always load and store a whole word.
+// buf_ has 16 bytes of slack past the block: put_bits stores a whole word, and an entry appended
+// to a full block (append, then fits() false) stays within them.
 BlockEncoder::BlockEncoder(const CodeLengths& lengths, uint32_t block_bytes)
-    : code_(lengths), buf_(block_bytes + 8), block_bytes_(block_bytes) {}
+    : code_(lengths), buf_(block_bytes + 16), block_bytes_(block_bytes) {}
 
 void BlockEncoder::start(uint64_t first_entry) {
   std::memset(buf_.data(), 0, buf_.size());
@@ -21,6 +22,11 @@ void BlockEncoder::start(uint64_t first_entry) {
 
 bool BlockEncoder::add(uint64_t entry) {
   if (bit_pos_ + entry_bits(last_, entry) > block_capacity_bits(block_bytes_)) return false;
+  append(entry);
+  return true;
+}
+
+void BlockEncoder::append(uint64_t entry) {
   const unsigned h = h_of(last_, entry);
   const unsigned len = code_.length[h];
   const uint64_t rest = low_bits(entry, h);
@@ -33,7 +39,6 @@ bool BlockEncoder::add(uint64_t entry) {
   }
   last_ = entry;
   ++count_;
-  return true;
 }
 
 void BlockEncoder::put_bits(uint64_t value, unsigned n) {

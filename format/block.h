@@ -42,6 +42,10 @@ class BlockEncoder {
   void start(uint64_t first_entry);
   // Appends `entry` (> the last one) if its bits fit in this block; false leaves the block unchanged.
   bool add(uint64_t entry);
+  // Appends `entry` (> the last one) to a block that fits() so far, unchecked: for a caller that
+  // cut the blocks by entry_bits already, and checks fits() after each entry.
+  void append(uint64_t entry);
+  bool fits() const { return bit_pos_ <= block_capacity_bits(block_bytes_); }
   // The bits an entry takes after `previous` in a block's stream (code(h) and the h bits below h):
   // the entry goes to a new block when they do not fit.
   unsigned entry_bits(uint64_t previous, uint64_t entry) const {

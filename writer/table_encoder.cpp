@@ -74,8 +74,10 @@ EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_byte
     for (auto [j, end] = part(block_count, block_parts, s); j < end; ++j) {
       const std::size_t first = r.ranks[j], last = j + 1 < block_count ? r.ranks[j + 1] : n;
       block.start(entries[first]);
-      for (std::size_t i = first + 1; i < last; ++i)
-        if (!block.add(entries[i])) throw std::logic_error("encode_table: a block's entries do not fit");
+      for (std::size_t i = first + 1; i < last; ++i) {
+        block.append(entries[i]);  // cut above by the bits that add checks: checked once, here
+        if (!block.fits()) throw std::logic_error("encode_table: a block's entries do not fit");
+      }
       std::memcpy(blocks.data() + j * block_bytes, block.finish(), block_bytes);
       r.keys[j] = entries[last - 1];
     }
