@@ -199,6 +199,20 @@ TEST_CASE("index files are cached in 2 MiB folios: written by simdex, or read by
     MESSAGE("this kernel or file system maps no file with 2 MiB pages: nothing to check");
     return;
   }
+  // Written as an index writer writes (write_mixed): its large section through a mapping (three
+  // writers), or by pwrite (one), which may leave the 2 MiB folios of the regions it covers whole
+  // to the kernel's write path (page_cache::writes_cache_huge_folios).
+  for (const unsigned writers : {3u, 1u}) {
+    CAPTURE(writers);
+    const auto bytes = random_bytes(12 * kMiB + 4097, writers);
+    const std::string mixed = dir.file("mixed.bin");
+    writer::AtomicFile out(mixed);
+    out.expect_writers(writers);
+    write_mixed(out, bytes);
+    out.publish();
+    CHECK(pmd_mapped_when_mapped(mixed) >= 10 * kMiB);  // all but the last, partial region and one
+  }
+
   std::mt19937_64 rng(23);
   const Pairs pairs = random_pairs(rng, 200000);  // a file of about 15 MB
   const std::string path = dir.file("index.sdx");

@@ -78,6 +78,7 @@ AtomicFile::AtomicFile(std::string target, Durability durability)
   remove_unlocked(directory_of(target_), "." + base_of(target_) + ".tmp-");
   buffer_.reserve(kBufferBytes);
   huge_page_bytes_ = format::page_cache::huge_page_bytes(temp_.fd());
+  writes_cache_huge_folios_ = format::page_cache::writes_cache_huge_folios(temp_.fd());
 }
 
 void AtomicFile::write(const void* data, std::size_t size) {
@@ -128,7 +129,7 @@ void AtomicFile::write_parallel(uint64_t offset, const void* data, std::size_t s
 #endif
 }
 
-void AtomicFile::cache_regions(uint64_t offset, std::size_t size) {
+void AtomicFile::cache_regions(uint64_t offset, std::size_t size, bool by_pwrite) {
   const std::size_t huge = huge_page_bytes_;
   std::vector<uint64_t> fresh;  // regions to cache, claimed under the lock, cached outside it
   {
@@ -137,10 +138,12 @@ void AtomicFile::cache_regions(uint64_t offset, std::size_t size) {
     if (huge == 0 || size == 0) return;
     const uint64_t last = (offset + size - 1) / huge;
     if (cached_regions_.size() <= last) cached_regions_.resize(last + 1);
+    const bool write_makes_folios = by_pwrite && writes_cache_huge_folios_;
     for (uint64_t r = offset / huge; r <= last; ++r)
       if (!cached_regions_[r]) {
         cached_regions_[r] = true;
-        fresh.push_back(r);
+        const bool whole = r * huge >= offset && (r + 1) * huge <= offset + size;
+        if (!(whole && write_makes_folios)) fresh.push_back(r);
       }
     // The regions' pages must lie within the file to be mapped: a sparse extension, no blocks.
     // To end_ at least, past every write begun (which may not have reached the file yet), so that
@@ -165,7 +168,7 @@ bool AtomicFile::map_write(uint64_t offset, const void* data, std::size_t size) 
   // Small sections gain nothing from a mapping of their own.
   constexpr std::size_t kMapBytes = std::size_t{4} << 20;
   if (size < kMapBytes) return false;
-  cache_regions(offset, size);
+  cache_regions(offset, size, false);
   // The blocks reserved first: a write to a mapped page that the disk has no room for would be a
   // SIGBUS, where fallocate fails with a message. A file system without fallocate gets pwrite.
   int rc;
@@ -213,7 +216,7 @@ void AtomicFile::read_at(uint64_t offset, void* data, std::size_t size) {
 }
 
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
-  cache_regions(offset, size);
+  cache_regions(offset, size, true);
   if (!io::pwrite_all(temp_.fd(), data, size, offset)) fail("cannot write", temp_.path());
 }
 

@@ -80,8 +80,10 @@ class AtomicFile {
   bool map_write(uint64_t offset, const void* data, std::size_t size);  // false: use pwrite
   // Called before bytes [offset, offset + size) are written: the file's 2 MiB regions that they
   // are the first to reach are cached as 2 MiB folios (format/page_cache.h), zero, before the
-  // writes fill them (the file extended as far as that needs; publish cuts it back to end_).
-  void cache_regions(uint64_t offset, std::size_t size);
+  // writes fill them (the file extended as far as that needs; publish cuts it back to end_). Not
+  // the regions that a pwrite of them all makes such folios by itself (by_pwrite, where
+  // writes_cache_huge_folios): they are only claimed.
+  void cache_regions(uint64_t offset, std::size_t size, bool by_pwrite);
   std::string target_;
   OwnedTemp temp_;  // locked by this process until it is renamed and closed
   std::vector<uint8_t> buffer_;
@@ -91,7 +93,8 @@ class AtomicFile {
   unsigned writers_ = ~0u;           // expect_writers
   uint64_t writeback_from_ = 0;      // bytes before it were handed to start_writeback
   std::size_t huge_page_bytes_ = 0;  // the regions' size; 0: none are cached so
-  std::mutex regions_lock_;          // cache_regions runs on every writing thread
+  bool writes_cache_huge_folios_ = false;
+  std::mutex regions_lock_;  // cache_regions runs on every writing thread
   std::vector<bool> cached_regions_;
   uint64_t end_ = 0;       // the end of the furthest write: the file's size once published
   uint64_t extended_ = 0;  // the file's size as cache_regions last set it (0: never)
