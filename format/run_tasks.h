@@ -2,7 +2,9 @@
 // writer, fingerprints), so thread start-up, errors and progress are handled in one place.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -54,6 +56,21 @@ bool round_stopped();
 
 // One round of a pool of its own: TaskPool(threads).run(count, task, progress).
 void run_tasks(unsigned threads, std::size_t count, const Task& task, const TaskProgress& progress = {});
+
+// Work over n items cut into parts, one a thread: one part below `least` items, where starting
+// threads costs more than they save.
+constexpr uint64_t kPartsFrom = uint64_t{1} << 16;
+constexpr unsigned parts_for(uint64_t n, unsigned threads, uint64_t least = kPartsFrom) {
+  return n < least ? 1u : std::max(1u, threads);
+}
+
+// Part `part` of `parts` over [0, n): [n * part / parts, n * (part + 1) / parts). The parts tile
+// [0, n) in order and differ in size by at most one item. (n * parts stays far below 2^64 for the
+// counts of items in memory this is used for.)
+template <std::unsigned_integral T>
+constexpr std::pair<T, T> part_range(T n, std::size_t part, std::size_t parts) {
+  return {static_cast<T>(n * part / parts), static_cast<T>(n * (part + 1) / parts)};
+}
 
 // fn() on a thread of its own, or, where no thread can be had (a process limit), when the future is
 // waited for: the work is done either way, in the background when it can be.

@@ -178,3 +178,31 @@ TEST_CASE("async_or_deferred: the work's value or error, from a thread of its ow
   auto error = simdex::format::async_or_deferred([]() -> int { throw std::runtime_error("failed"); });
   CHECK_THROWS_WITH(error.get(), "failed");
 }
+
+TEST_CASE(
+    "part_range tiles [0, n) in order, parts differing by at most one; parts_for splits from kPartsFrom") {
+  using simdex::format::part_range;
+  using simdex::format::parts_for;
+  for (uint64_t n : {uint64_t{0}, uint64_t{1}, uint64_t{7}, uint64_t{1000}, uint64_t{1} << 40}) {
+    for (std::size_t parts : {std::size_t{1}, std::size_t{3}, std::size_t{16}, std::size_t{1024}}) {
+      CAPTURE(n);
+      CAPTURE(parts);
+      uint64_t next = 0, least = ~uint64_t{0}, most = 0;
+      for (std::size_t s = 0; s < parts; ++s) {
+        const auto [begin, end] = part_range(n, s, parts);
+        REQUIRE(begin == next);
+        REQUIRE(end >= begin);
+        least = std::min(least, end - begin);
+        most = std::max(most, end - begin);
+        next = end;
+      }
+      CHECK(next == n);
+      CHECK(most - least <= 1);
+    }
+  }
+  CHECK(parts_for(simdex::format::kPartsFrom - 1, 8) == 1);
+  CHECK(parts_for(simdex::format::kPartsFrom, 8) == 8);
+  CHECK(parts_for(1000, 0) == 1);
+  CHECK(parts_for(300, 4, 256) == 4);
+  CHECK(parts_for(255, 4, 256) == 1);
+}

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "format/huge_pages.h"
+#include "format/run_tasks.h"
 #include "reader/batch_common.h"
 #include "reader/batch_work.h"
 #include "reader/index_impl.h"
@@ -42,8 +43,8 @@ constexpr unsigned kDigitBits = 11;
 void permute_and_sort(const reader::TableView& t, std::span<const Query> queries, Queries& v,
                       Queries& scratch, format::TaskPool& pool) {
   const std::size_t n = queries.size();
-  const unsigned slices = n < (std::size_t{1} << 16) ? 1 : pool.threads();
-  auto slice = [&](std::size_t s) { return std::pair{n * s / slices, n * (s + 1) / slices}; };
+  const unsigned slices = format::parts_for(n, pool.threads());
+  auto slice = [&](std::size_t s) { return format::part_range(n, s, slices); };
   v.resize(n);
   scratch.resize(n);
   pool.run(slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {

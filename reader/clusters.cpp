@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "format/huge_pages.h"
+#include "format/run_tasks.h"
 #include "reader/batch_pair_scan.h"
 #include "reader/batch_work.h"
 #include "reader/index_impl.h"
@@ -42,10 +43,10 @@ static BatchStats find_clusters_unchecked(
   // fingerprints are usually alone: only the others (followers: their root is another rank) are
   // gathered, slice by slice on all threads, then ordered by (root, rank).
   sets.flatten(scan.threads);
-  const unsigned slices = n < (uint64_t{1} << 16) ? 1 : scan.threads;
+  const unsigned slices = format::parts_for(n, scan.threads);
   std::vector<std::vector<std::pair<uint64_t, uint64_t>>> found(slices);  // (root, rank)
   format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-    for (uint64_t r = n * s / slices, end = n * (s + 1) / slices; r < end; ++r)
+    for (auto [r, end] = format::part_range(n, s, slices); r < end; ++r)
       if (const uint64_t root = sets.find(r); root != r) found[s].emplace_back(root, r);
   });
   std::vector<std::pair<uint64_t, uint64_t>> followers;

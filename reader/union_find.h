@@ -52,9 +52,9 @@ class ConcurrentUnionFind {
  private:
   template <typename F>
   void for_slices(unsigned threads, F&& f) {
-    const unsigned slices = n_ < (uint64_t{1} << 16) ? 1 : threads;
+    const unsigned slices = format::parts_for(n_, threads);
     format::run_tasks(slices, slices, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-      for (uint64_t i = n_ * s / slices, end = n_ * (s + 1) / slices; i < end; ++i) f(i);
+      for (auto [i, end] = format::part_range(n_, s, slices); i < end; ++i) f(i);
     });
   }
 

@@ -51,8 +51,8 @@ inline void collect(ForEachPair&& for_each_pair, U64Store* fingerprints, U64Stor
 inline void collect_sorted(std::span<const Pair> pairs, U64Store& fingerprints, U64Store& id_offsets,
                            U64Store& ids, format::TaskPool& pool) {
   const std::size_t m = pairs.size();
-  const std::size_t parts = m < (std::size_t{1} << 16) ? 1 : pool.threads();
-  auto part = [&](std::size_t s) { return std::pair{m * s / parts, m * (s + 1) / parts}; };
+  const std::size_t parts = format::parts_for(m, pool.threads());
+  auto part = [&](std::size_t s) { return format::part_range(m, s, parts); };
   auto starts_key = [&](std::size_t i) { return i == 0 || pairs[i].key != pairs[i - 1].key; };
   std::vector<uint64_t> before(parts + 1, 0);  // keys starting before each part (after the prefix sum)
   pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {

@@ -169,10 +169,9 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
   if (fingerprints.in_memory()) {
     // On the sort's threads, in parts (the entries' pages faulted in on them too, when fresh).
     const uint64_t* p = fingerprints.values().data();
-    const unsigned parts = n < (std::size_t{1} << 16) ? 1 : sort_threads;
+    const unsigned parts = format::parts_for(n, sort_threads);
     format::run_tasks(parts, parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-      for (std::size_t j = n * s / parts, end = n * (s + 1) / parts; j < end; ++j)
-        entries[j] = perm.apply(p[j]);
+      for (auto [j, end] = format::part_range(n, s, parts); j < end; ++j) entries[j] = perm.apply(p[j]);
     });
   } else {
     std::size_t i = 0;

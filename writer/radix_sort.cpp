@@ -140,7 +140,7 @@ unsigned differing_bits(const T* v, std::size_t n, unsigned threads) {
   std::vector<uint64_t> any(threads, 0), all(threads, ~uint64_t{0});
   format::run_tasks(threads, threads, [&](std::size_t part, unsigned, auto&) {
     uint64_t o = 0, a = ~uint64_t{0};
-    for (std::size_t i = n * part / threads, e = n * (part + 1) / threads; i < e; ++i) {
+    for (auto [i, e] = format::part_range(n, part, threads); i < e; ++i) {
       o |= key_of(v[i]);
       a &= key_of(v[i]);
     }
@@ -176,10 +176,9 @@ void sort_all(std::span<T> v, std::span<T> scratch, unsigned threads) {
   const uint64_t mask = (uint64_t{1} << width) - 1;
   const std::size_t buckets = std::size_t{1} << width;
   std::vector<std::vector<std::size_t>> next(threads, std::vector<std::size_t>(buckets, 0));
-  auto part_range = [&](std::size_t part) { return std::pair{n * part / threads, n * (part + 1) / threads}; };
   format::run_tasks(threads, threads, [&](std::size_t part, unsigned, auto&) {
     auto& count = next[part];
-    const auto [b, e] = part_range(part);
+    const auto [b, e] = format::part_range(n, part, threads);
     for (std::size_t i = b; i < e; ++i) ++count[(key_of(v[i]) >> shift) & mask];
   });
   std::vector<std::size_t> start(buckets + 1, 0);
@@ -195,7 +194,7 @@ void sort_all(std::span<T> v, std::span<T> scratch, unsigned threads) {
   start[buckets] = n;
   format::run_tasks(threads, threads, [&](std::size_t part, unsigned, auto&) {
     auto& slot = next[part];
-    const auto [b, e] = part_range(part);
+    const auto [b, e] = format::part_range(n, part, threads);
     for (std::size_t i = b; i < e; ++i) {
       const T x = v[i];
       scratch[slot[(key_of(x) >> shift) & mask]++] = x;

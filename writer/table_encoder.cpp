@@ -38,15 +38,11 @@ EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_byte
   const std::size_t n = entries.size();
   EncodedTable r;
   format::TaskPool pool(threads);
-  auto parts_of = [&](std::size_t count, std::size_t least) { return count < least ? 1 : pool.threads(); };
-  auto part = [](std::size_t count, std::size_t parts, std::size_t s) {
-    return std::pair{count * s / parts, count * (s + 1) / parts};
-  };
   // The h frequencies a part at a time, each part's histogram started at the entry before it.
-  const std::size_t parts = parts_of(n, std::size_t{1} << 16);
+  const std::size_t parts = format::parts_for(n, pool.threads());
   std::vector<HHistogram> histograms(parts);
   pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
-    auto [i, end] = part(n, parts, s);
+    auto [i, end] = format::part_range(n, s, parts);
     for (i = i > 0 ? i - 1 : 0; i < end; ++i) histograms[s].add(entries[i]);
   });
   for (std::size_t s = 1; s < parts; ++s) histograms[0].merge(histograms[s]);
@@ -68,10 +64,10 @@ EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_byte
   const std::size_t block_count = r.ranks.size();
   blocks.resize(block_count * block_bytes);
   r.keys.resize(block_count);
-  const std::size_t block_parts = parts_of(block_count, 256);
+  const std::size_t block_parts = format::parts_for(block_count, pool.threads(), 256);
   pool.run(block_parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
     format::BlockEncoder block(r.code_length, block_bytes);
-    for (auto [j, end] = part(block_count, block_parts, s); j < end; ++j) {
+    for (auto [j, end] = format::part_range(block_count, s, block_parts); j < end; ++j) {
       const std::size_t first = r.ranks[j], last = j + 1 < block_count ? r.ranks[j + 1] : n;
       block.start(entries[first]);
       for (std::size_t i = first + 1; i < last; ++i) {
