@@ -85,6 +85,19 @@ void for_each_slot_block(unsigned bits, uint64_t block_count, const std::functio
   for (; s < slots; ++s) emit(s, block_count);
 }
 
+std::vector<uint8_t> encode_directory_entries(std::span<const uint64_t> keys) {
+  const unsigned bits = directory_bits_for(keys.size());
+  if (bits == 0) return {};
+  std::vector<uint8_t> out(std::size_t{4} << bits);
+  std::size_t j = 0;
+  for_each_slot_block(
+      bits, keys.size(), [&] { return keys[j++]; },
+      [&](uint64_t slot, uint64_t block) {
+        store_le32(out.data() + 4 * slot, static_cast<uint32_t>(block));
+      });
+  return out;
+}
+
 void encode_block_directory(std::span<const uint64_t> block_counts,
                             const std::function<uint64_t(uint32_t table, uint64_t block)>& key,
                             const std::function<void(std::span<const uint8_t>)>& write) {

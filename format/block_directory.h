@@ -46,6 +46,11 @@ struct BlockDirectoryLayout {
 void for_each_slot_block(unsigned bits, uint64_t block_count, const std::function<uint64_t()>& next_key,
                          const std::function<void(uint64_t slot, uint64_t block)>& emit);
 
+// A table's entries as simdex writes them (d_t = directory_bits_for(keys.size())), from its block
+// keys in memory, ascending: 4 << d_t bytes, none when d_t is 0. After the head of a layout of
+// those d_t, the tables' entries in table order are the section (encode_block_directory).
+std::vector<uint8_t> encode_directory_entries(std::span<const uint64_t> keys);
+
 // The whole section as simdex writes it (d_t = directory_bits_for(block count)), in pieces to `write`
 // (O(1) memory): the head, then each table's entries from its keys, key(t, j) called for
 // j = 0, 1, ... within each table in table order.

@@ -86,6 +86,41 @@ TEST_CASE("slot blocks streamed from the keys equal the definition") {
   CHECK(streamed(1, {~uint64_t{0}}) == std::vector<uint64_t>{0, 0});
 }
 
+TEST_CASE(
+    "a table's entries from its keys in memory: the definition at the writer's d_t, the same bytes as "
+    "streamed") {
+  std::mt19937_64 rng(9);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{1000},
+                        (std::size_t{1} << 19) + 7}) {
+    CAPTURE(n);
+    std::vector<uint64_t> keys(n);
+    for (uint64_t& k : keys) k = n % 2 ? rng() : 0x00ff000000000000ULL | (rng() >> 24);  // spread, or dense
+    std::sort(keys.begin(), keys.end());
+    const std::vector<uint8_t> entries = encode_directory_entries(keys);
+    const unsigned bits = directory_bits_for(n);
+    if (bits == 0) {
+      CHECK(entries.empty());
+      continue;
+    }
+    REQUIRE(entries.size() == std::size_t{4} << bits);
+    const std::vector<uint64_t> expected = by_definition(bits, keys);
+    bool all_equal = true;
+    for (std::size_t s = 0; s < expected.size(); ++s)
+      all_equal &= load_le32(entries.data() + 4 * s) == expected[s];
+    CHECK(all_equal);
+    // The whole section of this one table, streamed: the head, then the same entries.
+    std::vector<uint8_t> section;
+    encode_block_directory(
+        std::vector<uint64_t>{n}, [&](uint32_t, uint64_t j) { return keys[j]; },
+        [&](std::span<const uint8_t> b) { section.insert(section.end(), b.begin(), b.end()); });
+    const std::vector<uint8_t> head = BlockDirectoryLayout({static_cast<uint8_t>(bits)}).encode_head();
+    CHECK(std::vector<uint8_t>(section.begin(), section.begin() + static_cast<std::ptrdiff_t>(head.size())) ==
+          head);
+    CHECK(std::vector<uint8_t>(section.begin() + static_cast<std::ptrdiff_t>(head.size()), section.end()) ==
+          entries);
+  }
+}
+
 TEST_CASE("the head: layout, round trip and every open rule") {
   const std::vector<uint64_t> blocks = {5, 1, 300};
   BlockDirectoryLayout layout({2, 0, 8});

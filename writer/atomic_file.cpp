@@ -206,15 +206,6 @@ void AtomicFile::skip_to(uint64_t offset) {
   position_ = flushed_ = writeback_from_ = offset;
 }
 
-void AtomicFile::read_at(uint64_t offset, void* data, std::size_t size) {
-  flush();  // the bytes asked for may still be in the buffer
-  const ssize_t n = io::pread_full(temp_.fd(), data, size, offset);
-  if (n < 0 || static_cast<std::size_t>(n) < size) {
-    if (n >= 0) errno = EIO;  // the file ends before: it was written here, so something cut it
-    fail("cannot read back", temp_.path());
-  }
-}
-
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
   cache_regions(offset, size, true);
   if (!io::pwrite_all(temp_.fd(), data, size, offset)) fail("cannot write", temp_.path());

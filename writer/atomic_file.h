@@ -60,8 +60,6 @@ class AtomicFile {
   void expect_writers(unsigned writers) { writers_ = writers; }
   // The buffered bytes written out; the sequential writes go on at `offset` (>= position()).
   void skip_to(uint64_t offset);
-  // Reads back bytes written before (a section derived from earlier ones, e.g. from the block keys).
-  void read_at(uint64_t offset, void* data, std::size_t size);
   uint64_t position() const { return position_; }
   // Flush, fsync, rename over the target (checked again: still absent or a regular file; a file
   // replaced gives the new one its permissions), fsync the directory. (The constructor removes the
