@@ -46,8 +46,13 @@ unsigned digit_bits(std::size_t n, unsigned max_bits, unsigned bits_left, bool c
   return std::min({std::max(wanted, 4u), max_bits, bits_left});
 }
 
+// The sort's innermost loops start where their function does: aligned, their place in the cache
+// lines (and a jump's place across a 32-byte boundary, which some Intel cores pay for) no longer
+// moves with unrelated code. (An unaligned insertion_sort took 30% more samples of a 30M build.)
+#define SIMDEX_HOT_LOOPS [[gnu::aligned(64)]]
+
 template <typename T>
-void insertion_sort(T* v, std::size_t n) {
+SIMDEX_HOT_LOOPS void insertion_sort(T* v, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i) {
     const T x = v[i];
     std::size_t j = i;
@@ -57,7 +62,8 @@ void insertion_sort(T* v, std::size_t n) {
 }
 
 template <typename T>
-void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data, uint32_t* cached);
+SIMDEX_HOT_LOOPS void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data,
+                                 uint32_t* cached);
 
 // One pass of sort_range with `end` (room for 2^max_bits counters) as its counters, then the sort
 // of each bucket (a short range, or one with no bits left, sorted as it is). `cached`: the free
@@ -124,7 +130,8 @@ void scatter_and_recurse(T* data, T* other, std::size_t n, unsigned bits, bool i
 // end in `data` when in_data, else in `other` (both ranges hold n values; the other one's contents
 // are lost). `cached` has room for the counters of the cached passes below this one.
 template <typename T>
-void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data, uint32_t* cached) {
+SIMDEX_HOT_LOOPS void sort_range(T* data, T* other, std::size_t n, unsigned bits, bool in_data,
+                                 uint32_t* cached) {
   if (n * sizeof(T) <= kCachedBytes) {
     scatter_and_recurse(data, other, n, bits, in_data, cached, kMaxCachedDigitBits, cached, true);
   } else {
