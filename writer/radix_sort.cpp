@@ -48,7 +48,7 @@ unsigned digit_bits(std::size_t n, unsigned max_bits, unsigned bits_left, bool c
 
 // The sort's innermost loops start where their function does: aligned, their place in the cache
 // lines (and a jump's place across a 32-byte boundary, which some Intel cores pay for) no longer
-// moves with unrelated code. (An unaligned insertion_sort took 30% more samples of a 30M build.)
+// moves with unrelated code. (Unaligned, insertion_sort took 25-40% more samples of a 30M build.)
 #define SIMDEX_HOT_LOOPS [[gnu::aligned(64)]]
 
 template <typename T>
