@@ -22,7 +22,8 @@ uint64_t default_memory_bytes() {
 namespace {
 // What the sort buffers and in-memory stores may take of the bound. The rest is left for what a
 // build holds besides them (the program, 1 MiB I/O buffers, the block index of the table being
-// written), so that the peak RSS of the whole process stays within the bound.
+// written, the tables' block directories: at most 1 MiB a table), so that the peak RSS of the
+// whole process stays within the bound.
 uint64_t sort_budget(uint64_t bound) { return bound - std::min<uint64_t>(bound / 8, uint64_t{64} << 20); }
 }  // namespace
 
