@@ -14,7 +14,21 @@
 
 namespace simdex::format::page_cache {
 
-std::size_t huge_page_bytes(int fd) {
+namespace {
+
+constexpr unsigned long kExt4 = 0xEF53;  // ext2, ext3, ext4
+
+// The type of the file system holding `fd` (statfs's f_type); 0 where it cannot be had.
+unsigned long file_system_type([[maybe_unused]] int fd) {
+#ifdef __linux__
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) == 0) return static_cast<unsigned long>(fs.f_type);
+#endif
+  return 0;
+}
+
+// huge_page_bytes for a file on a file system of type `type`.
+std::size_t huge_page_bytes_on(unsigned long type) {
   static const std::size_t kernel_bytes = [] {
     constexpr std::size_t kHuge = huge_pages::kPage;
     std::ifstream enabled("/sys/kernel/mm/transparent_hugepage/enabled");
@@ -25,12 +39,8 @@ std::size_t huge_page_bytes(int fd) {
       return std::size_t{0};
     return pmd == kHuge ? kHuge : std::size_t{0};
   }();
-  if (kernel_bytes == 0) return 0;
-#ifdef __linux__
-  struct statfs fs {};
-  if (::fstatfs(fd, &fs) != 0) return 0;
-  switch (static_cast<unsigned long>(fs.f_type)) {
-    case 0xEF53:      // ext2, ext3, ext4
+  switch (type) {
+    case kExt4:
     case 0x58465342:  // XFS
     case 0x9123683E:  // btrfs
     case 0x794C7630:  // overlayfs (a container's): its files' pages are those of the layer beneath
@@ -41,27 +51,25 @@ std::size_t huge_page_bytes(int fd) {
     default:
       return 0;
   }
-#else
-  (void)fd;
-  return 0;
-#endif
 }
+
+}  // namespace
+
+std::size_t huge_page_bytes(int fd) { return huge_page_bytes_on(file_system_type(fd)); }
 
 bool writes_cache_huge_folios(int fd) {
 #ifdef __linux__
-  if (huge_page_bytes(fd) == 0) return false;
   static const unsigned kernel = [] {  // major * 1000 + minor
     utsname u{};
     unsigned major = 0, minor = 0;
     if (::uname(&u) != 0 || std::sscanf(u.release, "%u.%u", &major, &minor) != 2) return 0u;
     return major * 1000 + minor;
   }();
-  struct statfs fs {};
-  if (::fstatfs(fd, &fs) != 0) return false;
   // ext4's regular files in large folios came with 6.16 (measured on 6.18: 4 and 8 MiB pwrites at
   // 2 MiB offsets left every region a 2 MiB folio). Others (XFS, btrfs, an overlay of either) are
   // left to cache_in_huge_pages: not measured here.
-  return static_cast<unsigned long>(fs.f_type) == 0xEF53 && kernel >= 6016;
+  const unsigned long type = file_system_type(fd);
+  return type == kExt4 && huge_page_bytes_on(type) != 0 && kernel >= 6016;
 #else
   (void)fd;
   return false;
