@@ -36,6 +36,12 @@ BlockDirectoryLayout::BlockDirectoryLayout(std::vector<uint8_t> directory_bits)
   bytes = at;
 }
 
+BlockDirectoryLayout BlockDirectoryLayout::written_for(std::span<const uint64_t> block_counts) {
+  std::vector<uint8_t> bits;
+  for (uint64_t count : block_counts) bits.push_back(static_cast<uint8_t>(directory_bits_for(count)));
+  return BlockDirectoryLayout(std::move(bits));
+}
+
 std::vector<uint8_t> BlockDirectoryLayout::encode_head() const {
   std::vector<uint8_t> head(pad8(kHeadBytes + bits.size()), 0);
   store_le32(head.data(), static_cast<uint32_t>(bits.size()));
@@ -101,9 +107,7 @@ std::vector<uint8_t> encode_directory_entries(std::span<const uint64_t> keys) {
 void encode_block_directory(std::span<const uint64_t> block_counts,
                             const std::function<uint64_t(uint32_t table, uint64_t block)>& key,
                             const std::function<void(std::span<const uint8_t>)>& write) {
-  std::vector<uint8_t> bits;
-  for (uint64_t count : block_counts) bits.push_back(static_cast<uint8_t>(directory_bits_for(count)));
-  const BlockDirectoryLayout layout(std::move(bits));
+  const BlockDirectoryLayout layout = BlockDirectoryLayout::written_for(block_counts);
   write(layout.encode_head());
   constexpr std::size_t kChunk = 1 << 14;  // entries per write
   std::vector<uint8_t> out;

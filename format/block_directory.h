@@ -32,6 +32,8 @@ struct BlockDirectoryLayout {
   uint64_t bytes = 0;                    // the section's size
 
   explicit BlockDirectoryLayout(std::vector<uint8_t> directory_bits);
+  // The layout simdex writes for tables of these block counts (d_t = directory_bits_for).
+  static BlockDirectoryLayout written_for(std::span<const uint64_t> block_counts);
   // The head: directory_table_count, reserved, directory_bits, padding (entries_offset[0] bytes).
   std::vector<uint8_t> encode_head() const;
   // The open rules of §5.3 for a section of `section` bytes in a file whose tables have these block

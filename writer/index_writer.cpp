@@ -244,8 +244,8 @@ std::array<SectionEntry, 3> write_table_sections(AtomicFile& file, uint32_t t, u
 // little-endian machine), written at the file's position in parts on `threads` threads at once,
 // with the checksum the caller computed. (One thread converting, hashing and buffering 4 KiB at a
 // time took 0.29 s for the 240 MB of ids at 30M, after the last table, where a 16-thread build's
-// other threads wait.) Part boundaries lie on the file's 2 MiB regions, so that each write fills whole ones
-// (AtomicFile::cache_regions).
+// other threads wait.) Part boundaries lie on the file's 2 MiB regions, so that each write fills
+// whole ones (AtomicFile::cache_regions).
 SectionEntry write_u64s_in_parts(AtomicFile& file, SectionKind kind, std::span<const uint64_t> values,
                                  uint64_t checksum, unsigned threads) {
   constexpr uint64_t kRegion = uint64_t{2} << 20, kLeastPart = uint64_t{8} << 20;
@@ -254,7 +254,8 @@ SectionEntry write_u64s_in_parts(AtomicFile& file, SectionKind kind, std::span<c
   const auto parts =
       static_cast<unsigned>(std::clamp<uint64_t>(bytes / kLeastPart, 1, std::max(1u, threads)));
   auto boundary = [&](std::size_t s) {  // where part s starts in the section
-    if (s == 0 || s == parts) return s == 0 ? 0 : bytes;
+    if (s == 0) return uint64_t{0};
+    if (s == parts) return bytes;
     const uint64_t from = at + format::part_range(bytes, s, parts).first;
     return std::min(bytes, (from + kRegion - 1) / kRegion * kRegion - at);
   };
@@ -354,10 +355,9 @@ class FileWriter {
 
   // BLOCK_DIRECTORY (spec §5.3): the head, then each table's entries (describe_table).
   void write_block_directory() {
-    std::vector<uint8_t> bits;
-    for (const format::TableDescriptor& d : region_.tables)
-      bits.push_back(static_cast<uint8_t>(format::directory_bits_for(d.block_count)));
-    const std::vector<uint8_t> head = format::BlockDirectoryLayout(std::move(bits)).encode_head();
+    std::vector<uint64_t> block_counts;
+    for (const format::TableDescriptor& d : region_.tables) block_counts.push_back(d.block_count);
+    const std::vector<uint8_t> head = format::BlockDirectoryLayout::written_for(block_counts).encode_head();
     sections_.write(head.data(), head.size());
     for (const std::vector<uint8_t>& entries : directory_entries_)
       sections_.write(entries.data(), entries.size());

@@ -225,4 +225,6 @@ void radix_sort(std::span<Pair> pairs, std::span<Pair> scratch, unsigned threads
   sort_all(pairs, scratch, threads);
 }
 
+#undef SIMDEX_HOT_LOOPS  // this file's own: not into the next file of a unity build
+
 }  // namespace simdex::writer
