@@ -85,22 +85,37 @@ std::vector<uint8_t> SetManifest::encode() const {
 
 uint64_t SetManifest::checksum() const { return load_le64(encode().data() + 56); }
 
-SetManifest SetManifest::decode(const uint8_t* data, std::size_t size) {
+namespace {
+// Rules 1 to 4 of spec/SET.md §5: what the file of `size` bytes must be before its checksum is
+// read (`data` holds its first 64 bytes, or all of a shorter file).
+void check_identity(const uint8_t* data, uint64_t size) {
   if (size < kSetHeaderBytes)
     fail(errc::file_too_small, std::to_string(size) + " bytes, a manifest has at least 64");
-  if (!has_set_magic(data, size)) fail(errc::bad_magic, "not a simdex set manifest (bad magic)");
-  SetManifest m;
-  m.version_major = load_le16(data + 8);
-  m.version_minor = load_le16(data + 10);
-  if (m.version_major != kSetVersionMajor)
-    fail(errc::unsupported_version, "version " + std::to_string(m.version_major) + "." +
-                                        std::to_string(m.version_minor) + ", this reader reads 1.x");
+  if (!has_set_magic(data, kSetHeaderBytes)) fail(errc::bad_magic, "not a simdex set manifest (bad magic)");
+  const uint16_t major = load_le16(data + 8), minor = load_le16(data + 10);
+  if (major != kSetVersionMajor)
+    fail(errc::unsupported_version,
+         "version " + std::to_string(major) + "." + std::to_string(minor) + ", this reader reads 1.x");
   const uint64_t manifest_bytes = load_le64(data + 16);
   if (manifest_bytes != size)
     fail(errc::file_size_mismatch, "manifest_bytes is " + std::to_string(manifest_bytes) + ", the file has " +
                                        std::to_string(size) + " (truncated or extended)");
+}
+}  // namespace
+
+void SetManifest::reject_oversized(const uint8_t* head, uint64_t size) {
+  check_identity(head, size);
+  fail(errc::set_layout, std::to_string(size) + " bytes, more than any manifest's entries fill (at most " +
+                             std::to_string(kMaxManifestBytes) + ")");
+}
+
+SetManifest SetManifest::decode(const uint8_t* data, std::size_t size) {
+  check_identity(data, size);
   if (manifest_checksum(data, size) != load_le64(data + 56))
     fail(errc::manifest_checksum, "manifest_checksum does not match");
+  SetManifest m;
+  m.version_major = load_le16(data + 8);
+  m.version_minor = load_le16(data + 10);
   m.generation = load_le64(data + 24);
   const uint32_t member_count = load_le32(data + 32), tombstone_count = load_le32(data + 36);
   m.block_bytes = load_le32(data + 40);
@@ -182,12 +197,23 @@ std::vector<uint8_t> Tombstone::encode() const {
   return out;
 }
 
+void Tombstone::check_size(uint64_t size, const SetEntry& entry) {
+  auto bad = [&](const std::string& what) {
+    throw Error(errc::bad_tombstone, "tombstone '" + entry.name + "': " + what);
+  };
+  if (size != entry.file_bytes)
+    bad(std::to_string(size) + " bytes, the manifest says " + std::to_string(entry.file_bytes));
+  // A tombstone of n ids has 32 + 8n bytes: an entry at odds with itself is refused unread.
+  if (entry.count > (UINT64_MAX - kTombstoneHeaderBytes) / 8 || size != kTombstoneHeaderBytes + 8 * entry.count)
+    bad(std::to_string(size) + " bytes, not those of the " + std::to_string(entry.count) +
+        " ids its manifest entry counts (32 + 8 a id)");
+}
+
 Tombstone Tombstone::decode(const uint8_t* data, std::size_t size, const SetEntry& entry) {
   auto bad = [&](const std::string& what) -> Error {
     return Error(errc::bad_tombstone, "tombstone '" + entry.name + "': " + what);
   };
-  if (size != entry.file_bytes)
-    throw bad(std::to_string(size) + " bytes, the manifest says " + std::to_string(entry.file_bytes));
+  check_size(size, entry);
   if (checksum64(data, size) != entry.checksum) throw bad("XXH3-64 does not match the manifest");
   if (size < kTombstoneHeaderBytes || std::memcmp(data, kTombstoneMagic.data(), kTombstoneMagic.size()) != 0)
     throw bad("not a tombstone file (bad magic)");

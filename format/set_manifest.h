@@ -21,6 +21,9 @@ inline constexpr std::size_t kSetHeaderBytes = 64;
 inline constexpr std::size_t kSetEntryBytes = 48;  // before the name
 inline constexpr std::size_t kMaxNameBytes = 255;
 inline constexpr std::size_t kTombstoneHeaderBytes = 32;
+// The largest manifest rules 7 and 8 allow: 65536 members and 65536 tombstones, each an entry and a
+// 255-byte name padded to 256 (about 40 MB). A reader reads no more of a larger file than this.
+inline constexpr uint64_t kMaxManifestBytes = kSetHeaderBytes + 2 * uint64_t{kMaxSetEntries} * (kSetEntryBytes + 256);
 
 // One member or tombstone of the manifest (spec/SET.md §2.2).
 struct SetEntry {
@@ -46,6 +49,10 @@ struct SetManifest {
   uint64_t checksum() const;  // the manifest_checksum of encode()
   // Checks rules 1 to 10 of spec/SET.md §5 in order; throws Error named by the first broken one.
   static SetManifest decode(const uint8_t* data, std::size_t size);
+  // The same for a file of `size` > kMaxManifestBytes bytes, of which `head` holds the first 64:
+  // rules 1 to 4 on its header, else rule 8 (its entries cannot fill it), as spec/SET.md §5 allows
+  // without reading the file for rule 5. Always throws.
+  [[noreturn]] static void reject_oversized(const uint8_t* head, uint64_t size);
 };
 
 // True when the bytes start with the set magic (how Index::open tells a set from an index file).
@@ -59,8 +66,11 @@ struct Tombstone {
   std::vector<uint64_t> ids;  // strictly ascending
 
   std::vector<uint8_t> encode() const;
-  // Checks rule 13 of spec/SET.md §5 against the manifest's entry; throws Error(bad_tombstone).
+  // Checks rule 14 of spec/SET.md §5 against the manifest's entry; throws Error(bad_tombstone).
   static Tombstone decode(const uint8_t* data, std::size_t size, const SetEntry& entry);
+  // Its first check alone, for a reader that knows the file's size before it reads it: throws
+  // Error(bad_tombstone) when `size` is not the entry's.
+  static void check_size(uint64_t size, const SetEntry& entry);
 };
 
 }  // namespace simdex::format

@@ -33,7 +33,7 @@ MemberPlan plan_members(const std::string& path, int ranks, Assign how) {
   MemberPlan plan;
   plan.is_set = set::starts_with_set_magic(path);
   if (plan.is_set) {
-    const std::vector<uint8_t> bytes = set::read_whole_file(path);
+    const std::vector<uint8_t> bytes = set::read_manifest(path);
     const format::SetManifest m = format::SetManifest::decode(bytes.data(), bytes.size());
     for (const auto& e : m.members) {
       plan.names.push_back(e.name);
@@ -70,7 +70,7 @@ std::vector<std::string> files_read(const std::string& path) {
   std::vector<std::string> files{path};
   if (!set::starts_with_set_magic(path)) return files;
   try {
-    const std::vector<uint8_t> bytes = set::read_whole_file(path);
+    const std::vector<uint8_t> bytes = set::read_manifest(path);
     const format::SetManifest m = format::SetManifest::decode(bytes.data(), bytes.size());
     for (const auto* list : {&m.members, &m.tombstones})
       for (const auto& e : *list) files.push_back(set::entry_path(path, e.name));

@@ -110,7 +110,7 @@ std::string checked_set_path(std::string path) {
   return path;
 }
 
-std::vector<uint8_t> read_whole_file(const std::string& path) {
+std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes, uint64_t* size) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   struct stat st {};
   if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -120,7 +120,8 @@ std::vector<uint8_t> read_whole_file(const std::string& path) {
       throw Error(errc::io, "cannot open '" + path + "': " + std::strerror(err));
     throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
   }
-  std::vector<uint8_t> bytes(static_cast<std::size_t>(st.st_size));
+  if (size) *size = static_cast<uint64_t>(st.st_size);
+  std::vector<uint8_t> bytes(static_cast<std::size_t>(std::min<uint64_t>(st.st_size, max_bytes)));
   const ssize_t r = io::pread_full(fd, bytes.data(), bytes.size(), 0);
   if (r < 0 || static_cast<std::size_t>(r) < bytes.size()) {
     const int err = errno;
@@ -129,6 +130,17 @@ std::vector<uint8_t> read_whole_file(const std::string& path) {
   }
   ::close(fd);
   return bytes;
+}
+
+std::vector<uint8_t> read_manifest(const std::string& path) {
+  uint64_t size = 0;
+  std::vector<uint8_t> bytes = read_whole_file(path, format::kMaxManifestBytes, &size);
+  if (size <= format::kMaxManifestBytes) return bytes;
+  try {
+    format::SetManifest::reject_oversized(bytes.data(), size);
+  } catch (const Error& e) {
+    throw Error(e.code(), "'" + path + "': " + e.detail());
+  }
 }
 
 void require_regular_file(const std::string& path) {

@@ -37,9 +37,14 @@ std::string pending_entry_path(const std::string& manifest_path, const std::stri
 void publish_entry_file(const std::string& manifest_path, const std::string& pending,
                         const std::string& name);
 
-// The whole file; Error(member_missing) when it is absent or not a regular file (as rule 11 says),
-// Error(io) when it cannot be read.
-std::vector<uint8_t> read_whole_file(const std::string& path);
+// The whole file, or its first `max_bytes` when it has more (so that a hostile size costs no
+// memory); `size`, when given, gets the file's size. Error(member_missing) when it is absent or not
+// a regular file (as rule 12 says), Error(io) when it cannot be read.
+std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes = UINT64_MAX,
+                                     uint64_t* size = nullptr);
+// A manifest's bytes, for SetManifest::decode: the whole file, read only when it is no larger than
+// the largest manifest; a larger file is refused by the first rule of spec/SET.md §5 it breaks.
+std::vector<uint8_t> read_manifest(const std::string& path);
 // Error(member_missing) unless `path` is a regular file (following links).
 void require_regular_file(const std::string& path);
 // Whether `path` exists and its first 8 bytes are the set magic.

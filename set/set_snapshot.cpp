@@ -47,7 +47,9 @@ std::shared_ptr<const Index> open_member(const std::string& manifest_path, const
 }
 
 format::Tombstone read_tombstone(const std::string& manifest_path, const format::SetEntry& e) {
-  const auto bytes = read_whole_file(entry_path(manifest_path, e.name));
+  uint64_t size = 0;
+  const auto bytes = read_whole_file(entry_path(manifest_path, e.name), e.file_bytes, &size);
+  format::Tombstone::check_size(size, e);  // before a larger file is read whole
   return format::Tombstone::decode(bytes.data(), bytes.size(), e);
 }
 
@@ -69,7 +71,7 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
                                                      const SetSnapshot* previous) {
   // A writer may publish a new manifest and remove the files of the old one while we open them:
   // when a member is missing or differs, the manifest is read again, and a changed one is retried.
-  std::vector<uint8_t> bytes = read_whole_file(path);
+  std::vector<uint8_t> bytes = read_manifest(path);
   for (int attempt = 0;; ++attempt) {
     auto s = std::make_shared<SetSnapshot>();
     s->path_ = reopen_path(path);  // a link stays a link: reopen() follows it again
@@ -120,7 +122,7 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
       if (!is_set_rule(e.code()) || attempt >= 50) throw;
       std::vector<uint8_t> again;
       try {
-        again = read_whole_file(path);
+        again = read_manifest(path);
       } catch (const Error&) {  // the manifest unreadable now: the first error says why
         throw e;
       }

@@ -82,7 +82,7 @@ struct SetWriter::State {
   void require_unchanged_manifest() const {
     struct stat st {};
     const bool present = ::lstat(path.c_str(), &st) == 0;
-    if (present == manifest.has_value() && (!present || set::read_whole_file(path) == manifest_bytes)) return;
+    if (present == manifest.has_value() && (!present || set::read_manifest(path) == manifest_bytes)) return;
     throw Error(errc::io,
                 "the manifest '" + path +
                     "' changed while this writer held the set's lock (written by something that does "
@@ -206,9 +206,9 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
   struct stat st {};
   if (::stat(state_->path.c_str(), &st) != 0) return;  // created by the first add
   try {
-    std::vector<uint8_t> bytes = set::read_whole_file(state_->path);
-    if (!format::has_set_magic(bytes.data(), bytes.size()))
+    if (S_ISREG(st.st_mode) && !set::starts_with_set_magic(state_->path))  // not read whole: may be large
       throw Error(errc::usage, "'" + state_->path + "' exists and is not an index set manifest");
+    std::vector<uint8_t> bytes = set::read_manifest(state_->path);
     try {
       state_->manifest = format::SetManifest::decode(bytes.data(), bytes.size());
     } catch (const Error& e) {

@@ -7,6 +7,7 @@
 #include "format/block_directory.h"
 #include "format/checksum.h"
 #include "format/header_region.h"
+#include "format/tagged_sections.h"
 #include "reader/index_impl.h"
 #include "simdex/builder.h"
 #include "writer/atomic_file.h"
@@ -73,6 +74,13 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
       entry.bytes += b.size();
     });
     entry.checksum = hash.digest();
+    if (region.tagged.size() >= format::kMaxTaggedSections)
+      throw Error(errc::usage, "'" + input + "' has " + std::to_string(region.tagged.size()) +
+                                   " tagged sections besides a block directory, and format " +
+                                   std::to_string(format::kVersionMajor) + "." +
+                                   std::to_string(format::kVersionMinor) + " allows " +
+                                   std::to_string(format::kMaxTaggedSections) +
+                                   " with it: it cannot be upgraded; rebuild it from its input");
     region.tagged.push_back(entry);
     std::sort(region.tagged.begin(), region.tagged.end(),
               [](const auto& a, const auto& b) { return a.tag < b.tag; });

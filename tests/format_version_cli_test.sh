@@ -78,6 +78,23 @@ same "a 2.2 file keeps its directory" "$dir/partial.sdx" "$good/directory_partia
 check "upgrade refuses a corrupt file" 1 "$simdex" upgrade "$src/tests/conformance/bad/block_checksum__stored.sdx" -o "$dir/x.sdx"
 expect_grep "corrupt: names the rule" "block_checksum" "$dir/err"
 if [ -e "$dir/x.sdx" ]; then bad "a refused upgrade wrote its output"; else ok; fi
+# A 2.0 file with the 1024 tagged sections 2.0 allows has no room for the directory: refused, unwritten.
+python3 - "$src/spec/reference" "$good/paper4.sdx" "$dir/full.sdx" <<'PY' || bad "a 2.0 file of 1024 tagged sections was not made"
+import sys
+sys.path.insert(0, sys.argv[1])
+import simdex_ref
+src = simdex_ref.open_index(sys.argv[2])  # its tables
+pairs = [(i * 0x9E3779B97F4A7C15 % 2**64, i) for i in range(100)]
+tagged = [(0x80000000 + i, 0, bytes(8)) for i in range(1024)]
+with open(sys.argv[3], "wb") as f:
+    f.write(simdex_ref.build_bytes(pairs, [(t.source_bit, t.prefix_bits) for t in src.tables], 64,
+                                   src.max_distance, "spec-full", version_minor=0, tagged=tagged,
+                                   directory=False))
+PY
+check "a 2.0 file of 1024 tagged sections verifies" 0 "$simdex" verify "$dir/full.sdx"
+check "upgrade refuses a file with no room for the directory" 2 "$simdex" upgrade "$dir/full.sdx" -o "$dir/full2.sdx"
+expect_grep "upgrade says why" "has 1024 tagged sections besides a block directory, and format 2.2 allows 1024 with it: it cannot be upgraded" "$dir/err"
+if [ -e "$dir/full2.sdx" ]; then bad "a refused upgrade wrote its output"; else ok; fi
 check "upgrade: no stdin" 2 "$simdex" upgrade - -o "$dir/y.sdx"
 check "upgrade --help" 0 "$simdex" upgrade --help
 expect_grep "help teaches" "byte for byte" "$dir/out"

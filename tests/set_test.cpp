@@ -348,6 +348,50 @@ TEST_CASE("a corrupt, missing, swapped or truncated member is a clear error") {
   CHECK(open_error(s) == "bad_tombstone");
 }
 
+TEST_CASE("a manifest or tombstone far larger than it can be is refused unread, by the rule it breaks") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}, {0x20, 2}});
+  SetWriter(s).remove(std::vector<uint64_t>{2});
+  const std::vector<uint8_t> manifest = read_bytes(s);
+  const uint64_t huge = uint64_t{1} << 40;  // sparse: a reader that allocated it whole would fail
+  // The manifest's header at the start of a file of `huge` bytes, `patch` applied to it.
+  auto oversized = [&](const std::function<void(uint8_t*)>& patch) {
+    std::vector<uint8_t> head(manifest.begin(), manifest.begin() + format::kSetHeaderBytes);
+    patch(head.data());
+    const std::string path = dir.file("big.sdxs");
+    std::filesystem::remove(path);
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(head.data()), head.size());
+    std::filesystem::resize_file(path, huge);
+    return open_error(path);
+  };
+  CHECK(oversized([](uint8_t*) {}) == "file_size_mismatch");
+  CHECK(oversized([&](uint8_t* h) { format::store_le64(h + 16, huge); }) == "set_layout");
+  CHECK(oversized([&](uint8_t* h) { format::store_le16(h + 8, 2); }) == "unsupported_version");
+  CHECK(oversized([&](uint8_t* h) { h[1] ^= 1; }) == "bad_magic");
+  CHECK(format::kMaxManifestBytes == 64 + 2 * 65536 * (48 + 256));
+  // A tombstone file of `huge` bytes where its entry says 40: refused by its size, unread; and an
+  // entry whose size is not 32 + 8 * its id count.
+  format::SetManifest m = read_manifest(s);
+  REQUIRE(m.tombstones.size() == 1);
+  const std::string tomb = set::entry_path(s, m.tombstones[0].name);
+  const auto tomb_bytes = read_bytes(tomb);
+  std::filesystem::resize_file(tomb, huge);
+  CHECK(open_error(s) == "bad_tombstone");
+  std::filesystem::resize_file(tomb, 0);
+  std::ofstream(tomb, std::ios::binary).write(reinterpret_cast<const char*>(tomb_bytes.data()), tomb_bytes.size());
+  CHECK(open_error(s) == "ok");
+  m.tombstones[0].count = 2;
+  write_manifest(s, m);
+  try {
+    Index::open(s);
+    FAIL("an entry at odds with its size was accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == errc::bad_tombstone);
+    CHECK(std::string(e.what()).find("not those of the 2 ids") != std::string::npos);
+  }
+}
+
 TEST_CASE("a manifest naming files outside its directory is refused") {
   TempDir dir;
   const std::string s = dir.file("s.sdxs");
