@@ -21,6 +21,7 @@
 #include "cli/progress.h"
 #include "cli/table_options.h"
 #include "cli/text_options.h"
+#include "cli/threads_option.h"
 #include "io/fd_io.h"
 #include "io/input_stream.h"
 #include "simdex/builder.h"
@@ -84,6 +85,11 @@ std::string system_tmp_dir() {
 void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const bool to_stdout = a.output == "-";
+  std::error_code ec;
+  if (!a.text && a.input != "-" && std::filesystem::is_directory(a.input, ec))
+    throw Error(errc::usage, "input " + printable(a.input) +
+                                 " is a directory: build reads fingerprint lines from a file (with --text, "
+                                 "it fingerprints the directory's documents)");
   if (!to_stdout) writer::refuse_input_as_output(a.input, a.output);
   if (!a.text && !a.text_options.paths_file.empty())
     throw Error(errc::usage,
@@ -162,7 +168,7 @@ void add_build_command(CLI::App& app) {
       ->required();
   cmd->add_option("input", args->input, "Input file, or - for stdin (default)");
   add_table_options(*cmd, *args, TablesOf::index, "Table scheme (see the list below)");
-  cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_threads_option(*cmd, args->threads);
   cmd->add_option(
       "--memory", args->memory,
       "Memory bound, e.g. 512M or 2G (default: a quarter of physical memory); beyond it the sort spills "

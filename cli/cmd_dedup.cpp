@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/text_options.h"
+#include "cli/threads_option.h"
 #include "simdex/builder.h"
 #include "simdex/dedup.h"
 #include "simdex/error.h"
@@ -149,7 +150,7 @@ void add_dedup_command(CLI::App& app) {
   cmd->add_option("--tmp-dir", args->tmp_dir,
                   "Directory of temporary files: the index, sort runs, a copy of stdin (default: the "
                   "output's directory; the system's with -o -)");
-  cmd->add_option("--threads", args->threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_threads_option(*cmd, args->threads);
   add_text_options(*cmd, args->text);
   cmd->remove_option(cmd->get_option("--key-map"));  // dedup's key map goes beside --index
   add_progress_flags(*cmd, args->quiet, args->progress, "No progress, no summary");

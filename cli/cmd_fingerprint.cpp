@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/output_style.h"
 #include "cli/text_options.h"
+#include "cli/threads_option.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -70,8 +71,7 @@ void add_fingerprint_command(CLI::App& app) {
       "string (or a directory's path)");
   add_base_flags(*cmd, args->style, true);
   add_progress_flags(*cmd, args->quiet, args->progress);
-  cmd->add_option("--threads", args->text.threads, "Worker threads (0: all cores); the output is the same")
-      ->capture_default_str();
+  add_threads_option(*cmd, args->text.threads, "Worker threads (0: all cores); the output is the same");
   add_text_options(*cmd, args->text);
   cmd->footer(
       "Output: one line a document, `FINGERPRINT<TAB>ID`, FINGERPRINT as 0x and 16 hex digits (--dec:\n"

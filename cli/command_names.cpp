@@ -79,13 +79,21 @@ std::string unknown_options(const CLI::App& app) {
     for (const std::string& n : o->get_lnames()) names.push_back("--" + n);
     for (const std::string& n : o->get_snames()) names.push_back("-" + n);
   }
+  // What the app itself did not take, when a command was named: given before the command.
+  const std::vector<std::string> before = cmd == &app ? std::vector<std::string>() : app.remaining(false);
   std::string message;
   for (const std::string& arg : app.remaining(true)) {
     if (arg.size() < 2 || arg[0] != '-') continue;
     const std::string name = arg.substr(0, arg.find('='));
+    message += message.empty() ? "" : "; ";
+    if (std::find(before.begin(), before.end(), arg) != before.end() &&
+        std::find(names.begin(), names.end(), name) != names.end()) {
+      message += "option " + name + " comes before the command: give it after `" + app.get_name() + " " +
+                 cmd->get_name() + "`";
+      continue;
+    }
     const std::string guess = nearest(name, names);
-    message += (message.empty() ? "" : "; ") + std::string("unknown option ") + name +
-               (guess.empty() ? "" : " (did you mean " + guess + "?)");
+    message += "unknown option " + name + (guess.empty() ? "" : " (did you mean " + guess + "?)");
   }
   if (!message.empty()) message += " (" + help_of(app, cmd) + " lists them)";
   return message;
@@ -93,8 +101,9 @@ std::string unknown_options(const CLI::App& app) {
 
 int report_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& out, std::ostream& err) {
   std::ostringstream text;
-  const std::string unknown =
-      dynamic_cast<const CLI::ExtrasError*>(&e) ? unknown_options(app) : std::string();
+  // An unknown option is the cause whatever CLI11 reported (a required argument is missing when
+  // the option took its place), so it comes first.
+  const std::string unknown = e.get_exit_code() != 0 ? unknown_options(app) : std::string();
   int rc = 2;
   if (!unknown.empty())
     text << app.get_name() << ": usage: " << unknown << "\n";
@@ -102,6 +111,13 @@ int report_parse_error(CLI::App& app, const CLI::ParseError& e, std::ostream& ou
     // CLI11's message, then its "Run with --help for more information.": one line, as simdex's own.
     std::string message = text.str().substr(0, text.str().find('\n'));
     if (message == "A subcommand is required") message = "a command is required";
+    // "Could not convert: --threads = 99999999999": a number out of its type's range or no number.
+    if (const std::string head = "Could not convert: ", eq = " = ";
+        message.starts_with(head) && message.find(eq) != std::string::npos) {
+      const std::size_t at = message.find(eq);
+      message = message.substr(head.size(), at - head.size()) + " " + message.substr(at + eq.size()) +
+                ": not a value it takes (a number too large, negative or not a number)";
+    }
     text.str("");
     text << app.get_name() << ": usage: " << message << " (" << help_of(app, parsed_command(app))
          << " says more)\n";

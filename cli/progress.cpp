@@ -39,26 +39,30 @@ std::string human_count(double value, Progress::Unit unit) {
 }
 
 void add_progress_flags(CLI::App& cmd, bool& quiet, bool& progress, const char* quiet_help) {
-  cmd.add_flag("-q,--quiet", quiet,
-               quiet_help ? quiet_help : "No progress bar (shown only when stderr is a terminal)");
-  cmd.add_flag("--progress", progress, "Show progress on stderr even when it is not a terminal");
+  CLI::Option* q = cmd.add_flag("-q,--quiet", quiet,
+                                quiet_help ? quiet_help : "No progress bar (shown only when stderr is a terminal)");
+  cmd.add_flag("--progress", progress,
+               "Show progress on stderr even when it is not a terminal (then a line every 10 s, for logs)")
+      ->excludes(q);
 }
 
-Progress::Progress(bool enabled) : enabled_(enabled) {}
+Progress::Progress(bool enabled) : enabled_(enabled), terminal_(enabled && stderr_is_terminal()) {}
 
 bool Progress::stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
 
 void Progress::update(std::string_view stage, uint64_t done, uint64_t total, Unit unit) {
   if (!enabled_) return;
   const auto now = clock::now();
-  if (stage != stage_) {
-    stage_ = stage;
-  } else if (showing_ && now - last_ < std::chrono::milliseconds(250) && done != total) {
-    return;
-  }
-  last_ = now;
+  const bool end = total > 0 && done == total;
+  if (terminal_ && stage == stage_ && showing_ && now - last_ < std::chrono::milliseconds(250) && !end) return;
   auto start = std::find_if(starts_.begin(), starts_.end(), [&](const auto& s) { return s.first == stage; });
-  if (start == starts_.end()) start = starts_.insert(starts_.end(), {std::string(stage), now});
+  const bool new_stage = start == starts_.end();
+  // A log gets a line when a stage starts, when it ends (once), and every 10 seconds between.
+  if (!terminal_ && !new_stage && (end ? stage == stage_ && logged_end_ : now - last_ < std::chrono::seconds(10)))
+    return;
+  if (new_stage) start = starts_.insert(starts_.end(), {std::string(stage), now});
+  stage_ = stage;
+  last_ = now;
   const double seconds = std::chrono::duration<double>(now - start->second).count();
   const double rate = seconds > 0.2 ? static_cast<double>(done) / seconds : 0;
   std::string line = stage_ + " ";
@@ -76,6 +80,12 @@ void Progress::update(std::string_view stage, uint64_t done, uint64_t total, Uni
     line += "  " + human_count(rate, unit) + "/s";
     if (total > done) line += "  ETA " + duration(static_cast<double>(total - done) / rate);
   }
+  if (!terminal_) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+    logged_end_ = end;
+    return;
+  }
   const std::size_t shown = line.size();
   if (shown < width_) line.append(width_ - shown, ' ');  // clears the longer line before
   width_ = shown;
@@ -85,7 +95,7 @@ void Progress::update(std::string_view stage, uint64_t done, uint64_t total, Uni
 }
 
 void Progress::finish() {
-  if (showing_) std::fputc('\n', stderr);
+  if (showing_ && terminal_) std::fputc('\n', stderr);
   showing_ = false;
   width_ = 0;
   stage_.clear();

@@ -1,6 +1,8 @@
 // A progress bar on stderr for long work: stage, bar, done/total, rate and ETA, redrawn in place at
-// most four times a second. Shown only when stderr is a terminal and --quiet is not given (or when
-// forced: build --progress), so pipes and logs never get it.
+// most four times a second. Shown only when stderr is a terminal and --quiet is not given, or when
+// forced (--progress): then on a stderr that is not a terminal (a log, a job's captured stderr) it
+// is a line of its own when a stage starts, every 10 seconds and when a stage is done, never
+// redrawn with '\r', so that a log reads line by line.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -32,7 +34,9 @@ class Progress {
  private:
   using clock = std::chrono::steady_clock;
   bool enabled_;
-  bool showing_ = false;
+  bool terminal_;            // stderr is one: the bar is redrawn in place; else a line now and then
+  bool showing_ = false;      // a bar is on the terminal's last line
+  bool logged_end_ = false;   // not a terminal: the last line written was the end of stage_
   std::string stage_;
   clock::time_point last_{};
   std::vector<std::pair<std::string, clock::time_point>> starts_;  // of each stage seen
@@ -40,7 +44,7 @@ class Progress {
 };
 
 // -q/--quiet (no progress bar) and --progress (a bar even when stderr is not a terminal: a log, a
-// job's captured stderr), as every long-running command has them.
+// job's captured stderr), as every long-running command has them; the two exclude each other.
 void add_progress_flags(CLI::App& cmd, bool& quiet, bool& progress, const char* quiet_help = nullptr);
 
 // A batch job's progress (BatchOptions::progress) on `progress`: the job's own stage as "JOB: UNIT"

@@ -1,6 +1,7 @@
 #include "cli/search_options.h"
 
 #include "cli/progress.h"
+#include "cli/threads_option.h"
 
 namespace simdex::cli {
 
@@ -10,7 +11,7 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
       ->check(CLI::Range(0, 64));
   add_progress_flags(cmd, args.quiet, args.progress);
   if (threads) {
-    cmd.add_option("--threads", args.threads, "Threads (default: all cores)")->check(CLI::Range(1, 4096));
+    add_threads_option(cmd, args.threads);
     cmd.add_flag(
         "--force", args.force,
         "Go on when the index's prefixes would make the work explode (by default refused above about "

@@ -4,6 +4,7 @@
 
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/threads_option.h"
 
 namespace simdex::cli {
 
@@ -16,7 +17,7 @@ void add_set_write_options(CLI::App& cmd, SetWriteArgs& args) {
                  "Memory bound of merges, e.g. 512M or 2G (default: a quarter of physical memory)");
   cmd.add_option("--tmp-dir", args.tmp_dir,
                  "Directory for temporary sort files (default: the set's directory)");
-  cmd.add_option("--threads", args.threads, "Worker threads (0: all cores)")->capture_default_str();
+  add_threads_option(cmd, args.threads);
   add_progress_flags(cmd, args.quiet, args.progress, "No progress, no summary");
 }
 

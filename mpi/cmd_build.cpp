@@ -13,6 +13,7 @@
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/table_options.h"
+#include "cli/threads_option.h"
 #include "format/set_manifest.h"
 #include "mpi/commands.h"
 #include "mpi/input_shares.h"
@@ -68,17 +69,15 @@ void run_build(const BuildArgs& a) {
     options.memory_bytes = a.memory.empty() ? default_memory_bytes() / world.local_ranks()
                                             : cli::parse_size(a.memory, "--memory");
     options.temp_dir = cli::temp_dir_for(a.tmp_dir, a.output);
-    const std::string dir = set::set_directory(a.output);
+    writer::require_target_directory(a.output);
     std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec))
-      throw Error(errc::io, "cannot write " + a.output + ": directory '" + dir + "' does not exist");
     if (world.root()) {
       set::checked_set_path(a.output);
       lock.lock.emplace(a.output, false);
       if (std::filesystem::exists(a.output, ec)) {  // replaced: the new generations follow the old
         if (!set::starts_with_set_magic(a.output))
           throw Error(errc::usage, "'" + a.output + "' exists and is not an index set manifest");
-        const std::vector<uint8_t> bytes = set::read_whole_file(a.output);
+        const std::vector<uint8_t> bytes = set::read_manifest(a.output);
         const format::SetManifest old = format::SetManifest::decode(bytes.data(), bytes.size());
         base = old.generation;
         if (base > UINT64_MAX - ranks)
@@ -234,7 +233,7 @@ void add_build_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "The set's manifest to write (e.g. docs.sdxs)")->required();
   cmd->add_option("input", args->inputs, "Input files")->required();
   cli::add_table_options(*cmd, *args, cli::TablesOf::index, "Table scheme (see `simdex build --help`)");
-  cmd->add_option("--threads", args->threads, "Threads per rank (default: the machine's cores / its ranks)");
+  cli::add_threads_option(*cmd, args->threads, "Threads per rank (0: the machine's cores / its ranks)");
   cmd->add_option("--memory", args->memory,
                   "Memory bound per rank, e.g. 2G (default: a quarter of physical memory / its ranks)");
   cmd->add_option("--tmp-dir", args->tmp_dir,

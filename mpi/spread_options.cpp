@@ -8,7 +8,7 @@ void add_spread_options(CLI::App& cmd, SpreadArgs& args) {
   // simdex-mpi reads files only: every rank opens the set at its path.
   cmd.get_option("index")->description("The index set's manifest (or one index file); not stdin");
   cmd.get_option("--threads")
-      ->description("Threads per rank (default: the machine's cores / its ranks on it)");
+      ->description("Threads per rank (0: the machine's cores / its ranks on it; at most 4096)");
   cmd.add_option("--assign", args.assign,
                  "Which rank opens which member: size (largest first to the least loaded rank) or index "
                  "(member i on rank i mod P, where `simdex-mpi build` on P ranks wrote it)")

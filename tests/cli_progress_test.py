@@ -110,6 +110,20 @@ def main():
         check("dedup: total = the file's size", f"/{human(os.path.getsize(docs))}" in err, err)
         rc, err, _ = on_pty(["build", "-q", "-o", index, fps])
         check("build -q: nothing on the terminal", rc == 0 and err == "", err)
+        # --progress into a log (stderr a pipe): whole lines, a stage's start and end, no redraws.
+        for name, args in [("build", ["build", "-o", index, fps]), ("pairs", ["pairs", index])]:
+            p = subprocess.run([SIMDEX, *args, "--progress"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            log = p.stderr.decode()
+            check(f"{name} --progress to a log: exit 0", p.returncode == 0, log)
+            check(f"{name} --progress to a log: no carriage returns", "\r" not in log, repr(log))
+            bars = [line for line in log.splitlines() if BAR.search(line)]
+            check(f"{name} --progress to a log: a few lines", (4 if name == "build" else 1) <= len(bars) <= 12,
+                  repr(log))
+            check(f"{name} --progress to a log: each stage's end once",
+                  all(sum(1 for b in bars if b.startswith(s + " [") and "100%" in b) == 1
+                      for s in {b.split(" [")[0] for b in bars}), repr(log))
+        p = subprocess.run([SIMDEX, "build", "-q", "--progress", "-o", index, fps], stderr=subprocess.PIPE)
+        check("-q and --progress exclude each other", p.returncode == 2 and b"excludes" in p.stderr, p.stderr.decode())
         # An index is not written to a terminal (-o - with stdout on one).
         master, slave = pty.openpty()
         p = subprocess.run([SIMDEX, "build", "-q", "-o", "-", fps], stdout=slave, stderr=subprocess.PIPE)

@@ -83,6 +83,10 @@ check bad-block-bytes 2 "$simdex" build -o "$dir/x.sdx" --block-bytes 100 "$dir/
 # A missing directory is reported before the input is read (a large build would find out late).
 check missing-out-dir 1 bash -c "yes 0x1234 | head -1000 | '$simdex' build -o '$dir/nodir/x.sdx' -"
 expect_grep missing-out-dir-msg "nodir' does not exist" "$dir/err"
+check out-dir-a-file 1 "$simdex" build -o "$dir/in.tsv/x.sdx" "$dir/in.tsv"
+expect_grep out-dir-a-file-msg "cannot write $dir/in.tsv/x.sdx: '$dir/in.tsv' is not a directory" "$dir/err"
+check input-a-directory 2 "$simdex" build -o "$dir/x.sdx" "$dir"
+expect_grep input-a-directory-msg "input $dir is a directory: build reads fingerprint lines from a file" "$dir/err"
 check missing-tmp-dir 1 "$simdex" build -o "$dir/x.sdx" --tmp-dir "$dir/notmp" "$dir/in.tsv"
 expect_grep missing-tmp-dir-msg "notmp' does not exist" "$dir/err"
 # Targets: one that is not a regular file is refused and left as it was (a symbolic link too: not
@@ -248,6 +252,19 @@ check typo-option 2 "$simdex" build --shingles 2 --text -o "$dir/x.sdx" "$dir/in
 expect_grep typo-option-msg "unknown option --shingles (did you mean --shingle?)" "$dir/err"
 check typo-short-option 2 "$simdex" query -K 2 "$dir/t.sdx" 1
 expect_grep typo-short-option-msg "unknown option -K (did you mean -k?)" "$dir/err"
+check option-before-command 2 "$simdex" -k 3 build -o "$dir/x.sdx" "$dir/in.tsv"
+expect_grep option-before-command-msg "option -k comes before the command: give it after \`simdex build\`" "$dir/err"
+# An unknown option is named even where it took a required argument's place.
+check unknown-option-not-required 2 "$simdex" verify --bogus
+expect_grep unknown-option-not-required-msg "unknown option --bogus (\`simdex verify --help\` lists them)" "$dir/err"
+check number-too-large 2 "$simdex" build -o "$dir/x.sdx" --block-bytes 99999999999999999999 "$dir/in.tsv"
+expect_grep number-too-large-msg "usage: --block-bytes 99999999999999999999: not a value it takes" "$dir/err"
+# --threads: one rule for every command, 0 (all cores) to 4096.
+for c in "build -o $dir/x.sdx $dir/in.tsv" "pairs $dir/t.sdx" "join $dir/t.sdx $dir/in.tsv" "clusters $dir/t.sdx"; do
+  check "threads-0: ${c%% *}" 0 "$simdex" $c -q --threads 0
+  check "threads-4097: ${c%% *}" 2 "$simdex" $c -q --threads 4097
+  expect_grep "threads-4097-msg: ${c%% *}" "usage: --threads: Value 4097 not in range 0 to 4096" "$dir/err"
+done
 check join-two-stdins 2 "$simdex" join - -
 expect_grep join-two-stdins-msg "give the queries as a file" "$dir/err"
 check format-and-json 2 "$simdex" pairs --format tsv --json "$dir/t.sdx"

@@ -80,7 +80,7 @@ expect_grep "says there is no set" "no index set" "$dir/err"
 check "merge of a missing set" 1 "$simdex" merge -q "$dir/none.sdxs"
 check "add with its arguments swapped" 2 "$simdex" add -q "$dir/b.tsv" "$s"
 check "add in a missing directory" 1 "$simdex" add -q "$dir/nodir/x.sdxs" "$dir/b.tsv"
-expect_grep "names the directory" "directory '$dir/nodir' does not exist" "$dir/err"
+expect_grep "names the directory" "'$dir/nodir' does not exist" "$dir/err"
 ls "$dir"/*.lock 2>/dev/null | grep -v "^$s.lock$" | grep -q . && bad "lock files left: $(ls "$dir"/*.lock)" || ok
 check "a set on stdin (redirected)" 2 bash -c "'$simdex' pairs - < '$s'"
 expect_grep "says why" "an index set cannot be read from stdin" "$dir/err"

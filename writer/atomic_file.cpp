@@ -296,8 +296,9 @@ void require_target_directory(const std::string& target) {
   if (target.empty() || target == "-") return;
   const std::string dir = std::filesystem::path(target).parent_path().string();
   std::error_code ec;
-  if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
-    throw Error(errc::io, "cannot write " + target + ": directory '" + dir + "' does not exist");
+  if (dir.empty() || std::filesystem::is_directory(dir, ec)) return;
+  throw Error(errc::io, "cannot write " + target + ": '" + dir + "' " +
+                            (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
 }
 
 }  // namespace simdex::writer

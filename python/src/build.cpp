@@ -1,7 +1,6 @@
 // simdex.Builder: IndexBuilder behind a lock (Python threads may share one), fed numpy arrays with
 // the GIL released.
 #include <atomic>
-#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -74,13 +73,7 @@ class Builder {
           b.writer_ = std::thread::id();
         }
       } forget{*this};
-      IndexBuilder& b = live();
-      if (options_.temp_dir.empty()) {  // as the CLI: temporary files beside the output
-        const std::string dir = std::filesystem::path(path).parent_path().string();
-        if (!dir.empty() && !std::filesystem::is_directory(dir))
-          throw Error(errc::io, "cannot write " + path + ": directory '" + dir + "' does not exist");
-      }
-      s = b.write(path);
+      s = live().write(path);  // checks the path's directory before it uses up the pairs
       builder_.reset();  // one write per builder: its pairs are consumed
     });
     return summary_type().make({py::str(path), py::int_(s.fingerprint_count), py::int_(s.id_count),

@@ -1,0 +1,15 @@
+#include "cli/threads_option.h"
+
+#include "format/thread_count.h"
+
+namespace simdex::cli {
+
+CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::string& description) {
+  return cmd
+      .add_option("--threads", threads,
+                  description + "; at most " + std::to_string(format::max_threads))
+      ->check(CLI::Range(0u, format::max_threads))
+      ->capture_default_str();
+}
+
+}  // namespace simdex::cli
