@@ -128,9 +128,12 @@ std::optional<double> parse_scaled(const std::string& text, double base, bool by
 uint64_t parse_size(const std::string& text, const std::string& option) {
   const std::optional<double> bytes = parse_scaled(text, 1024, true);
   if (bytes && *bytes > 1e18)  // beyond any machine's memory, and near uint64's end
-    throw Error(errc::usage, option + " " + text + ": too large (at most 1e18 bytes), expected a size such as 512M or 2G");
+    throw Error(errc::usage,
+                option + " " + text + ": too large (at most 1e18 bytes), expected a size such as 512M or 2G");
   if (!bytes || !(*bytes >= 1 << 20))
-    throw Error(errc::usage, option + " " + text + ": expected a size of at least 1M (a number, then K, M, G or T), such as 512M or 2G");
+    throw Error(errc::usage,
+                option + " " + text +
+                    ": expected a size of at least 1M (a number, then K, M, G or T), such as 512M or 2G");
   return static_cast<uint64_t>(*bytes);
 }
 

@@ -39,8 +39,9 @@ std::string human_count(double value, Progress::Unit unit) {
 }
 
 void add_progress_flags(CLI::App& cmd, bool& quiet, bool& progress, const char* quiet_help) {
-  CLI::Option* q = cmd.add_flag("-q,--quiet", quiet,
-                                quiet_help ? quiet_help : "No progress bar (shown only when stderr is a terminal)");
+  CLI::Option* q =
+      cmd.add_flag("-q,--quiet", quiet,
+                   quiet_help ? quiet_help : "No progress bar (shown only when stderr is a terminal)");
   cmd.add_flag("--progress", progress,
                "Show progress on stderr even when it is not a terminal (then a line every 10 s, for logs)")
       ->excludes(q);
@@ -54,11 +55,13 @@ void Progress::update(std::string_view stage, uint64_t done, uint64_t total, Uni
   if (!enabled_) return;
   const auto now = clock::now();
   const bool end = total > 0 && done == total;
-  if (terminal_ && stage == stage_ && showing_ && now - last_ < std::chrono::milliseconds(250) && !end) return;
+  if (terminal_ && stage == stage_ && showing_ && now - last_ < std::chrono::milliseconds(250) && !end)
+    return;
   auto start = std::find_if(starts_.begin(), starts_.end(), [&](const auto& s) { return s.first == stage; });
   const bool new_stage = start == starts_.end();
   // A log gets a line when a stage starts, when it ends (once), and every 10 seconds between.
-  if (!terminal_ && !new_stage && (end ? stage == stage_ && logged_end_ : now - last_ < std::chrono::seconds(10)))
+  if (!terminal_ && !new_stage &&
+      (end ? stage == stage_ && logged_end_ : now - last_ < std::chrono::seconds(10)))
     return;
   if (new_stage) start = starts_.insert(starts_.end(), {std::string(stage), now});
   stage_ = stage;

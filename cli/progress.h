@@ -35,8 +35,8 @@ class Progress {
   using clock = std::chrono::steady_clock;
   bool enabled_;
   bool terminal_;            // stderr is one: the bar is redrawn in place; else a line now and then
-  bool showing_ = false;      // a bar is on the terminal's last line
-  bool logged_end_ = false;   // not a terminal: the last line written was the end of stage_
+  bool showing_ = false;     // a bar is on the terminal's last line
+  bool logged_end_ = false;  // not a terminal: the last line written was the end of stage_
   std::string stage_;
   clock::time_point last_{};
   std::vector<std::pair<std::string, clock::time_point>> starts_;  // of each stage seen

@@ -6,8 +6,7 @@ namespace simdex::cli {
 
 CLI::Option* add_threads_option(CLI::App& cmd, unsigned& threads, const std::string& description) {
   return cmd
-      .add_option("--threads", threads,
-                  description + "; at most " + std::to_string(format::max_threads))
+      .add_option("--threads", threads, description + "; at most " + std::to_string(format::max_threads))
       ->check(CLI::Range(0u, format::max_threads))
       ->capture_default_str();
 }

@@ -204,7 +204,8 @@ void Tombstone::check_size(uint64_t size, const SetEntry& entry) {
   if (size != entry.file_bytes)
     bad(std::to_string(size) + " bytes, the manifest says " + std::to_string(entry.file_bytes));
   // A tombstone of n ids has 32 + 8n bytes: an entry at odds with itself is refused unread.
-  if (entry.count > (UINT64_MAX - kTombstoneHeaderBytes) / 8 || size != kTombstoneHeaderBytes + 8 * entry.count)
+  if (entry.count > (UINT64_MAX - kTombstoneHeaderBytes) / 8 ||
+      size != kTombstoneHeaderBytes + 8 * entry.count)
     bad(std::to_string(size) + " bytes, not those of the " + std::to_string(entry.count) +
         " ids its manifest entry counts (32 + 8 a id)");
 }

@@ -23,7 +23,8 @@ inline constexpr std::size_t kMaxNameBytes = 255;
 inline constexpr std::size_t kTombstoneHeaderBytes = 32;
 // The largest manifest rules 7 and 8 allow: 65536 members and 65536 tombstones, each an entry and a
 // 255-byte name padded to 256 (about 40 MB). A reader reads no more of a larger file than this.
-inline constexpr uint64_t kMaxManifestBytes = kSetHeaderBytes + 2 * uint64_t{kMaxSetEntries} * (kSetEntryBytes + 256);
+inline constexpr uint64_t kMaxManifestBytes =
+    kSetHeaderBytes + 2 * uint64_t{kMaxSetEntries} * (kSetEntryBytes + 256);
 
 // One member or tombstone of the manifest (spec/SET.md §2.2).
 struct SetEntry {

@@ -379,7 +379,8 @@ TEST_CASE("a manifest or tombstone far larger than it can be is refused unread, 
   std::filesystem::resize_file(tomb, huge);
   CHECK(open_error(s) == "bad_tombstone");
   std::filesystem::resize_file(tomb, 0);
-  std::ofstream(tomb, std::ios::binary).write(reinterpret_cast<const char*>(tomb_bytes.data()), tomb_bytes.size());
+  std::ofstream(tomb, std::ios::binary)
+      .write(reinterpret_cast<const char*>(tomb_bytes.data()), tomb_bytes.size());
   CHECK(open_error(s) == "ok");
   m.tombstones[0].count = 2;
   write_manifest(s, m);

@@ -74,7 +74,7 @@ class Builder {
         }
       } forget{*this};
       s = live().write(path);  // checks the path's directory before it uses up the pairs
-      builder_.reset();  // one write per builder: its pairs are consumed
+      builder_.reset();        // one write per builder: its pairs are consumed
     });
     return summary_type().make({py::str(path), py::int_(s.fingerprint_count), py::int_(s.id_count),
                                 py::int_(s.file_bytes), py::str(s.scheme_name), py::int_(s.table_count),
