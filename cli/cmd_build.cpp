@@ -101,6 +101,7 @@ void run_build(const BuildArgs& a) {
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
   writer::require_target_directory(a.output);  // before the work: the message names the output
+  writer::refuse_replacing_set(a.output);
   options.temp_dir = temp_dir_for(a.tmp_dir, to_stdout ? "-" : a.output);
   if (options.temp_dir.empty()) options.temp_dir = system_tmp_dir();
   const std::string target = to_stdout ? stdout_staging_path(options.temp_dir) : a.output;

@@ -73,6 +73,7 @@ void write_report(Output& out, const std::string& input, const std::string& outp
 void run_dedup(const DedupArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   writer::require_target_directory(a.output);  // before the work: the message names the output
+  writer::refuse_replacing_set(a.index);
   // The report's path is checked (and its temporary file made) before the work, not after the
   // output is published; it is written whole or not at all.
   std::optional<Output> report;

@@ -1,5 +1,9 @@
 #include "format/set_manifest.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 #include <set>
@@ -42,6 +46,20 @@ bool all_zero(const uint8_t* p, std::size_t n) {
 [[noreturn]] void fail(errc code, const std::string& what) { throw Error(code, "set manifest: " + what); }
 
 }  // namespace
+
+bool starts_with_set_magic(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
+  if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // the index reader refuses it with its message
+    ::close(fd);
+    return false;
+  }
+  uint8_t head[8];
+  const ssize_t r = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
+  return r == static_cast<ssize_t>(sizeof head) && has_set_magic(head, sizeof head);
+}
 
 bool has_set_magic(const uint8_t* data, std::size_t size) {
   return size >= kSetMagic.size() && std::memcmp(data, kSetMagic.data(), kSetMagic.size()) == 0;

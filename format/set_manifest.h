@@ -58,6 +58,9 @@ struct SetManifest {
 
 // True when the bytes start with the set magic (how Index::open tells a set from an index file).
 bool has_set_magic(const uint8_t* data, std::size_t size);
+// Whether `path` is a regular file whose first 8 bytes are the set magic (a FIFO is not opened
+// to block, a missing file is false).
+bool starts_with_set_magic(const std::string& path);
 
 // Empty when `name` is a legal entry name (spec/SET.md §2.2), else why it is not.
 std::string check_entry_name(std::string_view name);

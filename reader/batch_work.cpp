@@ -111,13 +111,15 @@ void check_work(const std::string& command, const Work& work, uint64_t limit) {
   const std::string why = over_limit ? "above the limit of " + scientific(static_cast<double>(limit))
                                      : "with probes that read about " + scientific(work.largest_group) +
                                            " entries each (more than " + scientific(kLargestSaneGroup) + ")";
-  throw Error(
-      errc::work_limit,
-      command + " would compare about " + scientific(work.comparisons) + " pairs of entries, " + why +
-          ": the tables' prefixes put many entries together (few prefix bits for this many "
-          "fingerprints). To go on anyway: --force (command line), force=True (Python), "
-          "BatchOptions::work_limit = UINT64_MAX (C++); or "
-          "rebuild with a scheme of longer prefixes (more tables or blocks, `simdex build --scheme auto`)");
+  throw Error(errc::work_limit,
+              command + " would compare " + (work.counted ? "at least " : "about ") +
+                  scientific(work.comparisons) + " pairs of entries, " + why +
+                  ": the tables' prefixes put many entries together, because they have few prefix bits for "
+                  "this many fingerprints or because the fingerprints share their leading bits (dense, "
+                  "clustered data, where no scheme shortens the work). To go on anyway: --force (command "
+                  "line), force=True (Python), BatchOptions::work_limit = UINT64_MAX (C++); for fingerprints "
+                  "spread like random ones, rebuild with a scheme of longer prefixes (more tables or blocks: "
+                  "`simdex plan N`, `simdex build --scheme auto`)");
 }
 
 }  // namespace simdex::reader

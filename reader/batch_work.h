@@ -32,6 +32,7 @@ double mean_group_size(const TableView& t, uint64_t n, uint64_t samples);
 struct Work {
   double comparisons = 0;    // entry comparisons in all
   double largest_group = 0;  // the largest mean group size of a table: the entries one probe reads
+  bool counted = false;      // comparisons counted so far (a lower bound), not an estimate
 };
 
 // Entry comparisons of `pairs`/`clusters` (half the sum over prefix groups of size^2) and of a join
@@ -72,7 +73,7 @@ class WorkCounter {
   void add(uint64_t comparisons) {
     const uint64_t done = done_.fetch_add(comparisons, std::memory_order_relaxed) + comparisons;
     if (done > limit_ || (degenerate_ > 0 && static_cast<double>(done) > kGroupWorkFloor))
-      check_work(command_, Work{static_cast<double>(done), degenerate_}, limit_);
+      check_work(command_, Work{static_cast<double>(done), degenerate_, true}, limit_);
   }
 
  private:

@@ -149,20 +149,6 @@ void require_regular_file(const std::string& path) {
     throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
 }
 
-bool starts_with_set_magic(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
-  if (fd < 0) return false;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // the index reader refuses it with its message
-    ::close(fd);
-    return false;
-  }
-  uint8_t head[8];
-  const ssize_t r = ::pread(fd, head, sizeof head, 0);
-  ::close(fd);
-  return r == static_cast<ssize_t>(sizeof head) && format::has_set_magic(head, sizeof head);
-}
-
 SetLock::SetLock(const std::string& manifest_path, bool wait, const std::function<void()>& waiting)
     : path_(manifest_path + ".lock") {
   writer::require_target_directory(manifest_path);  // its message names the set, not SET.lock

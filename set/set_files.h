@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "format/set_manifest.h"
+
 namespace simdex::set {
 
 // `path` made absolute against the working directory now, as given when that fails (a working
@@ -47,8 +49,7 @@ std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes
 std::vector<uint8_t> read_manifest(const std::string& path);
 // Error(member_missing) unless `path` is a regular file (following links).
 void require_regular_file(const std::string& path);
-// Whether `path` exists and its first 8 bytes are the set magic.
-bool starts_with_set_magic(const std::string& path);
+using format::starts_with_set_magic;  // format/set_manifest.h: whether `path` is a set's manifest
 
 // An exclusive flock on SET.lock, held while it lives (spec/SET.md §8). `wait`: block until the
 // other writer is done; else Error(io) naming the lock at once.

@@ -82,7 +82,10 @@ struct SetWriter::State {
   void require_unchanged_manifest() const {
     struct stat st {};
     const bool present = ::lstat(path.c_str(), &st) == 0;
-    if (present == manifest.has_value() && (!present || set::read_manifest(path) == manifest_bytes)) return;
+    // A byte more than the manifest is read: a longer file differs, and costs no more.
+    if (present == manifest.has_value() &&
+        (!present || set::read_whole_file(path, manifest_bytes.size() + 1) == manifest_bytes))
+      return;
     throw Error(errc::io,
                 "the manifest '" + path +
                     "' changed while this writer held the set's lock (written by something that does "

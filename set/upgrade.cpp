@@ -50,6 +50,7 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   std::error_code ec;
   const bool in_place = std::filesystem::equivalent(input, output, ec);
   if (current && in_place) return summary;
+  if (!in_place) writer::refuse_replacing_set(output);
 
   const VerifyReport report = index.verify();
   if (!report.ok()) {

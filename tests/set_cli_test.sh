@@ -79,6 +79,13 @@ check "remove from a missing set" 1 "$simdex" remove -q "$dir/none.sdxs" 5
 expect_grep "says there is no set" "no index set" "$dir/err"
 check "merge of a missing set" 1 "$simdex" merge -q "$dir/none.sdxs"
 check "add with its arguments swapped" 2 "$simdex" add -q "$dir/b.tsv" "$s"
+# An index written over a set's manifest would orphan its members: refused, the set left as it was.
+cp "$s" "$dir/manifest.before"
+check "build over a set" 2 "$simdex" build -q -o "$s" "$dir/b.tsv"
+expect_grep "build over a set says why" "is an index set's manifest: an index written there would replace the set" "$dir/err"
+same "build over a set leaves it" "$s" "$dir/manifest.before"
+check "dedup --index over a set" 2 "$simdex" dedup -q --input-format lines --index "$s" -o "$dir/kept.txt" "$dir/b.tsv"
+same "dedup --index over a set leaves it" "$s" "$dir/manifest.before"
 check "add in a missing directory" 1 "$simdex" add -q "$dir/nodir/x.sdxs" "$dir/b.tsv"
 expect_grep "names the directory" "'$dir/nodir' does not exist" "$dir/err"
 ls "$dir"/*.lock 2>/dev/null | grep -v "^$s.lock$" | grep -q . && bad "lock files left: $(ls "$dir"/*.lock)" || ok

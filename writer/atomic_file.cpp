@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "format/page_cache.h"
+#include "format/set_manifest.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 
@@ -290,6 +291,14 @@ void fsync_directory(const std::string& dir) {
   ::close(dfd);
   errno = err;
   if (rc != 0) fail("cannot fsync directory", dir);
+}
+
+void refuse_replacing_set(const std::string& target) {
+  if (format::starts_with_set_magic(target))
+    throw Error(errc::usage, "'" + target +
+                                 "' is an index set's manifest: an index written there would replace the set "
+                                 "and leave its members behind; add to the set with `simdex add`, or "
+                                 "write the index to another path");
 }
 
 void require_target_directory(const std::string& target) {

@@ -74,6 +74,7 @@ BuildSummary IndexBuilder::write(const std::string& path) {
   // What can fail without the pairs is checked before they are used up: a retry after these
   // errors has them all.
   writer::checked_target(path);
+  writer::refuse_replacing_set(path);
   writer::require_target_directory(path);
   if (options_.scheme) writer::check_writable(*options_.scheme, options_);
   s.written = true;
