@@ -132,7 +132,9 @@ void add_info_command(CLI::App& app) {
       "distinct fingerprint; the floor log2 C(2^64, n)/n is what any encoding of a set of n distinct\n"
       "64-bit values needs on average. checksum identifies the index: a file's header_checksum (a hash\n"
       "of its header region, which holds every section's XXH3-64), a set's manifest_checksum; two\n"
-      "good files with the same checksum hold the same bytes.");
+      "good files with the same checksum hold the same bytes.\n\n"
+      "Examples: simdex info docs.sdx\n"
+      "          simdex info --json docs.sdxs        # an index set: its members and removed ids too");
   cmd->add_option("index", args->index, "Index file, or - to read it from stdin")->required();
   cmd->add_flag("--json", args->json, "One JSON object");
   cmd->callback([args] { run_info(*args); });
