@@ -22,7 +22,7 @@ bool broken_file_rule(errc c) {
 [[noreturn]] void throw_for_member(const SetSnapshot& s, const OpenMember& m, const Error& e) {
   if (!broken_file_rule(e.code())) throw e;
   throw Error(e.code(), "member '" + m.entry.name + "' of set '" + s.path() + "': " + e.detail() +
-                            "; nothing was merged (`simdex verify` of the set tells more)");
+                            "; nothing was written (`simdex verify` of the set tells more)");
 }
 
 // What a merge carries into its file, each member's table 0 and ids, checked against their

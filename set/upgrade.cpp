@@ -51,6 +51,15 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   const bool in_place = std::filesystem::equivalent(input, output, ec);
   if (current && in_place) return summary;
   if (!in_place) writer::refuse_replacing_set(output);
+  // Checked before the file is read: the sections it keeps, and the directory it adds.
+  const std::size_t kept_tagged = file.tagged_sections().size() - (has_directory && !writers_directory);
+  if (!writers_directory && kept_tagged >= format::kMaxTaggedSections)
+    throw Error(errc::usage, "'" + input + "' has " + std::to_string(kept_tagged) +
+                                 " tagged sections besides a block directory, and format " +
+                                 std::to_string(format::kVersionMajor) + "." +
+                                 std::to_string(format::kVersionMinor) + " allows " +
+                                 std::to_string(format::kMaxTaggedSections) +
+                                 " with it: it cannot be upgraded; rebuild it from its input");
 
   const VerifyReport report = index.verify();
   if (!report.ok()) {
@@ -75,13 +84,6 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
       entry.bytes += b.size();
     });
     entry.checksum = hash.digest();
-    if (region.tagged.size() >= format::kMaxTaggedSections)
-      throw Error(errc::usage, "'" + input + "' has " + std::to_string(region.tagged.size()) +
-                                   " tagged sections besides a block directory, and format " +
-                                   std::to_string(format::kVersionMajor) + "." +
-                                   std::to_string(format::kVersionMinor) + " allows " +
-                                   std::to_string(format::kMaxTaggedSections) +
-                                   " with it: it cannot be upgraded; rebuild it from its input");
     region.tagged.push_back(entry);
     std::sort(region.tagged.begin(), region.tagged.end(),
               [](const auto& a, const auto& b) { return a.tag < b.tag; });
