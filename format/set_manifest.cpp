@@ -215,23 +215,26 @@ std::vector<uint8_t> Tombstone::encode() const {
   return out;
 }
 
+namespace {
+Error bad_tombstone(const SetEntry& entry, const std::string& what) {
+  return Error(errc::bad_tombstone, "tombstone '" + entry.name + "': " + what);
+}
+}  // namespace
+
 void Tombstone::check_size(uint64_t size, const SetEntry& entry) {
-  auto bad = [&](const std::string& what) {
-    throw Error(errc::bad_tombstone, "tombstone '" + entry.name + "': " + what);
-  };
   if (size != entry.file_bytes)
-    bad(std::to_string(size) + " bytes, the manifest says " + std::to_string(entry.file_bytes));
+    throw bad_tombstone(
+        entry, std::to_string(size) + " bytes, the manifest says " + std::to_string(entry.file_bytes));
   // A tombstone of n ids has 32 + 8n bytes: an entry at odds with itself is refused unread.
   if (entry.count > (UINT64_MAX - kTombstoneHeaderBytes) / 8 ||
       size != kTombstoneHeaderBytes + 8 * entry.count)
-    bad(std::to_string(size) + " bytes, not those of the " + std::to_string(entry.count) +
-        " ids its manifest entry counts (32 + 8 a id)");
+    throw bad_tombstone(entry, std::to_string(size) + " bytes, not those of the " +
+                                   std::to_string(entry.count) +
+                                   " ids its manifest entry counts (32 + 8 a id)");
 }
 
 Tombstone Tombstone::decode(const uint8_t* data, std::size_t size, const SetEntry& entry) {
-  auto bad = [&](const std::string& what) -> Error {
-    return Error(errc::bad_tombstone, "tombstone '" + entry.name + "': " + what);
-  };
+  auto bad = [&](const std::string& what) { return bad_tombstone(entry, what); };
   check_size(size, entry);
   if (checksum64(data, size) != entry.checksum) throw bad("XXH3-64 does not match the manifest");
   if (size < kTombstoneHeaderBytes || std::memcmp(data, kTombstoneMagic.data(), kTombstoneMagic.size()) != 0)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -121,7 +122,10 @@ std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes
     throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
   }
   if (size) *size = static_cast<uint64_t>(st.st_size);
-  std::vector<uint8_t> bytes(static_cast<std::size_t>(std::min<uint64_t>(st.st_size, max_bytes)));
+  const auto file_bytes = static_cast<uint64_t>(st.st_size);
+  const uint64_t keep =
+      file_bytes <= max_bytes ? file_bytes : std::min<uint64_t>(max_bytes, format::kSetHeaderBytes);
+  std::vector<uint8_t> bytes(static_cast<std::size_t>(keep));
   const ssize_t r = io::pread_full(fd, bytes.data(), bytes.size(), 0);
   if (r < 0 || static_cast<std::size_t>(r) < bytes.size()) {
     const int err = errno;

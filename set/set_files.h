@@ -39,8 +39,9 @@ std::string pending_entry_path(const std::string& manifest_path, const std::stri
 void publish_entry_file(const std::string& manifest_path, const std::string& pending,
                         const std::string& name);
 
-// The whole file, or its first `max_bytes` when it has more (so that a hostile size costs no
-// memory); `size`, when given, gets the file's size. Error(member_missing) when it is absent or not
+// The whole file when it has at most `max_bytes`; else only its first 64 bytes (the header of a
+// manifest or tombstone, what tells why it is refused), so that a hostile size costs no memory and
+// no reading. `size`, when given, gets the file's size. Error(member_missing) when it is absent or not
 // a regular file (as rule 12 says), Error(io) when it cannot be read.
 std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes = UINT64_MAX,
                                      uint64_t* size = nullptr);

@@ -49,7 +49,7 @@ std::shared_ptr<const Index> open_member(const std::string& manifest_path, const
 format::Tombstone read_tombstone(const std::string& manifest_path, const format::SetEntry& e) {
   uint64_t size = 0;
   const auto bytes = read_whole_file(entry_path(manifest_path, e.name), e.file_bytes, &size);
-  format::Tombstone::check_size(size, e);  // a larger file was read no further than the entry's size
+  format::Tombstone::check_size(size, e);  // a larger file: only its header was read
   return format::Tombstone::decode(bytes.data(), bytes.size(), e);
 }
 

@@ -51,8 +51,8 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   const bool in_place = std::filesystem::equivalent(input, output, ec);
   if (current && in_place) return summary;
   if (!in_place) writer::refuse_replacing_set(output);
-  // Checked before the file is read: the sections it keeps, and the directory it adds.
-  const std::size_t kept_tagged = file.tagged_sections().size() - (has_directory && !writers_directory);
+  // Checked before the file is read: the sections it keeps (all but an old directory) and the one it adds.
+  const std::size_t kept_tagged = file.tagged_sections().size() - has_directory;
   if (!writers_directory && kept_tagged >= format::kMaxTaggedSections)
     throw Error(errc::usage, "'" + input + "' has " + std::to_string(kept_tagged) +
                                  " tagged sections besides a block directory, and format " +
