@@ -148,8 +148,9 @@ void add_build_command(CLI::App& app) {
   cmd->footer(
       "Input: one pair a line, `FINGERPRINT` or `FINGERPRINT<TAB>ID` (all lines alike). FINGERPRINT is\n"
       "decimal or 0x-hex (up to 16 digits), ID decimal; without ids a line's id is its 0-based line\n"
-      "number. Blank lines are skipped. .gz and .zst inputs are read transparently. A malformed line\n"
-      "stops the build with its line number, and nothing is written at the output path.\n\n"
+      "number. Blank lines are skipped, as is a UTF-8 byte order mark first in the file. .gz and .zst\n"
+      "inputs are read transparently. A malformed line stops the build with its line number, and\n"
+      "nothing is written at the output path.\n\n"
       "Schemes (choose the tables; more tables: longer probe prefixes, faster queries, bigger file):\n" +
       schemes_help() +
       "  (--blocks M is blocks-M)\n\n"

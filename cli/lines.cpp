@@ -63,14 +63,14 @@ void PairReader::fail(const std::string& what) const {
 }
 
 std::optional<bool> PairReader::has_id(std::string_view line) {
-  const auto tab = id_tab(chomp(line));
+  const auto tab = id_tab(chomp(drop_byte_order_mark(line)));  // no data line starts with one
   if (!tab) return std::nullopt;
   return *tab != std::string_view::npos;
 }
 
 std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view line) {
   ++line_;
-  line = chomp(line);
+  line = chomp(line_ == 1 ? drop_byte_order_mark(line) : line);
   const auto tab_at = id_tab(line);  // the line is chomped and searched once
   if (!tab_at) return std::nullopt;
   const std::size_t tab = *tab_at;

@@ -28,6 +28,11 @@ uint64_t parse_size(const std::string& text, const std::string& option);
 inline std::string_view chomp(std::string_view line) {
   return !line.empty() && line.back() == '\r' ? line.substr(0, line.size() - 1) : line;
 }
+// A UTF-8 byte order mark (EF BB BF), which some Windows tools write first in a text file: not part
+// of the first line's text.
+inline std::string_view drop_byte_order_mark(std::string_view first_line) {
+  return first_line.starts_with("\xEF\xBB\xBF") ? first_line.substr(3) : first_line;
+}
 inline bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
 }

@@ -161,9 +161,9 @@ int first_line_form(const std::string& path, const Piece& piece) {
   struct Found {};
   try {
     for_each_line(path, piece, [&](std::string_view line) {
-      line = cli::chomp(line);
-      if (cli::is_blank(line)) return;
-      form = line.find('\t') != std::string_view::npos;
+      const std::optional<bool> with_id = cli::PairReader::has_id(line);
+      if (!with_id) return;  // blank
+      form = *with_id;
       throw Found{};
     });
   } catch (const Found&) {

@@ -65,6 +65,22 @@ for bad in '0x' '0x12g4' '0x 12' '0x-1' '0x+1' '0x1.5' "$(printf '0x\xc3\xa9')";
   check "bad-hex-$bad" 1 "$simdex" build -o "$dir/bad.sdx" "$dir/badhex.txt"
   expect_grep "bad-hex-msg-$bad" "is not a 64-bit fingerprint" "$dir/err"
 done
+# A UTF-8 byte order mark first in a file (Windows tools write one) is skipped, also alone on its line;
+# anywhere else it is an error.
+bom=$(printf '\xef\xbb\xbf')
+printf '%s0x00000000000000ff\t10\r\n0x00000000000000fe\t11\r\n0x00000000000000ff\t12\r\n0xffffffffffffffff\t13\r\n255\t14\r\n' "$bom" > "$dir/bom.tsv"
+check bom 0 "$simdex" build -q -o "$dir/bom.sdx" --scheme paper-4 "$dir/bom.tsv"
+same bom-same-index "$dir/a.sdx" "$dir/bom.sdx"
+{ printf '%s\n' "$bom"; cat "$dir/in.tsv"; } > "$dir/bom-alone.tsv"
+check bom-alone 0 "$simdex" build -q -o "$dir/bom.sdx" --scheme paper-4 "$dir/bom-alone.tsv"
+check bom-join 0 "$simdex" join -k 0 "$dir/a.sdx" "$dir/bom.tsv"
+expect_grep bom-join-first "$(printf '^10\t255\t255\t0\t10,12,14')" "$dir/out"
+printf '%s0xff\n' "$bom" > "$dir/bom-queries"
+check bom-query-stdin 0 bash -c "'$simdex' query -k 0 '$dir/a.sdx' < '$dir/bom-queries'"
+expect_grep bom-query-stdin-hit "$(printf '255\t255\t0\t10,12,14')" "$dir/out"
+printf '1\t1\n%s2\t2\n' "$bom" > "$dir/bom-late.tsv"
+check bom-late 1 "$simdex" build -o "$dir/bad.sdx" "$dir/bom-late.tsv"
+expect_grep bom-late-msg "bom-late.tsv:2: '\\\\ufeff2' is not a 64-bit fingerprint" "$dir/err"
 ls -a "$dir" | grep -q '\.tmp-' && { fail=$((fail+1)); echo "FAIL: temp file left"; } || pass=$((pass+1))
 check missing-input 1 "$simdex" build -o "$dir/m.sdx" "$dir/nope.tsv"
 expect_grep missing-input-msg "cannot open input" "$dir/err"

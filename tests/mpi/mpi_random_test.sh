@@ -18,6 +18,10 @@ for s in s3 s1; do  # the set answers as the one index, ids (line numbers) inclu
   "$simdex" join "$dir/$s.sdxs" "$dir/q.txt" >"$dir/set.join"
   agree "$s: join of the set" "$dir/set.join" join "$dir/ref.sdx" "$dir/q.txt"
 done
+{ printf '\xef\xbb\xbf'; cat "$dir/fp.txt"; } >"$dir/bom.txt"  # a byte order mark first: skipped
+run_mpi "build -np 3, a byte order mark first" 3 build -q -o "$dir/bom.sdxs" "$dir/bom.txt"
+"$simdex" pairs --ids "$dir/bom.sdxs" >"$dir/set.pairs"
+agree "byte order mark: pairs --ids of the set" "$dir/set.pairs" pairs --ids "$dir/ref.sdx"
 run_mpi "join -np 3" 3 join "$dir/s3.sdxs" "$dir/q.txt"
 agree "join -np 3" "$dir/mpi.out" join "$dir/ref.sdx" "$dir/q.txt"
 run_mpi "pairs -np 3" 3 pairs "$dir/s3.sdxs" --hex
