@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/set_output.h"
@@ -26,6 +27,47 @@ uint64_t parse_id(std::string_view text, const std::string& where) {
   if (text.empty() || ec != std::errc() || end != text.data() + text.size())
     throw Error(errc::input, where + ": '" + printable(text.substr(0, 40)) + "' is not a decimal 64-bit id");
   return v;
+}
+
+// The ids of --key KEY (spec/KEYS.md: XXH3-64 of the key), each checked against the set's key map,
+// which holds every key ever added (add extends it before it publishes the member): a key it lacks
+// was never added, so removing its id would silently do nothing (a mistyped key), and a key whose id
+// the map holds for another key would remove that other document. Error(input) for either.
+std::vector<uint64_t> ids_of_keys(const std::vector<std::string>& keys, const std::string& set) {
+  std::vector<uint64_t> ids;
+  if (keys.empty()) return ids;
+  const std::optional<std::string> map_file = key_map_beside(set);
+  if (!map_file)
+    throw Error(errc::input, "--key: " + printable(set) + " has no key map (" + printable(key_map_path(set)) +
+                                 "): no document was added to it with a string key, so no key names one "
+                                 "of its documents; to remove documents by their ids: simdex remove " +
+                                 printable(set) + " ID...; nothing was removed");
+  const MappedKeyMap map(*map_file);
+  std::string scratch;
+  std::vector<std::string_view> unknown;
+  for (const std::string& key : keys) {
+    const uint64_t id = key_id(key);
+    const std::optional<std::string_view> held = map.find(id, scratch);
+    if (!held) {
+      unknown.push_back(key);
+      continue;
+    }
+    if (*held != key)
+      throw Error(errc::input, "--key '" + printable(key) + "': its id " + std::to_string(id) +
+                                   " is the key '" + printable(*held) + "' in " + printable(*map_file) +
+                                   " (two keys with one id), which it would remove; nothing was removed");
+    ids.push_back(id);
+  }
+  if (!unknown.empty()) {
+    std::string listed;
+    for (std::size_t i = 0; i < unknown.size() && i < 3; ++i)
+      listed += (i ? ", '" : "'") + printable(unknown[i].substr(0, 80)) + "'";
+    if (unknown.size() > 3) listed += " and " + std::to_string(unknown.size() - 3) + " more";
+    throw Error(errc::input, "--key: no document of " + printable(set) + " was added with the key" +
+                                 (unknown.size() > 1 ? "s " : " ") + listed + " (its keys are in " +
+                                 printable(*map_file) + "); nothing was removed");
+  }
+  return ids;
 }
 
 void run_remove(const RemoveArgs& a) {
@@ -60,12 +102,16 @@ void run_remove(const RemoveArgs& a) {
     }
   }
   if (!a.from.empty()) read_file(a.from);
-  for (const std::string& key : a.keys) ids.push_back(key_id(key));  // spec/KEYS.md: the key's id
-  if (ids.empty())
+  if (ids.empty() && a.keys.empty())
     throw Error(errc::usage,
                 "no ids to remove: give them as arguments, with --from FILE (- for stdin) or as --key KEY");
   Progress progress(Progress::wanted(a.quiet, a.progress));
   SetWriter set(a.set, set_writer_options(a, progress));
+  // Under the lock: no add between the check and the removal. A set that does not exist has no keys to
+  // check; remove() says it is missing.
+  const std::vector<uint64_t> key_ids =
+      set.exists() ? ids_of_keys(a.keys, a.set) : std::vector<uint64_t>(a.keys.size());
+  ids.insert(ids.end(), key_ids.begin(), key_ids.end());
   const SetChange change = set.remove(ids);  // merges first when the tombstones are full
   progress.finish();
   report_set_change(a, "removed ids", change,
@@ -83,7 +129,8 @@ void add_remove_command(CLI::App& app) {
       "id disappears from answers. An id added again later is live again (the later operation wins).\n"
       "The removal is a small tombstone file and a new manifest; `simdex merge` drops the pairs for good.\n\n"
       "A document added with a string key (JSON Lines \"id\": \"...\", a directory's path) has the id\n"
-      "XXH3-64 of the key (spec/KEYS.md): --key KEY removes it by its key.\n\n"
+      "XXH3-64 of the key (spec/KEYS.md): --key KEY removes it by its key. A key that no document of\n"
+      "the set was added with (none in its key map, SET.keys.tsv) is an error, and nothing is removed.\n\n"
       "Examples: simdex remove docs.sdxs 17 42\n"
       "          simdex remove docs.sdxs --from gone.txt\n"
       "          simdex remove docs.sdxs --key https://site.example/page --key docs/a.txt");

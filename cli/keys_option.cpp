@@ -23,24 +23,24 @@ void add_keys_option(CLI::App& cmd, KeysArg& arg) {
 
 bool keys_wanted(const KeysArg& arg) { return arg.option && arg.option->count() > 0; }
 
+std::optional<std::string> key_map_beside(const std::string& index) {
+  std::error_code ec;
+  std::string file = key_map_path(index);
+  if (std::filesystem::exists(file, ec)) return file;
+  // An index or set reached through a symbolic link (a "current" link): the map beside the file it
+  // names, where there is none beside the link.
+  if (const std::string target = set::manifest_file(index);
+      target != index && std::filesystem::exists(key_map_path(target), ec))
+    return key_map_path(target);
+  if (std::filesystem::exists(index + ".paths.tsv", ec)) return index + ".paths.tsv";  // simdex 0.1
+  return std::nullopt;
+}
+
 std::string key_map_file(const KeysArg& arg, const std::string& index) {
-  std::string file = arg.file;
-  if (file == "true") {  // the value CLI11 gives a bare flag (a map named true: --keys=./true)
-    file = key_map_path(index);
-    std::error_code ec;
-    // An index or set reached through a symbolic link (a "current" link): the map beside the
-    // file it names, where there is none beside the link.
-    if (const std::string target = set::manifest_file(index);
-        !std::filesystem::exists(file, ec) && target != index &&
-        std::filesystem::exists(key_map_path(target), ec))
-      file = key_map_path(target);
-    if (!std::filesystem::exists(file, ec) && std::filesystem::exists(index + ".paths.tsv", ec))
-      file = index + ".paths.tsv";  // written by simdex 0.1
-    if (!std::filesystem::exists(file, ec))
-      throw Error(errc::io, "--keys: no key map " + file +
-                                " beside the index (an index of integer ids has none; give --keys=FILE)");
-  }
-  return file;
+  if (arg.file != "true") return arg.file;  // "true": the value CLI11 gives a bare flag (--keys=./true)
+  if (auto file = key_map_beside(index)) return *file;
+  throw Error(errc::io, "--keys: no key map " + key_map_path(index) +
+                            " beside the index (an index of integer ids has none; give --keys=FILE)");
 }
 
 std::optional<MappedKeyMap> open_keys(const KeysArg& arg, const std::string& index) {

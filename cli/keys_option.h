@@ -30,6 +30,9 @@ void add_keys_option(CLI::App& cmd, KeysArg& arg);
 // Whether --keys was given.
 bool keys_wanted(const KeysArg& arg);
 
+// The key map beside an index or set: INDEX.keys.tsv, else the one beside the file a symbolic link
+// INDEX names, else simdex 0.1's INDEX.paths.tsv; nothing when there is none.
+std::optional<std::string> key_map_beside(const std::string& index);
 // The key map --keys names: FILE, or by default the one beside the index (a set's through a link
 // to its manifest, or simdex 0.1's INDEX.paths.tsv). Error(io) when there is none.
 std::string key_map_file(const KeysArg& arg, const std::string& index);

@@ -224,6 +224,20 @@ printf '{"id": "doc-a", "text": "alpha beta gamma delta"}\n{"id": "doc-b", "text
 "$simdex" add -q --text "$r/s.sdxs" "$r/d.jsonl"
 check "remove doc-a (a key as an argument)" 1 "$simdex" remove -q "$r/s.sdxs" doc-a
 expect_grep "says to use --key" "to remove a document by its key: --key 'doc-a'" "$dir/err"
+# A key the set's map lacks was never added: refused (a mistyped key removed nothing, silently), as is
+# every key of a set without a map; nothing is removed, not even the keys that are there.
+cp "$r/s.sdxs" "$dir/manifest-before"
+check "remove --key of a key never added" 1 "$simdex" remove -q "$r/s.sdxs" --key doc-b --key doc-A
+expect_grep "names the key" "no document of .*s.sdxs was added with the key 'doc-A' (its keys are in" "$dir/err"
+same "nothing removed" "$dir/manifest-before" "$r/s.sdxs"
+# A key whose id the map holds for another key (a collision, made here by renaming doc-b in the map):
+# removing the id would remove that document.
+mkdir -p "$r/c" && cp "$r/s.sdxs" "$r"/s.sdxs-* "$r/c/" 2>/dev/null
+sed 's/\tdoc-b$/\tdoc-z/' "$r/s.sdxs.keys.tsv" > "$r/c/s.sdxs.keys.tsv"
+check "remove --key whose id is another key's" 1 "$simdex" remove -q "$r/c/s.sdxs" --key doc-b
+expect_grep "names the other key" "'doc-b': its id [0-9]* is the key 'doc-z' in .*(two keys with one id)" "$dir/err"
+check "remove --key in a set of integer ids" 1 "$simdex" remove -q "$s" --key doc-a
+expect_grep "says it has no key map" "has no key map (.*docs.sdxs.keys.tsv): no document was added to it with a string key" "$dir/err"
 check "remove --key doc-a" 0 "$simdex" remove -q "$r/s.sdxs" --key doc-a
 check "the set after" 0 "$simdex" clusters --min-size 1 --keys "$r/s.sdxs"
 grep -q doc-b "$dir/out" && ! grep -q doc-a "$dir/out" && ok || bad "remove --key: $(cat "$dir/out")"
