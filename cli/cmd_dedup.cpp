@@ -148,9 +148,10 @@ void add_dedup_command(CLI::App& app) {
   cmd->add_option("--memory", args->memory,
                   "Memory bound of the fingerprinting and the index build, e.g. 256M (default: a quarter "
                   "of physical memory); the clustering needs about 90 bytes per document beside it");
-  cmd->add_option("--tmp-dir", args->tmp_dir,
-                  "Directory of temporary files: the index, sort runs, a copy of stdin (default: the "
-                  "output's directory; the system's with -o -)");
+  cmd->add_option(
+      "--tmp-dir", args->tmp_dir,
+      "Directory of temporary files: the index, sort runs, a copy of stdin or a pipe (default: the "
+      "output's directory; the system's with -o -)");
   add_threads_option(*cmd, args->threads);
   add_text_options(*cmd, args->text);
   cmd->remove_option(cmd->get_option("--key-map"));  // dedup's key map goes beside --index

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -92,19 +93,61 @@ std::string temp_dir_of(const DedupOptions& o) {
   return o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir;
 }
 
-// Standard input copied to a temporary file (the input is read twice), bytes as they come: a
-// compressed stream stays compressed.
-std::unique_ptr<writer::OwnedTemp> spool_stdin(const DedupOptions& o) {
-  auto spool = dedup_temp_file(temp_dir_of(o), ".stdin");
+// Whether `input` can be read only once: standard input, a pipe (a second open of a FIFO waits
+// for a writer that is gone), a device or a socket. A path that cannot be stat'ed is left to the
+// reader, which names the error.
+bool readable_once(const std::string& input) {
+  struct stat st {};
+  if (input == "-") return true;
+  return ::stat(input.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+// An input that can be read only once copied to a temporary file (the input is read twice), bytes
+// as they come: a compressed stream stays compressed.
+std::unique_ptr<writer::OwnedTemp> spool(const std::string& input, const std::string& name,
+                                         const DedupOptions& o) {
+  const int fd = input == "-" ? 0 : ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(errc::io, "cannot open input '" + name + "': " + std::strerror(errno));
+  struct CloseInput {
+    int fd;
+    ~CloseInput() {
+      if (fd > 0) ::close(fd);
+    }
+  } close_input{fd};
+  auto copy = dedup_temp_file(temp_dir_of(o), ".input");
   std::vector<char> buffer(1 << 20);
   for (;;) {
-    const ssize_t n = io::read_some(0, buffer.data(), buffer.size());
-    if (n < 0) throw Error(errc::io, "reading standard input: " + std::string(std::strerror(errno)));
+    const ssize_t n = io::read_some(fd, buffer.data(), buffer.size());
+    if (n < 0) throw Error(errc::io, "reading " + name + ": " + std::string(std::strerror(errno)));
     if (n == 0) break;
-    if (!io::write_all(spool->fd(), buffer.data(), static_cast<std::size_t>(n)))
-      throw Error(errc::io, "writing '" + spool->path() + "': " + std::strerror(errno));
+    if (!io::write_all(copy->fd(), buffer.data(), static_cast<std::size_t>(n)))
+      throw Error(errc::io, "writing '" + copy->path() + "': " + std::strerror(errno));
   }
-  return spool;
+  return copy;
+}
+
+// A regular file input as it was when first read (device, inode, size, modification time): it is
+// read twice, and the second read must see the same bytes (a document count alone misses an edit
+// in place, and the output would hold a record that was never fingerprinted).
+struct InputStamp {
+  bool regular = false;
+  struct stat st {};
+};
+
+InputStamp stamp(const std::string& path) {
+  InputStamp s;
+  s.regular = ::stat(path.c_str(), &s.st) == 0 && S_ISREG(s.st.st_mode);
+  return s;
+}
+
+void require_unchanged(const std::string& path, const InputStamp& first) {
+  if (!first.regular) return;
+  const InputStamp now = stamp(path);
+  const struct stat &a = first.st, &b = now.st;
+  if (!now.regular || a.st_dev != b.st_dev || a.st_ino != b.st_ino || a.st_size != b.st_size ||
+      a.st_mtim.tv_sec != b.st_mtim.tv_sec || a.st_mtim.tv_nsec != b.st_mtim.tv_nsec)
+    throw Error(errc::input, path + ": the input changed while it was read (replaced, or written to: its " +
+                                 "size or modification time is not the first read's); nothing was written");
 }
 
 DocumentOptions document_options(const DedupOptions& o) {
@@ -304,8 +347,10 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
   return result;
 }
 
+// The kept documents of `input` to `output`; `first_read`: the input as the first read found it,
+// checked once this read is done.
 void write_from_file(const std::string& input, const DedupResult& result, const std::string& output,
-                     const DedupOptions& o) {
+                     const DedupOptions& o, const InputStamp* first_read = nullptr) {
   const std::vector<std::uint64_t> removed = result.removed_documents();
   OutputFile out(output);
   std::string buffer;
@@ -346,24 +391,27 @@ void write_from_file(const std::string& input, const DedupResult& result, const 
   if (document != result.documents)
     throw Error(errc::input, "the input changed between its two reads (" + std::to_string(result.documents) +
                                  " documents, then " + std::to_string(document) + ")");
+  if (first_read) require_unchanged(input, *first_read);
   emit(true);
   out.finish();
   if (o.before_publish) o.before_publish(result);
   out.close();
 }
 
-// Runs fn(path of the input): standard input is copied to a temporary file first, and messages
-// name "<stdin>" rather than that file.
+// Runs fn(path of the input): an input that can be read only once is copied to a temporary file
+// first, and messages name the input ("<stdin>") rather than that file.
 template <typename Fn>
 auto with_input(const std::string& input, const DedupOptions& options, Fn fn) {
-  if (input != "-") return fn(input);
-  const auto spool = spool_stdin(options);
+  if (!readable_once(input)) return fn(input);
+  const std::string name = input == "-" ? "<stdin>" : input;
+  const auto copy = spool(input, name, options);
   try {
-    return fn(spool->path());
+    return fn(copy->path());
   } catch (const Error& e) {
     std::string detail = e.detail();
-    for (auto at = detail.find(spool->path()); at != std::string::npos; at = detail.find(spool->path(), at))
-      detail.replace(at, spool->path().size(), "<stdin>");
+    for (auto at = detail.find(copy->path()); at != std::string::npos;
+         at = detail.find(copy->path(), at + name.size()))
+      detail.replace(at, copy->path().size(), name);
     throw Error(e.code(), detail);
   }
 }
@@ -389,9 +437,10 @@ DedupResult find_duplicates(const TextBatches& texts, const DedupOptions& option
 
 void write_deduplicated(const std::string& input, const DedupResult& result, const std::string& output,
                         const DedupOptions& options) {
-  if (input == "-")
+  if (readable_once(input))
     throw Error(errc::usage,
-                "standard input cannot be read a second time: use simdex::dedup, which keeps a copy");
+                (input == "-" ? std::string("standard input") : "'" + input + "' (not a regular file)") +
+                    " cannot be read a second time: use simdex::dedup, which keeps a copy");
   writer::refuse_input_as_output(input, output);
   write_from_file(input, result, output, options);
 }
@@ -404,8 +453,10 @@ DedupResult dedup(const std::string& input, const std::string& output, const Ded
   if (!options.index.empty())
     writer::refuse_same_output(key_map_path(options.index), "the index's key map", output, "the output");
   return with_input(input, options, [&](const std::string& path) {
+    const InputStamp first_read = stamp(path);
     DedupResult result = find_in(read_file(path, options), options);
-    write_from_file(path, result, output, options);
+    require_unchanged(path, first_read);  // during the first read
+    write_from_file(path, result, output, options, &first_read);
     return result;
   });
 }

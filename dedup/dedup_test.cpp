@@ -3,6 +3,7 @@
 #include "simdex/dedup.h"
 
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <numeric>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "io/input_stream.h"
 #include "simdex/error.h"
@@ -313,4 +315,45 @@ TEST_CASE("errors: a collision of ids stops the run before any output; bad optio
   o.k = 33;
   CHECK_THROWS_AS(dedup(t.file("in.jsonl"), t.file("out.jsonl"), o), Error);
   CHECK_THROWS_AS(write_deduplicated("-", DedupResult{}, t.file("out.jsonl"), o), Error);
+}
+
+TEST_CASE("an input written to in place between its two reads stops the run; a pipe is read once") {
+  TempDir t;
+  const std::string input = t.file("in.jsonl");
+  // Two duplicates last: an edit of the first (same size, same lines) after it was fingerprinted
+  // would be written out as if it were the copy found, and the copy dropped.
+  std::ofstream(input) << "{\"text\": \"one two three four\"}\n{\"text\": \"alpha beta gamma delta\"}\n"
+                       << "{\"text\": \"alpha beta gamma delta\"}\n";
+  fs::last_write_time(input, fs::last_write_time(input) - std::chrono::hours(1));  // an older file
+  DedupOptions o;
+  o.temp_dir = t.path.string();
+  bool edited = false;
+  o.progress = [&](std::string_view stage, std::uint64_t, std::uint64_t) {
+    if (stage != "clusters" || edited) return;
+    edited = true;
+    std::fstream f(input, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::string_view("{\"text\": \"one two three four\"}\n{\"text\": \"").size());
+    f << "ALFAX";
+  };
+  try {
+    dedup(input, t.file("out.jsonl"), o);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == errc::input);
+    CHECK(std::string(e.what()).find("the input changed while it was read") != std::string::npos);
+  }
+  CHECK(edited);
+  CHECK(!fs::exists(t.file("out.jsonl")));
+
+  // A FIFO: copied once (a second open would wait for a writer that is gone), as standard input is.
+  const std::string fifo = t.file("pipe");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { std::ofstream(fifo) << "{\"text\": \"a b c d\"}\n{\"text\": \"a b c d\"}\n"; });
+  o.progress = nullptr;
+  const DedupResult r = dedup(fifo, t.file("out.jsonl"), o);
+  writer.join();
+  CHECK(r.documents == 2);
+  CHECK(r.removed == 1);
+  CHECK(decoded(t.file("out.jsonl")) == "{\"text\": \"a b c d\"}\n");
+  CHECK_THROWS_AS(write_deduplicated(fifo, r, t.file("out2.jsonl"), o), Error);  // refused, not waiting
 }

@@ -32,6 +32,14 @@ fi
 # stdin (spooled), stdout, compressed output by name.
 check dedup-stdin 0 bash -c "zcat '$corpus' | '$simdex' dedup - -o - -q > '$dir/stdin.jsonl'"
 same dedup-stdin-same "$dir/dedup.jsonl" "$dir/stdin.jsonl"
+# A named pipe and a process substitution are read once, as stdin is (a second open of the FIFO
+# waited for ever; /dev/fd/N gave nothing the second time).
+mkfifo "$dir/fifo"
+(zcat "$corpus" > "$dir/fifo" &)
+check dedup-fifo 0 timeout 60 "$simdex" dedup "$dir/fifo" -o "$dir/fifo.jsonl" -q
+same dedup-fifo-same "$dir/dedup.jsonl" "$dir/fifo.jsonl"
+check dedup-process-substitution 0 bash -c "timeout 60 '$simdex' dedup <(zcat '$corpus') -o '$dir/ps.jsonl' -q"
+same dedup-process-substitution-same "$dir/dedup.jsonl" "$dir/ps.jsonl"
 check dedup-gz 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.gz" -q
 check dedup-gz-same 0 cmp "$dir/dedup.jsonl" <(zcat "$dir/dedup.jsonl.gz")
 check dedup-zst 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.zst" -q

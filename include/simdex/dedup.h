@@ -106,8 +106,9 @@ struct SIMDEX_EXPORT DedupResult {
   std::vector<std::uint64_t> removed_documents() const;
 };
 
-// Finds the clusters of near-duplicates of `input` (a file, "-" for standard input, which is first
-// copied to a temporary file, or a directory) and picks the document each keeps.
+// Finds the clusters of near-duplicates of `input` (a file, "-" for standard input, or a directory;
+// standard input and any other input that is neither a regular file nor a directory, a pipe or a
+// device, is copied to a temporary file first) and picks the document each keeps.
 SIMDEX_EXPORT DedupResult find_duplicates(const std::string& input, const DedupOptions& options);
 
 // Texts handed over in batches, for callers that hold their documents (Python's simdex.dedup):
@@ -125,11 +126,15 @@ SIMDEX_EXPORT DedupResult find_duplicates(const TextBatches& texts, const DedupO
 // JSON Lines, which are no documents, are left out; a last line without a newline gets one);
 // compressed with gzip or zstd when `output` ends in .gz or .zst. A directory: the kept files'
 // paths relative to it, one a line, escaped as spec/KEYS.md escapes keys. `result` must come from
-// find_duplicates on the same input with the same options.
+// find_duplicates on the same input with the same options; an input that can be read only once
+// (standard input, a pipe) is refused with Error(usage).
 SIMDEX_EXPORT void write_deduplicated(const std::string& input, const DedupResult& result,
                                       const std::string& output, const DedupOptions& options);
 
-// find_duplicates then write_deduplicated; standard input is read once (copied to a temporary file).
+// find_duplicates then write_deduplicated; standard input and pipes are read once (copied to a
+// temporary file). A regular file replaced or written to while it is read (its inode, size or
+// modification time changed between the first read and the end of the second) is Error(input),
+// and nothing is written.
 SIMDEX_EXPORT DedupResult dedup(const std::string& input, const std::string& output,
                                 const DedupOptions& options);
 
