@@ -175,7 +175,7 @@ TEST_CASE("a stopwords file: one a line, CR LF and blank lines allowed") {
   CHECK(simdex::read_stopwords_file(t.write("stop.txt", "the\r\n\nand\nof")) ==
         std::vector<std::string>{"the", "and", "of"});
   CHECK_THROWS_WITH_AS(simdex::read_stopwords_file((t.path() / "none.txt").string()),
-                       doctest::Contains("io: cannot open"), simdex::Error);
+                       doctest::Contains("io: stopwords file: cannot open"), simdex::Error);
 }
 
 TEST_CASE("position(): bytes of a file read so far of its size; files of a directory") {

@@ -346,16 +346,19 @@ DocumentFormat document_format(std::string_view name) {
 }
 
 std::vector<std::string> read_stopwords_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(errc::io, "cannot open stopwords file '" + path + "': " + std::strerror(errno));
-  std::vector<std::string> words;
-  std::string word;
-  while (std::getline(in, word)) {
-    if (!word.empty() && word.back() == '\r') word.pop_back();
-    if (!word.empty()) words.push_back(word);
+  constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;  // no stopword is longer
+  try {
+    io::InputStream in(path);  // as every input: .gz and .zst decoded
+    std::vector<std::string> words;
+    std::string word;
+    while (in.next_line(word, kMaxLineBytes)) {
+      if (!word.empty() && word.back() == '\r') word.pop_back();
+      if (!word.empty()) words.push_back(word);
+    }
+    return words;
+  } catch (const Error& e) {
+    throw Error(e.code(), "stopwords file: " + e.detail());
   }
-  if (in.bad()) throw Error(errc::io, "read error on stopwords file '" + path + "'");
-  return words;
 }
 
 }  // namespace simdex

@@ -238,6 +238,18 @@ expect_grep query-dir-bare-msg "needs --key-map FILE or --keys" "$dir/err"
 check fp-lines 0 "$simdex" fingerprint --input-format lines "$dir/docs/a.txt"
 expect_grep fp-lines-id "$(printf '\t0$')" "$dir/out"
 check fp-stopwords-missing 1 "$simdex" fingerprint --stopwords-file "$dir/none" "$dir/docs.jsonl"
+# A stopwords file is read as every input: gzip and zstd decoded (it was read as raw bytes: no stopword).
+printf '{"text": "the house of the rising sun"}\n' > "$dir/sw-doc.jsonl"
+printf 'the\r\nof\n' > "$dir/sw.txt"
+gzip -c "$dir/sw.txt" > "$dir/sw.txt.gz"
+check fp-stopwords-plain 0 "$simdex" fingerprint --shingle 2 --stopwords-file "$dir/sw.txt" "$dir/sw-doc.jsonl"
+cp "$dir/out" "$dir/sw-plain.fp"
+check fp-stopwords-gz 0 "$simdex" fingerprint --shingle 2 --stopwords-file "$dir/sw.txt.gz" "$dir/sw-doc.jsonl"
+same fp-stopwords-gz-same "$dir/sw-plain.fp" "$dir/out"
+check fp-stopwords-none 0 "$simdex" fingerprint --shingle 2 "$dir/sw-doc.jsonl"
+cmp -s "$dir/sw-plain.fp" "$dir/out" && bad "the stopwords changed nothing" || ok
+check fp-stopwords-dir 1 "$simdex" fingerprint --stopwords-file "$dir/docs" "$dir/docs.jsonl"
+expect_grep fp-stopwords-dir-msg "stopwords file: reading .*docs: Is a directory" "$dir/err"
 
 # Argument edges: --blocks 0 is refused as --scheme blocks-0 is; plan takes whole counts up to 1e15.
 check blocks-zero 2 "$simdex" build -q --blocks 0 -o "$dir/z.sdx" "$dir/docs.fp"

@@ -95,8 +95,8 @@ class SIMDEX_EXPORT DocumentSource {
 // Error(errc::usage) for another name.
 SIMDEX_EXPORT DocumentFormat document_format(std::string_view name);
 
-// Stopwords from a file, one a line (UTF-8; CR LF line ends and blank lines are allowed), to add to
-// FingerprintOptions::stopwords.
+// Stopwords from a file, one a line (UTF-8; CR LF line ends and blank lines are allowed; gzip and
+// zstd decoded, "-" for standard input, as every input), to add to FingerprintOptions::stopwords.
 SIMDEX_EXPORT std::vector<std::string> read_stopwords_file(const std::string& path);
 
 }  // namespace simdex
