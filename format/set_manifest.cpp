@@ -61,6 +61,22 @@ bool starts_with_set_magic(const std::string& path) {
   return r == static_cast<ssize_t>(sizeof head) && has_set_magic(head, sizeof head);
 }
 
+std::optional<EntryFileName> parse_entry_file_name(std::string_view name) {
+  constexpr std::size_t kTail = 1 + 16 + 4;  // "-" G ".sdx"
+  if (name.size() <= kTail) return std::nullopt;
+  const std::string_view tail = name.substr(name.size() - kTail);
+  const bool member = tail.ends_with(".sdx");
+  if (tail[0] != '-' || !(member || tail.ends_with(".sdt"))) return std::nullopt;
+  const std::string_view hex = tail.substr(1, 16);
+  if (hex.find_first_not_of("0123456789abcdef") != std::string_view::npos) return std::nullopt;
+  EntryFileName e;
+  e.set_name = std::string(name.substr(0, name.size() - kTail));
+  e.member = member;
+  for (const char c : hex)
+    e.generation = e.generation << 4 | static_cast<uint64_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+  return e;
+}
+
 bool has_set_magic(const uint8_t* data, std::size_t size) {
   return size >= kSetMagic.size() && std::memcmp(data, kSetMagic.data(), kSetMagic.size()) == 0;
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,16 @@ bool has_set_magic(const uint8_t* data, std::size_t size);
 // Whether `path` is a regular file whose first 8 bytes are the set magic (a FIFO is not opened
 // to block, a missing file is false).
 bool starts_with_set_magic(const std::string& path);
+
+// A file name as this implementation's writers name a set's entries (spec/SET.md §1):
+// SET_NAME-GGGGGGGGGGGGGGGG.sdx (a member) or .sdt (a tombstone), G the generation in 16 lower-case
+// hex digits.
+struct EntryFileName {
+  std::string set_name;  // the manifest's file name
+  uint64_t generation = 0;
+  bool member = true;  // .sdx; else .sdt
+};
+std::optional<EntryFileName> parse_entry_file_name(std::string_view name);
 
 // Empty when `name` is a legal entry name (spec/SET.md §2.2), else why it is not.
 std::string check_entry_name(std::string_view name);

@@ -3,7 +3,9 @@
 // of `simdex build` over the whole input: without ids a line's id is its global 0-based line number.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -154,7 +156,17 @@ void run_build(const BuildArgs& a) {
   world.step([&] {
     const std::string name = set::member_name(a.output, generation);
     file.path = set::entry_path(a.output, name);
-    builder.write(file.path);
+    // Written under its pending name (IndexBuilder::write refuses the name of an existing set's
+    // entry: only the set's writers give it), then renamed to its name, replacing what a job killed
+    // before publishing left there.
+    const std::string pending = set::pending_entry_path(a.output, name);
+    builder.write(pending);
+    if (::rename(pending.c_str(), file.path.c_str()) != 0) {
+      const int err = errno;
+      ::unlink(pending.c_str());
+      throw Error(errc::io, "cannot rename '" + pending + "' to '" + file.path + "': " + std::strerror(err));
+    }
+    writer::fsync_directory(set::set_directory(a.output));
     OpenOptions plain;
     plain.detect_changes = false;
     const auto impl = reader::open_file(file.path, plain);

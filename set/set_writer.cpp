@@ -56,7 +56,14 @@ struct SetWriter::State {
                   "a manifest names at most 65,536 members and 65,536 tombstones (spec/SET.md §2.1)");
     std::vector<uint8_t> bytes = next.encode();
     writer::AtomicFile file(path);
-    file.write(bytes.data(), bytes.size());
+    try {  // before the rename (a full disk fails here): the set is as it was
+      file.write(bytes.data(), bytes.size());
+      file.sync();
+    } catch (const Error& e) {
+      throw Error(e.code(), e.detail() + ": the manifest '" + path +
+                                "' was not replaced, the set is unchanged (its next writer removes the "
+                                "files written for this change)");
+    }
     require_unchanged_manifest();
     file.publish();
     change.bytes_written += bytes.size();
@@ -93,25 +100,30 @@ struct SetWriter::State {
   }
 
   // Files a writer that died before publishing (or before removing them) left: the names writers
-  // give (SET_NAME-G.sdx, .sdt) that the manifest does not name. Under the lock, so no writer is at
-  // work; a reader of an older manifest that misses one reads the manifest again (set_snapshot.cpp).
+  // give (SET_NAME-G.sdx, .sdt) that the manifest does not name, of generations a writer of this
+  // set can have written (up to the next one: a writer that died wrote that). Never a file that is
+  // not a regular one, nor one that begins with the set magic (the manifest of a set whose name has
+  // that form). Under the lock, so no writer is at work; a reader of an older manifest that misses
+  // one reads the manifest again (set_snapshot.cpp).
   void remove_orphans() {
     std::set<std::string> named;
     for (const auto* list : {&manifest->members, &manifest->tombstones})
       for (const auto& e : *list) named.insert(e.name);
-    const std::string prefix = std::filesystem::path(path).filename().string() + "-";
+    const std::string set_name = std::filesystem::path(path).filename().string();
     std::error_code ec;
     for (const auto& f : std::filesystem::directory_iterator(set::set_directory(path), ec)) {
       const std::string name = f.path().filename().string();
-      const bool ours = name.size() == prefix.size() + 20 && name.compare(0, prefix.size(), prefix) == 0 &&
-                        (name.ends_with(".sdx") || name.ends_with(".sdt")) &&
-                        name.find_first_not_of("0123456789abcdef", prefix.size()) == prefix.size() + 16;
-      if (ours && !named.count(name)) ::unlink(f.path().c_str());
+      const std::optional<format::EntryFileName> entry = format::parse_entry_file_name(name);
+      if (!entry || entry->set_name != set_name || named.count(name) ||
+          entry->generation - 1 > manifest->generation)  // generation 0, or past the next one
+        continue;
+      if (f.is_regular_file(ec) && !f.is_symlink(ec) && !set::starts_with_set_magic(f.path().string()))
+        ::unlink(f.path().c_str());
     }
     // And the temporary files of such names that no live writer holds (".SET_NAME-G.sdx.tmp-…", and
     // "..SET_NAME-G.sdx.pending-PID.tmp-…", the temporary file of an entry's pending name).
-    writer::remove_unlocked(set::set_directory(path), "." + prefix);
-    writer::remove_unlocked(set::set_directory(path), ".." + prefix);
+    writer::remove_unlocked(set::set_directory(path), "." + set_name + "-");
+    writer::remove_unlocked(set::set_directory(path), ".." + set_name + "-");
   }
 
   // Writes `builder` as the member named for `generation`; checks it suits the set.

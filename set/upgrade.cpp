@@ -50,7 +50,7 @@ UpgradeSummary upgrade_index(const std::string& input, const std::string& output
   std::error_code ec;
   const bool in_place = std::filesystem::equivalent(input, output, ec);
   if (current && in_place) return summary;
-  if (!in_place) writer::refuse_replacing_set(output);
+  writer::refuse_replacing_set(output);  // in place too: a set's member is never rewritten
   // Checked before the file is read: the sections it keeps (all but an old directory) and the one it adds.
   const std::size_t kept_tagged = file.tagged_sections().size() - has_directory;
   if (!writers_directory && kept_tagged >= format::kMaxTaggedSections)

@@ -86,6 +86,15 @@ expect_grep "build over a set says why" "is an index set's manifest: an index wr
 same "build over a set leaves it" "$s" "$dir/manifest.before"
 check "dedup --index over a set" 2 "$simdex" dedup -q --input-format lines --index "$s" -o "$dir/kept.txt" "$dir/b.tsv"
 same "dedup --index over a set leaves it" "$s" "$dir/manifest.before"
+# Nor over a member (it broke the set: member_mismatch, exit 0), nor under a name its writers give.
+member=$(ls "$dir"/docs.sdxs-*.sdx | head -1)
+cp "$member" "$dir/member.before"
+check "build over a member" 2 "$simdex" build -q -o "$member" "$dir/b.tsv"
+expect_grep "build over a member says why" "has the name of a member of the index set '.*docs.sdxs'" "$dir/err"
+same "build over a member leaves it" "$member" "$dir/member.before"
+check "upgrade over a member" 2 "$simdex" upgrade -q "$dir/one.sdx" -o "$member"
+check "build under a future entry's name" 2 "$simdex" build -q -o "$s-00000000000000ff.sdt" "$dir/b.tsv"
+check "the set verifies after" 0 "$simdex" verify "$s"
 check "add in a missing directory" 1 "$simdex" add -q "$dir/nodir/x.sdxs" "$dir/b.tsv"
 expect_grep "names the directory" "'$dir/nodir' does not exist" "$dir/err"
 ls "$dir"/*.lock 2>/dev/null | grep -v "^$s.lock$" | grep -q . && bad "lock files left: $(ls "$dir"/*.lock)" || ok

@@ -5,8 +5,10 @@
 #include "simdex/set.h"
 
 #include <doctest/doctest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -405,17 +407,72 @@ TEST_CASE("a manifest naming files outside its directory is refused") {
   }
 }
 
-TEST_CASE("a writer removes the files a writer that died left unpublished") {
+TEST_CASE("a writer removes the files a writer that died left unpublished, and only those") {
   TempDir dir;
   const std::string s = dir.file("s.sdxs");
-  add_pairs(s, {{0x10, 1}});
-  const std::string orphan = set::entry_path(s, set::member_name(s, 9)), other = dir.file("mine.sdx");
+  add_pairs(s, {{0x10, 1}});  // generation 1
+  // What a writer that died left: its next generation's member and tombstone.
+  const std::string orphan = set::entry_path(s, set::member_name(s, 2)),
+                    orphan_tombstone = set::entry_path(s, set::tombstone_name(s, 2));
   std::ofstream(orphan) << "left by a killed writer";
+  std::ofstream(orphan_tombstone) << "left by a killed writer";
+  // What no writer of the set wrote: another file, a generation past the next one, another set whose
+  // manifest has a member's name (it removed that set's manifest).
+  const std::string other = dir.file("mine.sdx"), future = set::entry_path(s, set::member_name(s, 9)),
+                    other_set = set::entry_path(s, set::member_name(s, 3));
   std::ofstream(other) << "not a set file";
-  SetWriter w(s);
-  CHECK_FALSE(std::filesystem::exists(orphan));
-  CHECK(std::filesystem::exists(other));
+  std::ofstream(future) << "a generation no writer of the set reached";
+  add_pairs(other_set, {{0x20, 2}});
+  // The name of one of the set's entries is refused as an index's path: it would replace a member
+  // (the set broken) or be removed as a file a writer left.
+  IndexBuilder b({.k = 3});
+  b.add(0x30, 3);
+  CHECK_THROWS_WITH_AS(b.write(set::entry_path(s, set::member_name(s, 1))),
+                       doctest::Contains("has the name of a member of the index set"), Error);
+  CHECK_THROWS_WITH_AS(b.write(set::entry_path(s, set::tombstone_name(s, 7))),
+                       doctest::Contains("has the name of a tombstone of the index set"), Error);
+  {
+    SetWriter w(s);
+    CHECK_FALSE(std::filesystem::exists(orphan));
+    CHECK_FALSE(std::filesystem::exists(orphan_tombstone));
+    CHECK(std::filesystem::exists(other));
+    CHECK(std::filesystem::exists(future));
+    CHECK(Index::open(other_set).fingerprint_count() == 1);
+  }
   CHECK(Index::open(s).fingerprint_count() == 1);
+  b.write(dir.file("elsewhere.sdx"));  // the builder still holds its pairs
+}
+
+TEST_CASE("a manifest that cannot be written (a full disk) leaves the set as it was, and says so") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  add_pairs(s, {{0x10, 1}, {0x20, 2}});
+  const std::vector<uint8_t> before = read_bytes(s);
+  // Files of at most 150 bytes: the tombstone of one id (40 bytes) is written, the manifest that
+  // would name it (about 200) is not (EFBIG, as a full disk's ENOSPC).
+  rlimit old{};
+  REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+  rlimit bound = old;
+  bound.rlim_cur = 150;
+  const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &bound) == 0);
+  std::string error;
+  try {
+    SetWriter w(s);
+    w.remove(std::vector<uint64_t>{2});
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK(error.find("cannot write") != std::string::npos);
+  CHECK(error.find("was not replaced, the set is unchanged") != std::string::npos);
+  CHECK(read_bytes(s) == before);
+  CHECK(Index::open(s).query(0x20, 0).size() == 1);
+  const std::string left = set::entry_path(s, set::tombstone_name(s, 2));
+  CHECK(std::filesystem::exists(left));  // the next writer's
+  SetWriter(s).remove(std::vector<uint64_t>{2});
+  CHECK(Index::open(s).query(0x20, 0).empty());
 }
 
 TEST_CASE("a writer removes the temporary files of a writer that died, and no file of its own") {

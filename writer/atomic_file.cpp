@@ -299,6 +299,16 @@ void refuse_replacing_set(const std::string& target) {
                                  "' is an index set's manifest: an index written there would replace the set "
                                  "and leave its members behind; add to the set with `simdex add`, or "
                                  "write the index to another path");
+  const std::filesystem::path path(target);
+  const std::optional<format::EntryFileName> entry = format::parse_entry_file_name(path.filename().string());
+  if (!entry) return;
+  const std::string manifest = (path.parent_path() / entry->set_name).string();
+  if (!format::starts_with_set_magic(manifest)) return;
+  throw Error(errc::usage, "'" + target + "' has the name of a " + (entry->member ? "member" : "tombstone") +
+                               " of the index set '" + manifest +
+                               "' (spec/SET.md §1: its writers own such names): an index written there would "
+                               "replace one of the set's files, or be removed by its next writer; write the "
+                               "index to another path, or add to the set with `simdex add`");
 }
 
 void require_target_directory(const std::string& target) {

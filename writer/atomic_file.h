@@ -15,8 +15,10 @@ namespace simdex::writer {
 // `target` when it is absent or a regular file; else Error(io): rename(2) would replace a device
 // node, FIFO or socket with the file, or the symbolic link itself rather than the file it names.
 const std::string& checked_target(const std::string& target);
-// Error(usage) when `target` is an index set's manifest: an index written there would replace the
-// set and leave its members behind.
+// Error(usage) when `target` is an index set's manifest (an index written there would replace the
+// set and leave its members behind), or has the name of one of a set's entries, SET_NAME-G.sdx or
+// .sdt beside the manifest SET_NAME (it would replace a member, breaking the set, or be removed by
+// the set's next writer as an entry a dead writer left).
 void refuse_replacing_set(const std::string& target);
 // Error(io) naming `target` when its directory does not exist ("" and "-" pass): checked before
 // a command's or a builder's work, so that the message names the output.
