@@ -201,7 +201,9 @@ class Builder(_simdex.Builder):
 
     def add(self, fingerprints, ids=None):
         """Adds fingerprints (array-like of unsigned 64-bit ints) with their ids (same length);
-        without ids, each gets its position among all pairs added (pairs_added, +1, ...)."""
+        without ids, each gets its position among all pairs added (pairs_added, +1, ...).
+        An add stopped by Ctrl-C (KeyboardInterrupt) leaves the Builder holding part of the pairs:
+        it refuses to go on (UsageError), so that none is added twice; make a new one."""
         fps = _u64(fingerprints, "fingerprints")
         self._add(fps, None if ids is None else _u64(ids, "ids"))
 
@@ -219,6 +221,8 @@ class Builder(_simdex.Builder):
         try:
             if self.written:
                 state = "written"
+            elif self._stopped:
+                state = f"{self._stopped}; make a new Builder"
             elif self._spent:
                 state = "write failed; make a new Builder"
             else:
@@ -240,8 +244,11 @@ def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memor
         temp_dir = _os.path.dirname(_os.path.abspath(_path(path)))
     b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
                 temp_dir=temp_dir)
-    b.add(fingerprints, ids)
-    return b.write(path, progress)
+    try:
+        b.add(fingerprints, ids)
+        return b.write(path, progress)
+    finally:  # the sort's files removed now, not when a traceback that holds this frame goes
+        b._discard()
 
 
 class Index(_simdex.Index):

@@ -102,6 +102,11 @@ auto checked_method(R (T::*f)(A...)) {
   return [f](Self<T> self, A... a) -> R { return (initialized(self).*f)(std::forward<A>(a)...); };
 }
 
+// Refuses to pickle instances of the raw class `cls` (the simdex.* wrapper of that name says how
+// it pickles, or why not): without a __reduce__ of its own, pickle protocols 0 and 1 rebuild one
+// through object.__new__, which aborts the interpreter inside pybind11.
+void refuse_pickle(py::object cls);
+
 // A 1-D array that owns `values` (moved, not copied).
 template <class T>
 py::array_t<T> to_numpy(std::vector<T>&& values) {

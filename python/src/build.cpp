@@ -53,9 +53,29 @@ class Builder {
     without_gil([&] {
       std::lock_guard lock(mutex_);
       IndexBuilder& b = live();
-      for (std::size_t i = 0; i < n; ++i) b.add(fp[i], id ? id[i] : next_id_ + i);
+      constexpr std::size_t kChunk = std::size_t{1} << 20;  // pairs between looks at Ctrl-C
+      for (std::size_t at = 0; at < n; at += kChunk) {
+        if (at > 0) try {
+            progress_("add", at, n);  // KeyboardInterrupt: the pairs before `at` are in
+          } catch (...) {
+            next_id_ += at;
+            interrupted_ = "an add() was interrupted after " + std::to_string(at) + " of its " +
+                           std::to_string(n) + " pairs";
+            throw;
+          }
+        const std::size_t end = std::min(n, at + kChunk);
+        for (std::size_t i = at; i < end; ++i) b.add(fp[i], id ? id[i] : next_id_ + i);
+      }
       next_id_ += n;
     });
+  }
+
+  // Frees the pairs and removes the sort's temporary files now (simdex.build's Builder, which a
+  // traceback would otherwise keep alive with its files).
+  void discard() {
+    std::lock_guard lock(mutex_);
+    builder_.reset();
+    if (!written_) interrupted_ = "this Builder was discarded";
   }
 
   py::object write(const std::string& path, const py::object& progress) {
@@ -75,6 +95,7 @@ class Builder {
       } forget{*this};
       s = live().write(path);  // checks the path's directory before it uses up the pairs
       builder_.reset();        // one write per builder: its pairs are consumed
+      written_ = true;
     });
     return summary_type().make({py::str(path), py::int_(s.fingerprint_count), py::int_(s.id_count),
                                 py::int_(s.file_bytes), py::str(s.scheme_name), py::int_(s.table_count),
@@ -84,13 +105,20 @@ class Builder {
   std::uint64_t pairs_added() const { return next_id_; }
   // True once write() succeeded; a write that failed after it consumed the pairs leaves the Builder
   // spent, not written.
-  bool written() const { return !builder_; }
-  bool spent() const { return builder_ && builder_->used(); }
+  bool written() const { return written_; }
+  bool spent() const { return !written_ && (!builder_ || builder_->used()); }
   const BuildOptions& options() const { return options_; }
+  std::string stopped() const { return interrupted_; }
 
  private:
   IndexBuilder& live() {
-    if (!builder_) throw Error(errc::usage, "this Builder has written its index already; make a new one");
+    if (written_) throw Error(errc::usage, "this Builder has written its index already; make a new one");
+    // An add() cut short holds part of its pairs: more adds or a write would go on from them, an add
+    // again of the same array giving its first pairs twice (and new default ids).
+    if (!interrupted_.empty())
+      throw Error(errc::usage, interrupted_ +
+                                   ": it holds part of the pairs added (pairs_added of them); make a "
+                                   "new Builder and add them again");
     if (builder_->used())
       throw Error(errc::usage,
                   "this Builder's write() failed or was stopped after it used up the pairs; make a new "
@@ -109,6 +137,8 @@ class Builder {
   SignalCheck progress_;                   // of the write in progress (none between writes)
   std::atomic<std::thread::id> writer_{};  // the thread in write()
   std::optional<IndexBuilder> builder_;
+  bool written_ = false;
+  std::string interrupted_;    // why the Builder may not go on (an add() cut short); empty: it may
   std::uint64_t next_id_ = 0;  // pairs added so far: the default id of the next one
   std::mutex mutex_;
 };
@@ -129,9 +159,11 @@ void bind_build(py::module_& m) {
       .def("write", checked_method(&Builder::write), py::arg("path"), py::arg("progress") = py::none(),
            "Writes the index to `path` atomically (temporary file, fsync, rename) and returns a\n"
            "BuildSummary. On failure `path` is untouched. A Builder writes once.")
+      .def("_discard", checked_method(&Builder::discard))
       .def_property_readonly("pairs_added", checked_method(&Builder::pairs_added))
       .def_property_readonly("written", checked_method(&Builder::written))
       .def_property_readonly("_spent", checked_method(&Builder::spent))
+      .def_property_readonly("_stopped", checked_method(&Builder::stopped))
       .def_property_readonly("k", [](Self<Builder> self) { return initialized(self).options().k; })
       .def("__len__", checked_method(&Builder::pairs_added));
 }

@@ -49,30 +49,35 @@ void bind_keys(py::module_& m) {
       "it reads, ids() every line), FileError when unreadable.")
       .def(py::init([](const std::string& path) { return without_gil([&] { return MappedKeyMap(path); }); }),
            py::arg("path"))
-      .def("__len__", [](const MappedKeyMap& k) { return without_gil([&] { return k.size(); }); })
+      .def("__len__",
+           [](Self<MappedKeyMap> self) {
+             const MappedKeyMap& k = initialized(self);
+             return without_gil([&] { return k.size(); });
+           })
       .def("__contains__",
-           [](const MappedKeyMap& k, std::uint64_t id) {
+           [](Self<MappedKeyMap> self, std::uint64_t id) {
              std::string scratch;
-             return k.find(id, scratch).has_value();
+             return initialized(self).find(id, scratch).has_value();
            })
       .def("__getitem__",
-           [](const MappedKeyMap& k, std::uint64_t id) {
+           [](Self<MappedKeyMap> self, std::uint64_t id) {
              std::string scratch;
-             const auto key = k.find(id, scratch);
+             const auto key = initialized(self).find(id, scratch);
              if (!key) throw py::key_error(std::to_string(id));
              return key_str(*key);
            })
       .def(
           "get",
-          [](const MappedKeyMap& k, std::uint64_t id, py::object otherwise) {
+          [](Self<MappedKeyMap> self, std::uint64_t id, py::object otherwise) {
             std::string scratch;
-            const auto key = k.find(id, scratch);
+            const auto key = initialized(self).find(id, scratch);
             return key ? key_str(*key) : otherwise;
           },
           py::arg("id"), py::arg("default") = py::none(), "The key of `id`, or `default` when it has none.")
       .def(
           "keys_of",
-          [](const MappedKeyMap& k, const U64Array& ids) {
+          [](Self<MappedKeyMap> self, const U64Array& ids) {
+            const MappedKeyMap& k = initialized(self);
             if (ids.ndim() != 1) throw Error(errc::usage, "ids must be a 1-D array");
             py::list out(ids.size());
             const std::uint64_t* p = ids.data();
@@ -86,7 +91,11 @@ void bind_keys(py::module_& m) {
           py::arg("ids"),
           "The keys of `ids` (array-like of uint64), in order: a list of str, None where an id has none.")
       .def(
-          "ids", [](const MappedKeyMap& k) { return to_numpy(without_gil([&] { return k.ids(); })); },
+          "ids",
+          [](Self<MappedKeyMap> self) {
+            const MappedKeyMap& k = initialized(self);
+            return to_numpy(without_gil([&] { return k.ids(); }));
+          },
           "The ids that have a key, ascending (a uint64 array): reads the whole map, checking every line.");
 }
 

@@ -33,6 +33,15 @@ void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& id
                                  std::to_string(fingerprints.size()) + " fingerprints");
 }
 
+void refuse_pickle(py::object cls) {
+  cls.attr("__reduce__") = py::cpp_function(
+      [](py::handle self) -> py::object {
+        throw py::type_error("cannot pickle a " + std::string(Py_TYPE(self.ptr())->tp_name) +
+                             " made directly: use the class of that name in the simdex module");
+      },
+      py::is_method(cls));
+}
+
 }  // namespace simdex::python
 
 PYBIND11_MODULE(_simdex, m) {
@@ -46,4 +55,5 @@ PYBIND11_MODULE(_simdex, m) {
   simdex::python::bind_dedup(m);
   simdex::python::bind_set(m);
   simdex::python::bind_keys(m);
+  for (const char* name : {"Index", "Builder", "KeyMap"}) simdex::python::refuse_pickle(m.attr(name));
 }

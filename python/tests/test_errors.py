@@ -186,6 +186,25 @@ def test_objects_whose_init_never_ran_raise_type_errors(index_path):
     with pytest.raises(TypeError, match="cannot pickle"):
         copy.copy(simdex.Builder())
     assert not (index_path.parent / "y.sdx").exists()
+    # KeyMap too (len() segfaulted, `in` read uninitialized memory, get() answered None).
+    keymap_calls = [lambda k: len(k), lambda k: 1 in k, lambda k: k[1], lambda k: k.get(1), lambda k: k.ids(),
+                    lambda k: k.keys_of([1])]
+    for cls in (simdex.KeyMap, simdex._simdex.KeyMap):
+        for call in keymap_calls:
+            with pytest.raises(TypeError, match="not initialized"):
+                call(cls.__new__(cls))
+    # The compiled classes themselves refuse pickling at every protocol (0 and 1 aborted the
+    # interpreter); the simdex classes pickle as before.
+    keys = index_path.parent / "k.keys.tsv"
+    keys.write_text("#simdex-keys 1\n%d\tdoc\n" % simdex.key_id("doc"))
+    raw = [simdex._simdex.Index(str(index_path)), simdex._simdex.Builder(), simdex._simdex.KeyMap(str(keys))]
+    for obj in raw:
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            with pytest.raises(TypeError, match="made directly"):
+                pickle.dumps(obj, protocol=protocol)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert len(pickle.loads(pickle.dumps(simdex.KeyMap(keys), protocol=protocol))) == 1
+        assert len(pickle.loads(pickle.dumps(simdex.open(index_path), protocol=protocol))) == 2000
     # Another object where an Index belongs: pybind11's usual TypeError, naming what is accepted.
     with pytest.raises(TypeError, match="incompatible"):
         simdex.Index(reopen=5)

@@ -73,6 +73,46 @@ def test_ctrl_c_stops_the_work_and_leaves_nothing(work, tmp_path):
     assert lines[1] == "left []", result.stdout
 
 
+ADD = """
+import os, signal, sys, threading, time
+import numpy as np
+import simdex
+signal.signal(signal.SIGINT, signal.default_int_handler)
+pairs = np.random.default_rng(1).integers(0, 2**63, 20000000, dtype=np.uint64)
+def interrupted(call):
+    threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    start = time.monotonic()
+    try:
+        call()
+        print("finished")
+    except KeyboardInterrupt:
+        print("interrupted", time.monotonic() - start, sorted(os.listdir(".")))
+b = simdex.Builder(k=3, memory=8 << 20, threads=1)
+interrupted(lambda: b.add(pairs))
+print(0 < b.pairs_added < len(pairs))
+try:
+    b.add(pairs[:1])
+except simdex.UsageError as e:
+    print("refused:", e)
+del b
+interrupted(lambda: simdex.build("b.sdx", pairs, memory=8 << 20, threads=1, temp_dir="."))
+"""
+
+
+def test_ctrl_c_during_add_stops_it_and_the_builder_refuses_to_go_on(tmp_path):
+    # An add of 20M pairs (seconds) heard Ctrl-C only once done, then raised KeyboardInterrupt with
+    # every pair in: an add again gave them twice. simdex.build's sort files stayed while the
+    # exception (its traceback, holding the Builder) lived.
+    result = subprocess.run([sys.executable, "-c", ADD], cwd=tmp_path, env=ENV, capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.split("\n")
+    assert lines[0].startswith("interrupted") and float(lines[0].split()[1]) < 3, result.stdout
+    assert lines[1] == "True", result.stdout
+    assert lines[2].startswith("refused: usage: an add() was interrupted after "), result.stdout
+    assert lines[3].startswith("interrupted") and lines[3].endswith(" []"), result.stdout
+
+
 def test_progress_reports_each_call_and_ends_at_its_total(tmp_path):
     rng = np.random.default_rng(3)
     fps = rng.integers(0, 2**64, 200000, dtype=np.uint64, endpoint=False)
