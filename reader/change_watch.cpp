@@ -38,7 +38,23 @@ struct ChangeWatch::Slot {
 namespace {
 
 std::atomic<ChangeWatch::Slot*> slots{nullptr};
-struct sigaction previous_bus, previous_lease;
+
+// The handler a signal had before ours, to pass on what is not ours. Two copies: a handler reads
+// the one published while install_handlers() fills the other (ours installed again on top of a
+// handler put in after it).
+struct Previous {
+  struct sigaction action[2];
+  std::atomic<int> current{0};
+  const struct sigaction& get() const { return action[current.load()]; }
+};
+Previous previous_bus, previous_lease;
+// A fault not ours, passed on to the handler before ours, that comes back means that handler did
+// not cure it: the same fault again (a handler of Python's signal module, which returns), or the
+// signal raise()d again (Python's faulthandler, which gives it to its own previous handler, ours
+// when it was put in after us). It gets the default action then, where passing it on again would
+// repeat for ever.
+std::atomic<bool> passed_fault{false};
+std::atomic<uintptr_t> last_passed{0};  // its address
 
 ChangeWatch::Slot* acquire_slot() {
   for (auto* s = slots.load(); s; s = s->next) {
@@ -61,6 +77,13 @@ void mark_changed(ChangeWatch::Slot& s) {
   if (s.lease.exchange(ChangeWatch::Slot::none) == ChangeWatch::Slot::held)
     fcntl(s.fd.load(), F_SETLEASE, F_UNLCK);
 }
+
+// SIG_DFL, for chain().
+const struct sigaction kDefaultAction = [] {
+  struct sigaction a {};
+  a.sa_handler = SIG_DFL;
+  return a;
+}();
 
 // What the handler that was there before would have done with the signal.
 void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* context, bool default_kills) {
@@ -91,7 +114,12 @@ void on_sigbus(int sig, siginfo_t* info, void* context) {
       handled = mmap(reinterpret_cast<void*>(begin), size, PROT_READ,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) != MAP_FAILED;
     }
-  if (!handled) chain(previous_bus, sig, info, context, true);
+  if (!handled) {
+    const bool fault = info->si_code > 0;  // else sent (kill, raise)
+    const bool back = fault ? passed_fault.exchange(true) && last_passed.load() == addr : passed_fault.load();
+    if (fault) last_passed.store(addr);
+    chain(back ? kDefaultAction : previous_bus.get(), sig, info, context, true);
+  }
   errno = saved_errno;
 }
 
@@ -110,23 +138,32 @@ void on_lease_break(int sig, siginfo_t* info, void* context) {
         mark_changed(*s);
     }
   // Never the default action (it would end the process): a late signal of a closed index is dropped.
-  if (!ours) chain(previous_lease, sig, info, context, false);
+  if (!ours) chain(previous_lease.get(), sig, info, context, false);
   errno = saved_errno;
 }
 
+// `handler` for `sig`, unless it is there: the first time, and again over a handler put in since
+// (a program's, Python's faulthandler.enable() after an index was opened), which becomes the one
+// that gets the signals not ours.
+void install(int sig, void (*handler)(int, siginfo_t*, void*), Previous& previous) {
+  struct sigaction current {};
+  if (sigaction(sig, nullptr, &current) != 0) return;
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler) return;
+  const int other = 1 - previous.current.load();
+  previous.action[other] = current;
+  previous.current.store(other);
+  struct sigaction sa {};
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_sigaction = handler;
+  sigaction(sig, &sa, nullptr);
+}
+
 void install_handlers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_sigaction = on_sigbus;
-    sigaction(SIGBUS, &sa, &previous_bus);
-    if (kLeases) {
-      sa.sa_sigaction = on_lease_break;
-      sigaction(lease_signal(), &sa, &previous_lease);
-    }
-  });
+  static std::mutex mutex;  // one install at a time: each fills the copy of Previous not in use
+  const std::lock_guard lock(mutex);
+  install(SIGBUS, on_sigbus, previous_bus);
+  if (kLeases) install(lease_signal(), on_lease_break, previous_lease);
 }
 
 // Size and mtime: not ctime, which a rename over the file changes too (the old inode loses its link).

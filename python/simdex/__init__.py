@@ -386,7 +386,8 @@ def open(path, detect_changes=True, preload=None):
     Raises FileError (an OSError) when the file cannot be read and FormatError when it is not a
     valid index (bad_magic, header_checksum, ...: the .code names the spec's rule).
     detect_changes: notice a file truncated or overwritten in place while open (FileChangedError)
-    instead of dying of SIGBUS; it installs simdex's SIGBUS handler once per process.
+    instead of dying of SIGBUS; it installs simdex's SIGBUS handler (again over one put in since,
+    such as faulthandler.enable()'s, which then gets the signals that are not simdex's).
     preload: None (default: each page is read when first needed), "keys" (every table's block keys)
     or "all" (the whole file), loaded before open returns, so that the first queries of a new
     process are as fast as later ones.

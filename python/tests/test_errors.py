@@ -271,6 +271,40 @@ def test_a_file_truncated_under_an_open_index(tmp_path):
     index.close()
 
 
+LATE_HANDLER = """
+import faulthandler, os, signal, sys
+import numpy as np
+import simdex
+fps = np.random.default_rng(4).integers(0, 2**63, 100000, dtype=np.uint64)
+simdex.build("a.sdx", fps)
+simdex.build("b.sdx", fps)
+first = simdex.open("a.sdx")
+if sys.argv[1] == "faulthandler":
+    faulthandler.enable()
+else:
+    signal.signal(signal.SIGBUS, lambda *args: None)
+second = simdex.open("b.sdx")
+os.truncate("b.sdx", 300)
+try:
+    second.join(fps[:10000])
+except simdex.FileChangedError:
+    print("FileChangedError")
+"""
+
+
+@pytest.mark.parametrize("late", ["faulthandler", "signal"])
+def test_a_sigbus_handler_put_in_after_the_first_open(tmp_path, late):
+    # Python's faulthandler.enable() (or signal.signal) after an index was opened replaced simdex's
+    # handler for the indexes opened later: a truncated one then crashed ("Fatal Python error: Bus
+    # error") or hung at 100% CPU. The next open installs simdex's on top again.
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(simdex.__file__))))
+    result = subprocess.run([sys.executable, "-c", LATE_HANDLER, late], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stdout == "FileChangedError\n", result.stdout + result.stderr
+
+
 def test_a_path_with_a_nul_byte_is_refused_not_cut_short(tmp_path, index_path):
     # The C library would stop at the NUL and read or write another file: ValueError, as open().
     victim = tmp_path / "victim"
