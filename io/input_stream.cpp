@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <iostream>
 #include <streambuf>
@@ -49,10 +50,17 @@ class GzipDecoder : public Decoder {
   explicit GzipDecoder(const std::string& name) : name_(name) { start_member(); }
   std::size_t decode(const char*& in, const char* in_end, char* out, std::size_t capacity) override {
     if (in == in_end && !in_member_) return 0;
+    // Zero bytes after the last member (a tape's or a block device's padding) end the stream, as
+    // gzip reads them.
+    if (!in_member_ && (padding_ || *in == 0)) {
+      padding_ = true;
+      while (in != in_end && *in == 0) ++in;
+      if (in == in_end) return 0;
+    }
     // Bytes after a member must begin another: igzip would wait for the rest of a header that
     // trailing garbage of a few bytes never completes, and call it a truncated stream.
     const auto* m = reinterpret_cast<const unsigned char*>(in);
-    if (!in_member_ && (m[0] != 0x1f || (in_end - in >= 2 && m[1] != 0x8b)))
+    if (!in_member_ && (padding_ || m[0] != 0x1f || (in_end - in >= 2 && m[1] != 0x8b)))
       corrupt(name_, "gzip", "bytes after the last member that do not begin another (not gzip magic)");
     // Both at most a buffer (64 KiB) long: they fit igzip's 32-bit counts.
     state_.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(in));
@@ -103,6 +111,7 @@ class GzipDecoder : public Decoder {
   std::string name_;
   inflate_state state_{};
   bool in_member_ = false;  // inside a member: its end (trailer) not reached yet
+  bool padding_ = false;    // zero bytes met after a member: nothing else may follow
 };
 
 // zstd frames (and skippable frames), one after another. ZSTD_decompressStream returns 0 exactly
@@ -204,8 +213,17 @@ class DecodingBuf : public std::streambuf {
         in_pos_ = in_end_;
         return traits_type::to_int_type(*gptr());
       }
+      // A decoding error is the stream's for good: read on (check_rest() after a bad line) a decoder
+      // past its error would report another one, made up by the state the error left.
+      if (failed_) std::rethrow_exception(failed_);
       const char* next = in_.data() + in_pos_;
-      const std::size_t n = decoder_->decode(next, in_.data() + in_end_, out_.data(), out_.size());
+      std::size_t n = 0;
+      try {
+        n = decoder_->decode(next, in_.data() + in_end_, out_.data(), out_.size());
+      } catch (...) {
+        failed_ = std::current_exception();
+        throw;
+      }
       in_pos_ = static_cast<std::size_t>(next - in_.data());
       if (n > 0) {
         setg(out_.data(), out_.data(), out_.data() + n);
@@ -230,6 +248,7 @@ class DecodingBuf : public std::streambuf {
   std::size_t in_pos_ = 0, in_end_ = 0;
   bool raw_end_ = false;
   std::unique_ptr<Decoder> decoder_;
+  std::exception_ptr failed_;  // the decoder's error, once it had one
 };
 
 // A failed read or seek of the input: errc::io with the system's reason.

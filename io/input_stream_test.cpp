@@ -171,6 +171,40 @@ TEST_CASE("corrupt bytes in a gzip or zstd stream are an error naming the input"
   }
 }
 
+TEST_CASE("a gzip member's bad trailer is told as such, after a bad line too; zero padding ends it") {
+  // Over 64 KiB (a buffer): igzip reports the bad CRC-32 or length with the last bytes; read on
+  // (check_rest() after a malformed line, as a command does), it reported trailing garbage instead.
+  const std::string good = gzip(sample_lines(30000) + "not a number\n");
+  REQUIRE(good.size() > (std::size_t{1} << 16));
+  for (const std::size_t from_end : {5, 2}) {  // in the CRC-32, in the length
+    std::string bad = good;
+    bad[bad.size() - from_end] = static_cast<char>(bad[bad.size() - from_end] ^ 0xff);
+    const std::string path = "input_stream_test_trailer.gz";
+    std::ofstream(path, std::ios::binary) << bad;
+    InputStream in(path);
+    std::string line;
+    try {
+      simdex::io::reporting_corrupt_stream(in, [&] {
+        while (in.next_line(line))
+          if (line == "not a number") throw simdex::Error(simdex::errc::input, "a bad line");
+      });
+      FAIL("accepted");
+    } catch (const simdex::Error& e) {
+      CHECK(std::string(e.what()).find(path + ": corrupt gzip stream: incorrect data check") !=
+            std::string::npos);
+    }
+    std::remove(path.c_str());
+  }
+  // Zero bytes after the last member are padding (gzip reads them so); anything after them is not.
+  CHECK(read_all(good + std::string(100, '\0')) == sample_lines(30000) + "not a number\n");
+  CHECK_THROWS_WITH_AS(read_all(good + std::string(100, '\0') + "x", "p.gz"),
+                       doctest::Contains("p.gz: corrupt gzip stream: bytes after the last member"),
+                       simdex::Error);
+  CHECK_THROWS_WITH_AS(read_all(good + std::string(3, '\0') + good, "p.gz"),
+                       doctest::Contains("p.gz: corrupt gzip stream: bytes after the last member"),
+                       simdex::Error);
+}
+
 TEST_CASE("a line over the bound is an error naming the line") {
   const std::string input = "1\n" + std::string(5000, '7') + "\n3\n";
   std::istringstream raw(input);
