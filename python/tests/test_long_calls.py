@@ -26,6 +26,11 @@ rng = np.random.default_rng(1)
 dense = (np.uint64(0xABCDEF1234) << np.uint64(24)) | rng.integers(0, 1 << 24, 200000, dtype=np.uint64)
 simdex.build("dense.sdx", dense, k=3)
 index = simdex.open("dense.sdx")
+# 1M pairs of 65,536 fingerprints, about 100 blocks a table: 20,000 queries are one group that meets
+# hundreds of entries a block (a tenth of a second each), the table one chunk (it ran on for 10 s).
+few = (np.uint64(0xABCDEF0123) << np.uint64(24)) | rng.integers(0, 1 << 16, 1000000, dtype=np.uint64)
+simdex.build("few.sdx", few, k=3)
+few_blocks = simdex.open("few.sdx")
 with open("docs.txt", "w") as f:
     for i in range(2000000):
         f.write(f"document number {i} with a few words {i % 1000}\\n")
@@ -37,6 +42,7 @@ before = set(os.listdir("."))
 WORK = {
     "pairs": "index.pairs(force=True, threads=1)",
     "join": "index.join(dense[:100000] ^ np.uint64(1), force=True, threads=2)",
+    "join_few_blocks": "few_blocks.join(few[:20000], force=True, threads=2)",
     "clusters": "index.clusters(force=True, threads=2)",
     "build": 'builder.write("built.sdx")',
     "dedup": 'simdex.dedup("docs.txt", "kept.txt", input_format="lines", threads=1)',
