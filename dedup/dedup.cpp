@@ -291,8 +291,17 @@ void cluster_documents(const Index& index, const std::vector<Record>& records, c
   });
 }
 
-DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
+// Before any work (standard input is copied first): Error(usage) for options out of range.
+void check_options(const DedupOptions& o) {
   if (o.k > 32) throw Error(errc::usage, "k must be 0..32, not " + std::to_string(o.k));
+  // A document is held whole within a quarter of it, the index built within half.
+  if (o.memory_bytes != 0 && o.memory_bytes < (std::uint64_t{1} << 20))
+    throw Error(errc::usage,
+                "the memory bound must be at least 1 MiB (1048576 bytes), or 0 for the default, not " +
+                    std::to_string(o.memory_bytes));
+}
+
+DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
   BuildOptions build;
   build.fingerprint_settings = fingerprint_settings(o.fingerprint);  // the index says how it was made
@@ -426,17 +435,20 @@ void refuse_index_over_input(const std::string& input, const DedupOptions& optio
 }  // namespace
 
 DedupResult find_duplicates(const std::string& input, const DedupOptions& options) {
+  check_options(options);
   refuse_index_over_input(input, options);
   return with_input(input, options,
                     [&](const std::string& path) { return find_in(read_file(path, options), options); });
 }
 
 DedupResult find_duplicates(const TextBatches& texts, const DedupOptions& options) {
+  check_options(options);
   return find_in(read_texts(texts, options), options);
 }
 
 void write_deduplicated(const std::string& input, const DedupResult& result, const std::string& output,
                         const DedupOptions& options) {
+  check_options(options);
   if (readable_once(input))
     throw Error(errc::usage,
                 (input == "-" ? std::string("standard input") : "'" + input + "' (not a regular file)") +
@@ -446,6 +458,7 @@ void write_deduplicated(const std::string& input, const DedupResult& result, con
 }
 
 DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
+  check_options(options);
   // Each would lose the input or the index: the output replaces what it names, after the index.
   writer::refuse_input_as_output(input, output);
   refuse_index_over_input(input, options);

@@ -10,11 +10,13 @@
 #include <bit>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "io/input_stream.h"
 #include "simdex/error.h"
@@ -314,6 +316,23 @@ TEST_CASE("errors: a collision of ids stops the run before any output; bad optio
   CHECK_THROWS_AS(keep_policy("best"), Error);
   o.k = 33;
   CHECK_THROWS_AS(dedup(t.file("in.jsonl"), t.file("out.jsonl"), o), Error);
+  // A memory bound below 1 MiB is refused before any work (it said "line longer than 0 bytes",
+  // naming the copy of the texts it had made).
+  o.k = 3;
+  o.memory_bytes = 1;
+  for (const auto& call :
+       std::vector<std::function<void()>>{[&] { dedup(t.file("in.jsonl"), t.file("out.jsonl"), o); },
+                                          [&] { find_duplicates(t.file("in.jsonl"), o); },
+                                          [&] {
+                                            bool given = false;
+                                            find_duplicates(
+                                                [&](std::vector<std::string_view>& batch) {
+                                                  if (!std::exchange(given, true)) batch.push_back("a text");
+                                                },
+                                                o);
+                                          }})
+    CHECK_THROWS_WITH_AS(call(), doctest::Contains("usage: the memory bound must be at least 1 MiB"), Error);
+  o.memory_bytes = 0;
   CHECK_THROWS_AS(write_deduplicated("-", DedupResult{}, t.file("out.jsonl"), o), Error);
 }
 

@@ -59,7 +59,7 @@ struct DedupOptions {
   unsigned k = kDocumentK;  // 0..32: documents whose fingerprints are within k bits are duplicates
   KeepPolicy keep = KeepPolicy::first;
   std::string index;               // where to keep the index (its key map beside it); "" : a temporary one
-  std::uint64_t memory_bytes = 0;  // 0: default_memory_bytes()
+  std::uint64_t memory_bytes = 0;  // 0: default_memory_bytes(); else at least 1 MiB
   // Directory of the temporary index, the sort's runs and the copy of standard input; "" : the
   // system's temporary directory.
   std::string temp_dir;
