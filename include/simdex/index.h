@@ -178,8 +178,9 @@ struct OpenOptions {
   // installs handlers for SIGBUS and for the signal SIGRTMIN + 6 (the break of the read lease it
   // takes on the file where it may), at the first open and again at an open that finds another
   // handler put in since; both pass every signal that is not about one of its mappings on to the
-  // handler they replaced (a fault that comes back uncured from it gets the default action). false: no handler and no lease; a
-  // truncated file then ends the process with SIGBUS (for programs that own these signals).
+  // handler they replaced (a fault that comes back uncured from it gets the default action). false: no
+  // handler and no lease; a truncated file then ends the process with SIGBUS (for programs that own these
+  // signals).
   bool detect_changes = true;
   // For an index set: open only these members (indices into the manifest's members, in generation
   // order; see IndexInfo::members of a full open), e.g. one member per MPI rank. Empty: all. The
