@@ -49,10 +49,15 @@ void bind_dedup(py::module_& m);
 void bind_set(py::module_& m);
 void bind_keys(py::module_& m);
 
-// One fingerprint argument: an int (or numpy integer) in 0..2^64-1. A bool or a float is not one
-// (TypeError, as for any other type), a number out of range is a UsageError saying so.
+// One fingerprint (or id) argument: an int (or numpy integer) in 0..2^64-1. A bool or a float is
+// not one (TypeError, as for any other type), a number out of range is a UsageError saying so.
 struct Fingerprint {
   std::uint64_t value = 0;
+  static constexpr const char* kWhat = "a fingerprint";
+};
+struct Id {
+  std::uint64_t value = 0;
+  static constexpr const char* kWhat = "an id";
 };
 
 // `self` of a method of T, or an argument that must be a T: any instance of T's class (or of a
@@ -137,9 +142,9 @@ class StructType {
 }  // namespace simdex::python
 
 namespace pybind11::detail {
-template <>
-struct type_caster<simdex::python::Fingerprint> {
-  PYBIND11_TYPE_CASTER(simdex::python::Fingerprint, const_name("int"));
+template <class T>
+struct u64_argument_caster {
+  PYBIND11_TYPE_CASTER(T, const_name("int"));
   bool load(handle src, bool /*convert*/) {
     if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr())) return false;
     const object number = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
@@ -147,13 +152,17 @@ struct type_caster<simdex::python::Fingerprint> {
     const unsigned long long v = PyLong_AsUnsignedLongLong(number.ptr());
     if (v == ~0ULL && PyErr_Occurred()) {
       PyErr_Clear();
-      throw simdex::Error(simdex::errc::usage,
-                          "a fingerprint is an integer in 0..2**64-1, not " + std::string(repr(src)));
+      throw simdex::Error(simdex::errc::usage, std::string(T::kWhat) + " is an integer in 0..2**64-1, not " +
+                                                   std::string(repr(src)));
     }
     value.value = v;
     return true;
   }
 };
+template <>
+struct type_caster<simdex::python::Fingerprint> : u64_argument_caster<simdex::python::Fingerprint> {};
+template <>
+struct type_caster<simdex::python::Id> : u64_argument_caster<simdex::python::Id> {};
 
 // Self<T> loads any instance of T's class, constructed or not (pybind11's own caster would hand
 // over uninitialized memory for the latter); anything else is not a match.

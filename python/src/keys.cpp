@@ -55,22 +55,22 @@ void bind_keys(py::module_& m) {
              return without_gil([&] { return k.size(); });
            })
       .def("__contains__",
-           [](Self<MappedKeyMap> self, std::uint64_t id) {
+           [](Self<MappedKeyMap> self, Id id) {
              std::string scratch;
-             return initialized(self).find(id, scratch).has_value();
+             return initialized(self).find(id.value, scratch).has_value();
            })
       .def("__getitem__",
-           [](Self<MappedKeyMap> self, std::uint64_t id) {
+           [](Self<MappedKeyMap> self, Id id) {
              std::string scratch;
-             const auto key = initialized(self).find(id, scratch);
-             if (!key) throw py::key_error(std::to_string(id));
+             const auto key = initialized(self).find(id.value, scratch);
+             if (!key) throw py::key_error(std::to_string(id.value));
              return key_str(*key);
            })
       .def(
           "get",
-          [](Self<MappedKeyMap> self, std::uint64_t id, py::object otherwise) {
+          [](Self<MappedKeyMap> self, Id id, py::object otherwise) {
             std::string scratch;
-            const auto key = initialized(self).find(id, scratch);
+            const auto key = initialized(self).find(id.value, scratch);
             return key ? key_str(*key) : otherwise;
           },
           py::arg("id"), py::arg("default") = py::none(), "The key of `id`, or `default` when it has none.")
