@@ -22,6 +22,7 @@
 #include "fingerprint/text_pipeline.h"
 #include "io/fd_io.h"
 #include "io/input_stream.h"
+#include "reader/change_watch.h"
 #include "simdex/batch.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -93,6 +94,14 @@ std::string temp_dir_of(const DedupOptions& o) {
   return o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir;
 }
 
+// A descriptor closed at the end of the scope (-1: none).
+struct ClosedAtEnd {
+  int fd;
+  ~ClosedAtEnd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 // Whether `input` can be read only once: standard input, a pipe (a second open of a FIFO waits
 // for a writer that is gone), a device or a socket. A path that cannot be stat'ed is left to the
 // reader, which names the error.
@@ -108,12 +117,7 @@ std::unique_ptr<writer::OwnedTemp> spool(const std::string& input, const std::st
                                          const DedupOptions& o) {
   const int fd = input == "-" ? 0 : ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(errc::io, "cannot open input '" + name + "': " + std::strerror(errno));
-  struct CloseInput {
-    int fd;
-    ~CloseInput() {
-      if (fd > 0) ::close(fd);
-    }
-  } close_input{fd};
+  const ClosedAtEnd close_input{input == "-" ? -1 : fd};
   auto copy = dedup_temp_file(temp_dir_of(o), ".input");
   std::vector<char> buffer(1 << 20);
   for (;;) {
@@ -144,8 +148,7 @@ void require_unchanged(const std::string& path, const InputStamp& first) {
   if (!first.regular) return;
   const InputStamp now = stamp(path);
   const struct stat &a = first.st, &b = now.st;
-  if (!now.regular || a.st_dev != b.st_dev || a.st_ino != b.st_ino || a.st_size != b.st_size ||
-      a.st_mtim.tv_sec != b.st_mtim.tv_sec || a.st_mtim.tv_nsec != b.st_mtim.tv_nsec)
+  if (!now.regular || a.st_dev != b.st_dev || a.st_ino != b.st_ino || !reader::same_contents(a, b))
     throw Error(errc::input, path + ": the input changed while it was read (replaced, or written to: its " +
                                  "size or modification time is not the first read's); nothing was written");
 }
@@ -345,12 +348,7 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
   // index is locked again, so that other runs' cleanup leaves it alone while this one reads it.
   const int index_lock = temp_index ? ::open(index_path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
   if (index_lock >= 0) ::flock(index_lock, LOCK_EX | LOCK_NB);
-  struct CloseLock {
-    int fd;
-    ~CloseLock() {
-      if (fd >= 0) ::close(fd);
-    }
-  } close_lock{index_lock};
+  const ClosedAtEnd close_lock{index_lock};
   const Index index = Index::open(index_path);
   cluster_documents(index, records, keys, o, result);
   return result;

@@ -166,13 +166,12 @@ void install_handlers() {
   if (kLeases) install(lease_signal(), on_lease_break, previous_lease);
 }
 
-// Size and mtime: not ctime, which a rename over the file changes too (the old inode loses its link).
+}  // namespace
+
 bool same_contents(const struct stat& a, const struct stat& b) {
   return a.st_size == b.st_size && a.st_mtim.tv_sec == b.st_mtim.tv_sec &&
          a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
 }
-
-}  // namespace
 
 ChangeWatch::ChangeWatch(int fd) : slot_(acquire_slot()), fd_(fd) {
   install_handlers();

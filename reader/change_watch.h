@@ -22,6 +22,10 @@
 
 namespace simdex::reader {
 
+// Whether two fstat()s of one file see the same contents: its size and modification time (not
+// ctime, which a rename over the file changes too).
+bool same_contents(const struct stat& a, const struct stat& b);
+
 class ChangeWatch {
  public:
   struct Slot;
