@@ -88,7 +88,7 @@ void run_query(const QueryArgs& a) {
     while (in.next_line(line)) {
       if ((in.line_number() & 0xfff) == 0)
         progress.update("query", in.bytes_read(), in.size(), Progress::Unit::bytes);
-      const std::string_view text = chomp(in.line_number() == 1 ? drop_byte_order_mark(line) : line);
+      const std::string_view text = line_text(line, in.line_number());
       if (is_blank(text)) continue;
       run_one(parse_query(text, in.name() + ":" + std::to_string(in.line_number())));
     }

@@ -78,7 +78,7 @@ void run_remove(const RemoveArgs& a) {
     std::string line;
     io::reporting_corrupt_stream(in, [&] {
       while (in.next_line(line)) {
-        const std::string_view text = chomp(in.line_number() == 1 ? drop_byte_order_mark(line) : line);
+        const std::string_view text = line_text(line, in.line_number());
         if (!is_blank(text))
           ids.push_back(parse_id(text, in.name() + ":" + std::to_string(in.line_number())));
       }

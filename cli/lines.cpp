@@ -70,7 +70,7 @@ std::optional<bool> PairReader::has_id(std::string_view line) {
 
 std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view line) {
   ++line_;
-  line = chomp(line_ == 1 ? drop_byte_order_mark(line) : line);
+  line = line_text(line, line_);
   const auto tab_at = id_tab(line);  // the line is chomped and searched once
   if (!tab_at) return std::nullopt;
   const std::size_t tab = *tab_at;

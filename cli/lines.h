@@ -33,6 +33,10 @@ inline std::string_view chomp(std::string_view line) {
 inline std::string_view drop_byte_order_mark(std::string_view first_line) {
   return first_line.starts_with("\xEF\xBB\xBF") ? first_line.substr(3) : first_line;
 }
+// Line `number` (1-based) of a file as its text: chomped, and the first without a byte order mark.
+inline std::string_view line_text(std::string_view line, uint64_t number) {
+  return chomp(number == 1 ? drop_byte_order_mark(line) : line);
+}
 inline bool is_blank(std::string_view line) {
   return line.find_first_not_of(" \t") == std::string_view::npos;
 }

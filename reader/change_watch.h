@@ -1,6 +1,6 @@
 // Watching a mapped index file for changes made under the reader (spec/FORMAT.md "Readers and
-// changed files"). Two signals, each handler installed once per process and chained to the handler
-// that was there before:
+// changed files"). Two signals, each handler installed at the first watch and again at a watch that
+// finds another handler put in since, and chained to the handler it replaced:
 // - SIGBUS: a read of a page past the end of a truncated file faults. When the address lies in a
 //   watched mapping, the handler marks it changed and maps zero pages over the whole mapping, so the
 //   read goes on (over zeros; the reader bounds-checks everything it reads, as for a hostile file)
