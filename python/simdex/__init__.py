@@ -287,8 +287,8 @@ class Index(_simdex.Index):
         """
         fps = _u64(fingerprints, "fingerprints")
         qids = None if ids is None else _u64(ids, "ids")
-        return Matches(*self._join(fps, qids, _count(k, "k", True), _count(threads, "threads"), force,
-                                   _progress(progress)))
+        return Matches(*self._join(fps, qids, _count(k, "k", True), _count(threads, "threads"),
+                                   _flag(force, "force"), _progress(progress)))
 
     query_many = join
 
@@ -296,7 +296,8 @@ class Index(_simdex.Index):
         """Every pair (a, b), a < b, of distinct stored fingerprints within k bits: Pairs(a, b,
         distance) of numpy arrays sorted by (a, b). `simdex pairs` computes the same. progress: a
         callable(stage, done, total), stage "pairs", called a few times a second."""
-        return Pairs(*self._pairs(_count(k, "k", True), _count(threads, "threads"), force, _progress(progress)))
+        return Pairs(*self._pairs(_count(k, "k", True), _count(threads, "threads"), _flag(force, "force"),
+                                  _progress(progress)))
 
     def clusters(self, k=None, min_size=2, size_in_ids=False, threads=0, force=False, progress=None):
         """The connected components of the "within k bits" graph of the stored fingerprints, as
@@ -305,7 +306,7 @@ class Index(_simdex.Index):
         use size_in_ids=True (a fingerprint shared by several documents is then a cluster too),
         keep one id per cluster and drop the others. progress: as pairs' (stage "clusters")."""
         return [Cluster(f, i) for f, i in self._clusters(_count(k, "k", True), _count(min_size, "min_size"),
-                                                         _flag(size_in_ids, "size_in_ids"), _count(threads, "threads"), force,
+                                                         _flag(size_in_ids, "size_in_ids"), _count(threads, "threads"), _flag(force, "force"),
                                                          _progress(progress))]
 
     def reopen(self):
@@ -392,6 +393,9 @@ def open(path, detect_changes=True, preload=None):
     or "all" (the whole file), loaded before open returns, so that the first queries of a new
     process are as fast as later ones.
     """
+    detect_changes = _flag(detect_changes, "detect_changes")
+    if not (preload is None or isinstance(preload, str)):
+        raise UsageError(f"preload must be None, 'keys' or 'all', not {preload!r}")
     index = Index(_path(path), detect_changes, preload)
     index._reopen_with = (index._absolute_path, detect_changes, preload)
     return index
@@ -584,19 +588,22 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
     published: the add is done, the merge is left to the next add or merge.
     """
     fps = _u64(fingerprints, "fingerprints")
-    return _simdex.set_add(_path(set_path), fps, None if ids is None else _u64(ids, "ids"), k, block_bytes,
-                           merge, wait, memory, threads, _optional_path(temp_dir), _progress(progress))
+    return _simdex.set_add(_path(set_path), fps, None if ids is None else _u64(ids, "ids"),
+                           _count(k, "k", optional=True), _count(block_bytes, "block_bytes", optional=True),
+                           _flag(merge, "merge"), _flag(wait, "wait"), _count(memory, "memory", below=2**63),
+                           _count(threads, "threads"), _optional_path(temp_dir), _progress(progress))
 
 
 def remove(set_path, ids, wait=True):
     """Removes `ids` (array-like of uint64) from the index set at `set_path`: a tombstone,
     published atomically; their pairs are no longer live (an id added again later is). Returns a
     SetChange. FileError when there is no set there."""
-    return _simdex.set_remove(_path(set_path), _u64(ids, "ids"), wait)
+    return _simdex.set_remove(_path(set_path), _u64(ids, "ids"), _flag(wait, "wait"))
 
 
 def merge(set_path, wait=True, memory=0, threads=0, temp_dir=None, progress=None):
     """Compacts the index set at `set_path` into one member holding exactly its live pairs and
     drops every tombstone; the answers do not change. Returns a SetChange. progress: as
     Builder.write's."""
-    return _simdex.set_merge(_path(set_path), wait, memory, threads, _optional_path(temp_dir), _progress(progress))
+    return _simdex.set_merge(_path(set_path), _flag(wait, "wait"), _count(memory, "memory", below=2**63),
+                             _count(threads, "threads"), _optional_path(temp_dir), _progress(progress))

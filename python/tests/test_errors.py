@@ -88,6 +88,38 @@ def test_k_too_large_is_a_usage_error(index_path):
         simdex.build(index_path.parent / "y.sdx", [1, 2, 3], scheme="paper-99")
 
 
+def test_flags_and_the_set_calls_counts_are_checked_as_everywhere(index_path, tmp_path):
+    # force="yes" was pybind11's "incompatible function arguments"; force=1, wait=2 and an add's
+    # k=True were taken as True and k=1.
+    s = tmp_path / "s.sdxs"
+    with simdex.open(index_path) as index:
+        for call, name in ((lambda: index.join([1], force="yes"), "force"), (lambda: index.pairs(force=1), "force"),
+                           (lambda: index.clusters(force=None), "force")):
+            with pytest.raises(simdex.UsageError, match=f"^{name} must be True or False"):
+                call()
+    for kwargs in (dict(merge="no"), dict(wait=2)):
+        with pytest.raises(simdex.UsageError, match=f"^{next(iter(kwargs))} must be True or False"):
+            simdex.add(s, [1, 2], **kwargs)
+    for kwargs in (dict(k=True), dict(k=-1), dict(block_bytes=-8), dict(memory=-1), dict(threads="2")):
+        with pytest.raises(simdex.UsageError, match=f"^{next(iter(kwargs))} must be an integer"):
+            simdex.add(s, [1, 2], **kwargs)
+    assert not s.exists()  # refused before a set was made
+    simdex.add(s, [1, 2], k=np.uint8(2), block_bytes=np.int64(64))
+    with pytest.raises(simdex.UsageError, match="^wait must be True or False"):
+        simdex.remove(s, [1], wait="no")
+    for kwargs, what in ((dict(wait=1), "True or False"), (dict(memory=-1), "an integer"),
+                         (dict(threads=1.0), "an integer")):
+        with pytest.raises(simdex.UsageError, match=f"^{next(iter(kwargs))} must be {what}"):
+            simdex.merge(s, **kwargs)
+    with pytest.raises(simdex.UsageError, match="^detect_changes must be True or False"):
+        simdex.open(s, detect_changes="no")
+    for preload in (3, b"all", "ALL"):
+        with pytest.raises(simdex.UsageError, match="preload must be None, 'keys' or 'all'"):
+            simdex.open(s, preload=preload)
+    with simdex.open(s, detect_changes=np.bool_(False), preload="keys") as again:
+        assert again.k == 2 and [h.fingerprint for h in again.query(1, k=0)] == [1]
+
+
 def test_wrong_dtypes_and_shapes(index_path):
     with simdex.open(index_path) as index:
         with pytest.raises(TypeError, match="np.uint64"):
