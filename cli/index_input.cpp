@@ -64,6 +64,10 @@ IndexInput::IndexInput(const std::string& path, const OpenOptions& options) {
     return;
   }
   from_stdin_ = true;
+  if (::isatty(STDIN_FILENO) == 1)  // (it would wait for an index typed in)
+    throw Error(errc::usage,
+                "the index is read from stdin (-), which is a terminal: pipe or redirect an index "
+                "file into it, or give its path");
   // A set's members are files named relative to its manifest: there is nothing beside stdin.
   auto refuse_set = [](const uint8_t* head, std::size_t size) {
     if (format::has_set_magic(head, size))

@@ -1,6 +1,9 @@
 // simdex: near-duplicate detection over 64-bit simhash fingerprints.
 // Exit codes: 0 success; 1 failure (bad input, unreadable or corrupt index, verify found problems);
 // 2 usage error (unknown option, bad value, k above the index's k).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,7 +18,25 @@
 #include "simdex/fingerprint.h"
 #include "simdex/version.h"
 
+namespace {
+// A program started with stdin, stdout or stderr closed (`<&-`) would get that descriptor for the
+// first file it opens: `query INDEX <&-` read its own index as queries, and an index opened as
+// descriptor 1 would be written to. Each closed one is held by /dev/null opened the other way, so
+// that using it still fails as a closed one does (EBADF), naming standard input or output.
+void hold_closed_standard_descriptors() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int held = ::open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+    if (held >= 0 && held != fd) {  // (descriptors are given lowest first: held is fd)
+      ::dup2(held, fd);
+      ::close(held);
+    }
+  }
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+  hold_closed_standard_descriptors();
   CLI::App app{
       "simdex: find near-duplicate documents by 64-bit simhash fingerprints (Manku, Jain, Das Sarma 2007).\n"
       "Build a compressed index file once, then query it from many processes.\n\n"
