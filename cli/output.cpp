@@ -61,6 +61,8 @@ void Output::fail(int error) const {
 }
 
 void Output::flush() {
+  unit_written_ = unit_written_ || buffer_.size() > unit_start_;
+  unit_start_ = 0;
   if (file_) {
     struct Clear {  // also on failure, as below
       fmt::memory_buffer& b;

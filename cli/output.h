@@ -39,9 +39,25 @@ class Output {
     fmt::format_to(std::back_inserter(buffer_), f, std::forward<Args>(args)...);
     maybe_flush();
   }
-  // For code that appends to buffer() directly: writes once 64 KiB are held.
+  // For code that appends to buffer() directly: writes once 64 KiB are held (a unit: 64 MiB).
   void maybe_flush() {
-    if (buffer_.size() >= (1 << 16)) flush();
+    if (buffer_.size() >= flush_at_) flush();
+  }
+  // A unit (an answer of `query --serve`) reaches the reader whole or not at all: what is printed
+  // after begin_unit() is held in memory, up to kUnitBytes, until end_unit(); discard_unit() drops
+  // it, and says false when it outgrew that bound and its start has been written already.
+  static constexpr std::size_t kUnitBytes = std::size_t{64} << 20;
+  void begin_unit() {
+    unit_start_ = buffer_.size();
+    unit_written_ = false;
+    flush_at_ = kUnitBytes;
+  }
+  void end_unit() { flush_at_ = 1 << 16; }
+  bool discard_unit() {
+    end_unit();
+    if (unit_written_) return false;
+    buffer_.resize(unit_start_);
+    return true;
   }
   fmt::memory_buffer& buffer() { return buffer_; }
   // `values` comma-separated, decimal, written out as they come: a list of 10M ids is not held.
@@ -64,6 +80,9 @@ class Output {
   std::optional<writer::OutputFile> file_;  // a regular file, replaced at close (.gz/.zst: compressed)
   bool closed_ = false;
   fmt::memory_buffer buffer_;
+  std::size_t flush_at_ = 1 << 16;
+  std::size_t unit_start_ = 0;  // where the unit begun last starts in buffer_
+  bool unit_written_ = false;   // it was flushed in part
 };
 
 // A write error an Output met in its destructor (then an exception was already on its way), or "".

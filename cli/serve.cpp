@@ -47,9 +47,10 @@ class LineReader {
       if (const char* nl =
               static_cast<const char*>(std::memchr(buffer_.data() + begin_, '\n', end_ - begin_))) {
         const auto at = static_cast<std::size_t>(nl - buffer_.data());
-        line.assign(buffer_.data() + begin_, at - begin_);
+        const bool too_long = std::exchange(skipping_, false) || at - begin_ > io::max_pair_line_bytes;
+        line.assign(buffer_.data() + begin_, too_long ? 0 : at - begin_);
         begin_ = at + 1;
-        return std::exchange(skipping_, false) ? Got::too_long : Got::line;
+        return too_long ? Got::too_long : Got::line;
       }
       if (end_ - begin_ > io::max_pair_line_bytes) {  // not a query: dropped up to its end
         skipping_ = true;
@@ -63,9 +64,10 @@ class LineReader {
       if (got < 0) throw Error(errc::io, std::string("reading standard input: ") + std::strerror(errno));
       if (got == 0) {  // a last line without '\n' is a line
         if (end_ == 0 && !skipping_) return Got::end;
-        line.assign(buffer_.data(), end_);
+        const bool too_long = std::exchange(skipping_, false) || end_ > io::max_pair_line_bytes;
+        line.assign(buffer_.data(), too_long ? 0 : end_);
         begin_ = end_ = 0;
-        return std::exchange(skipping_, false) ? Got::too_long : Got::line;
+        return too_long ? Got::too_long : Got::line;
       }
       end_ += static_cast<std::size_t>(got);
     }
@@ -84,11 +86,16 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
                    const KeysArg& keys_arg, const OpenOptions& open_options) {
   if (index_path == "-")
     throw Error(errc::usage, "--serve reads its queries from stdin: the index must be a file");
+  // First: a SIGHUP sent while the index opens (a deployment that starts the server, publishes and
+  // signals) would end the process. One that came during the open reopens before the first line.
+  install_sighup_handler();
   auto index = std::make_unique<IndexInput>(index_path, open_options);
   unsigned k = (*index)->search_distance(k_option);
   std::optional<MappedKeyMap> keys = open_keys(keys_arg, index_path);
-  install_sighup_handler();
-  auto reopen = [&] {
+  // After a SIGHUP, a failed reopen keeps the index served; after a change in place (the old
+  // mapping no longer holds the old file), it ends the server.
+  enum class OnFailure { keep_serving, stop };
+  auto reopen = [&](OnFailure on_failure) {
     reopen_requested = 0;
     try {
       // Index::reopen: a set keeps the members it has open that are unchanged, and refuses a
@@ -99,6 +106,9 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
       index = std::move(fresh);
       keys = std::move(fresh_keys);
     } catch (const Error& e) {
+      if (on_failure == OnFailure::stop)
+        throw Error(errc::file_changed,
+                    "reopening " + index_path + " after it changed in place failed: " + e.what());
       std::cerr << "simdex: reopening " << printable(index_path)
                 << " failed; still serving the index opened before: " << printable(e.what()) << std::endl;
     }
@@ -106,9 +116,12 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
 
   Output out;
   std::vector<Hit> hits;
+  // An answer is one unit (Output::begin_unit): one that fails part way (a file changed under it,
+  // a key map line that is malformed) is dropped whole, so that the reader never gets half of one.
+  bool answer_cut_short = false;  // then the server ends, whatever the error
   auto answer = [&](uint64_t query) {
     for (int attempt = 0;; ++attempt) {
-      const std::size_t mark = out.buffer().size();
+      out.begin_unit();
       try {
         (*index)->query(query, k, hits);
         if (style.json) {
@@ -118,12 +131,17 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
           out.print("\n");
         }
         (*index)->check_unchanged();  // the ids were read from the mapping just now
+        out.end_unit();
         return;
       } catch (const Error& e) {
+        answer_cut_short = !out.discard_unit();
+        if (answer_cut_short)
+          throw Error(e.code(),
+                      "an answer of more than " + std::to_string(Output::kUnitBytes >> 20) +
+                          " MiB was partly written when it failed, and cannot be taken back: " + e.detail());
         // Overwritten in place instead of replaced: what was read is dropped, the file reopened.
         if (e.code() != errc::file_changed || attempt > 0) throw;
-        out.buffer().resize(mark);
-        reopen();
+        reopen(OnFailure::stop);
       }
     }
   };
@@ -142,15 +160,15 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
   std::string line;
   uint64_t line_number = 0;
   for (;;) {
-    if (reopen_requested) reopen();
+    if (reopen_requested) reopen(OnFailure::keep_serving);
     const LineReader::Got got = in.next(line);
     if (got == LineReader::Got::interrupted) continue;
     if (got == LineReader::Got::end) break;
     // A SIGHUP sent before this line was written was delivered when read() returned: the line is
     // answered from the reopened index.
-    if (reopen_requested) reopen();
+    if (reopen_requested) reopen(OnFailure::keep_serving);
     const std::string where = "<stdin>:" + std::to_string(++line_number);
-    const std::string_view text = chomp(line);
+    const std::string_view text = line_text(line, line_number);
     try {
       if (got == LineReader::Got::too_long)
         throw Error(errc::input,
@@ -158,7 +176,7 @@ void serve_queries(const std::string& index_path, int k_option, const OutputStyl
       if (is_blank(text)) throw Error(errc::input, where + ": an empty line is not a query");
       answer(parse_query(text, where));
     } catch (const Error& e) {
-      if (e.code() != errc::input) throw;
+      if (e.code() != errc::input || answer_cut_short) throw;
       answer_error(text, e);
     }
     out.flush();

@@ -18,6 +18,10 @@ inline constexpr std::string_view kKeyMapHeader = "#simdex-keys 1\n";
 enum class KeyMapFirstLine { header, legacy_entry, not_a_key_map };
 KeyMapFirstLine key_map_first_line(std::string_view line);
 inline constexpr const char* kNotAKeyMap = "not a simdex key map: the first line must be '#simdex-keys 1'";
+// An empty file is neither a key map (it has its first line) nor a listing (it has an entry): a
+// map truncated to nothing, which read as a map without keys would turn every key into an id.
+inline constexpr const char* kEmptyKeyMap =
+    "an empty file is not a key map (its first line '#simdex-keys 1' is missing: a truncated file?)";
 // Opens a key map file to read (a descriptor the caller closes). Error(io) naming it when it cannot
 // be opened or is not a regular file: a FIFO would block and a device (/dev/zero) never end.
 int open_key_map_file(const std::string& path);

@@ -345,6 +345,8 @@ bool KeyMapLines::next(std::string_view line, std::uint64_t& id, std::string_vie
 }
 
 void KeyMapLines::finish() const {
+  if (line_no_ == 0 && partial_.empty())
+    throw Error(errc::input, name_ + ": " + kEmptyKeyMap + " (spec/KEYS.md)");
   if (!partial_.empty())
     throw Error(errc::input, name_ + ":" + std::to_string(line_no_ + 1) +
                                  ": the last line has no newline (a truncated file?) (spec/KEYS.md)");

@@ -304,6 +304,9 @@ TEST_CASE("a reader rejects what the spec says it must reject") {
   CHECK(bad(h + "2\ta\tb\n").find("not escaped") != std::string::npos);  // a second TAB is a raw one
   CHECK(bad(h).empty());
   CHECK(bad(h + "0\t\n18446744073709551615\tlast\n").empty());
+  // An empty file is a map truncated to nothing, not a listing of no keys (it turned every key of
+  // `query --serve --keys` into its id when the map was cut to 0 bytes under it).
+  CHECK(bad("").find("m.tsv: an empty file is not a key map") != std::string::npos);
 }
 
 TEST_CASE("the paths.tsv of simdex 0.1 is still read: no header, no escaping") {
@@ -428,7 +431,6 @@ TEST_CASE("a mapped key map finds what KeyMap reads, whatever the spread of its 
   SUBCASE("one entry; none; the paths.tsv of simdex 0.1") {
     check_map(key_map_of({{42, "only"}}));
     check_map(std::string(kKeyMapHeader));
-    check_map("");
     check_map("0\ta.txt\n1\tsub/b\\c.txt\n7\tc\n");
     CHECK(MappedKeyMap(f.path).find(1) == "sub/b\\c.txt");
     CHECK(MappedKeyMap(f.path).key_or_id(1) == "sub/b\\\\c.txt");
@@ -449,6 +451,7 @@ TEST_CASE("a mapped key map checks the lines it reads: a malformed map is an err
   CHECK(error_finding("#simdex-keys 2\n", 1).find("the line at byte 0: not a simdex key map") !=
         std::string::npos);
   CHECK(error_finding(h + "1\ta\n2\tb", 1).find("the last line has no newline") != std::string::npos);
+  CHECK(error_finding("", 1).find("': an empty file is not a key map") != std::string::npos);
   CHECK(error_finding(h + "1 a\n", 1).find("byte 15: no TAB") != std::string::npos);
   CHECK(error_finding(h + "1\ta\n02\tb\n", 1).find("byte 19: the id must be a decimal") != std::string::npos);
   CHECK(error_finding(h + "5\ta\n3\tb\n", 4).find("strictly ascending") != std::string::npos);

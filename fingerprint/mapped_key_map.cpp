@@ -83,7 +83,8 @@ struct MappedKeyMap::Mapping {
 
   // The first and last entries' ids, which bound every other.
   void read_bounds() {
-    if (size == 0) return;
+    if (size == 0)
+      throw Error(errc::input, "key map '" + file.path() + "': " + kEmptyKeyMap + " (spec/KEYS.md)");
     if (data[size - 1] != '\n')
       throw Error(errc::input, "key map '" + file.path() +
                                    "': the last line has no newline (a truncated file?) (spec/KEYS.md)");

@@ -151,6 +151,64 @@ def main():
         rc, err = server.close()
         check("the refused manifest is named", "stale_manifest" in err, err)
 
+        # An answer that fails part way is dropped whole, past the 64 KiB output buffer too: a key map
+        # whose line for id 2500 is malformed fails the answer of a fingerprint with 3,000 keyed ids
+        # (330 KB) at its 2,500th id. The answer is an error answer, and the next query's answer
+        # follows it (the reader got the answer cut short and the error appended, out of step).
+        keyed = os.path.join(tmp, "keyed.sdx")
+        build(keyed, [(0xAAAA, i) for i in range(3000)] + [(0x5555, 5)])
+        lines = ["#simdex-keys 1\n"] + [f"{i}\thttps://example.com/{i:04d}/{'x' * 90}\n" for i in range(3000)]
+        lines[1 + 2500] = "2500 no tab here\n"
+        with open(keyed + ".keys.tsv", "w") as f:
+            f.write("".join(lines))
+        for json_mode in (False, True):
+            server = Server(*(["--json"] if json_mode else []), "--keys", "-k", "0", keyed)
+            if json_mode:
+                bad = server.ask_json(0xAAAA)
+                check("a failed answer is one error answer", set(bad) == {"query", "error"} and
+                      "no TAB" in bad["error"], str(bad)[:300])
+                good = server.ask_json(0x5555)
+                check("the answer after it is the next query's", good["query"] == 0x5555 and
+                      good["hits"][0]["ids"] == ["https://example.com/0005/" + "x" * 90], str(good)[:300])
+            else:
+                check("a failed text answer is an empty answer", server.ask_text(0xAAAA) == [])
+                good = server.ask_text(0x5555)
+                check("the text answer after it is the next query's", len(good) == 1 and
+                      good[0].endswith("\thttps://example.com/0005/" + "x" * 90), str(good)[:300])
+            rc, err = server.close()
+            check("the failed answer's error is on stderr, the server exits 0", rc == 0 and "no TAB" in err, err)
+        # A key map truncated in place to nothing is no map without keys: the server ends (it printed
+        # every id in decimal instead of its key).
+        lines[1 + 2500] = "2500\tfixed\n"
+        with open(keyed + ".keys.tsv", "w") as f:
+            f.write("".join(lines))
+        server = Server("--json", "--keys", "-k", "0", keyed)
+        check("a keyed answer", server.ask_json(0x5555)["hits"][0]["ids"][0].startswith("https://"))
+        os.truncate(keyed + ".keys.tsv", 0)
+        server.p.stdin.write(b"0x5555\n")
+        try:
+            leftover = server.readline()
+        except EOFError:
+            leftover = None
+        rc, err = server.close()
+        check("a key map truncated to nothing ends the server", leftover is None and rc == 1 and
+              "empty file is not a key map" in err, f"{leftover} {rc} {err}")
+
+        # Lines: one longer than 4 KiB is refused however it arrives (it was read as a query when it
+        # came in one piece); a byte order mark before the first query is dropped, as `query` drops it.
+        server = Server("--json", index)
+        server.p.stdin.write(b"\xef\xbb\xbf" + f"{second[0][0]}\n".encode())
+        check("a byte order mark before the first query", server.readline().startswith(f'{{"query":{second[0][0]},'))
+        server.p.stdin.write(b"1" * 4500 + b"\n")
+        long_line = json.loads(server.readline())
+        check("a line of 4,500 bytes is refused", "line longer than 4096 bytes" in long_line.get("error", ""),
+              str(long_line))
+        server.close()
+        # Standard input closed: the index is not opened as descriptor 0 and read as queries.
+        p = subprocess.run(["sh", "-c", 'exec "$0" query --serve "$1" <&-', SIMDEX, index], capture_output=True)
+        check("a closed stdin is an error", p.returncode == 1 and p.stdout == b"" and
+              b"Bad file descriptor" in p.stderr, f"{p}")
+
         # Without --serve the answers are block-buffered: nothing comes before the end of input.
         p = subprocess.Popen([SIMDEX, "query", index, "-k", "0"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, bufsize=0)

@@ -55,7 +55,7 @@ def main():
         data = open(fp + ".keys.tsv", "rb").read()
         check(data == write_key_map(expected), "the key map differs from the reference writer's")
         check(read_key_map(data) == expected, "the reference reader reads other keys")
-        for bad in [b"#simdex-keys 2\n", b"#simdex-keys 1\n1\ta", b"#simdex-keys 1\n2\ta\n1\tb\n",
+        for bad in [b"", b"#simdex-keys 2\n", b"#simdex-keys 1\n1\ta", b"#simdex-keys 1\n2\ta\n1\tb\n",
                     b"#simdex-keys 1\n1\t\\x41\n", b"#simdex-keys 1\n01\ta\n"]:
             try:
                 read_key_map(bad)

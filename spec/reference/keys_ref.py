@@ -70,6 +70,8 @@ def write_key_map(keys):
 
 
 def read_key_map(data):
+    if not data:
+        raise ValueError("an empty file is not a key map")
     legacy = not data.startswith(b"#")
     line_no = 1
     if not legacy:
