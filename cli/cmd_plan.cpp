@@ -8,6 +8,7 @@
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "format/floor_bits.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
 #include "simdex/scheme.h"
@@ -52,9 +53,6 @@ uint64_t parse_count(const std::string& text) {
   return static_cast<uint64_t>(*value);
 }
 
-// log2 C(2^64, n) / n in bits: the least any encoding of a set of n distinct fingerprints needs.
-double floor_bits(double n) { return 64 - std::lgamma(n + 1) / std::log(2.0) / n; }
-
 Estimate estimate(const std::string& name, const Scheme& s, uint64_t count) {
   Estimate e;
   e.name = name;
@@ -65,7 +63,9 @@ Estimate estimate(const std::string& name, const Scheme& s, uint64_t count) {
     e.longest_prefix = std::max(e.longest_prefix, t.prefix_bits);
     e.candidates += n / std::ldexp(1.0, static_cast<int>(t.prefix_bits));
   }
-  e.file_bytes = n * (static_cast<double>(e.tables) * (floor_bits(n) / 8 + table_overhead_bytes) + id_bytes);
+  e.file_bytes =
+      n * (static_cast<double>(e.tables) * (format::floor_bits_per_entry(n) / 8 + table_overhead_bytes) +
+           id_bytes);
   e.latency_us = static_cast<double>(e.tables) * probe_us + e.candidates * candidate_us;
   return e;
 }

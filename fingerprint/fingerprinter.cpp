@@ -1,10 +1,9 @@
 // The pipeline of spec/FINGERPRINT.md: repair, normalize, segment, drop stopwords, shingle, hash,
 // tally. Every buffer lives in the Impl and is reused, so steady-state fingerprinting allocates
 // nothing per token (only when a text is longer than any before it).
-// xxHash inlined: features are short (a 3-shingle of words is some 20 bytes), and a call into the
-// shared library, with its dispatch on the length, cost English text 6% of its fingerprinting time.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
+// xxHash inlined (format/xxh3.h): features are short (a 3-shingle of words is some 20 bytes), and a
+// call into the shared library, with its dispatch on the length, cost English text 6% of its
+// fingerprinting time.
 
 #include <algorithm>
 #include <array>
@@ -17,6 +16,7 @@
 #include "fingerprint/normalize.h"
 #include "fingerprint/segment.h"
 #include "fingerprint/utf8.h"
+#include "format/xxh3.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
 

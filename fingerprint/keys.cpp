@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +13,7 @@
 
 #include "fingerprint/key_map_lines.h"
 #include "format/huge_pages.h"
+#include "format/xxh3.h"
 #include "io/fd_io.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"

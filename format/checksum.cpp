@@ -1,8 +1,8 @@
 #include "format/checksum.h"
 
-#include <xxhash.h>
-
 #include <new>
+
+#include "format/xxh3.h"
 
 namespace simdex::format {
 

@@ -20,6 +20,14 @@ constexpr bool kLeases = false;
 // The lease-break signal: a realtime one (queued, so no break is lost; it carries the descriptor).
 int lease_signal() { return SIGRTMIN + 6; }
 
+// A thread that blocks the signal (a program that blocks all of them, to sigwait() in one thread,
+// blocks them in every thread) would leave a break unheard: the writer would wait out
+// /proc/sys/fs/lease-break-time (45 s) and the change go unseen. Such an open takes no lease.
+bool blocked_in_this_thread(int sig) {
+  sigset_t mask;
+  return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) == 1;
+}
+
 }  // namespace
 
 // One watched mapping. Slots live in a list that only grows (a handler may walk it at any moment,
@@ -179,7 +187,7 @@ ChangeWatch::ChangeWatch(int fd) : slot_(acquire_slot()), fd_(fd) {
   slot_->fd = fd;
   // The lease first, then fstat: a change after fstat is either seen by it or breaks the lease.
   if constexpr (kLeases) {
-    if (fcntl(fd, F_SETSIG, lease_signal()) == 0) {
+    if (!blocked_in_this_thread(lease_signal()) && fcntl(fd, F_SETSIG, lease_signal()) == 0) {
       slot_->lease = Slot::taking;  // before the lease exists, so that a break at once finds it
       int taking = Slot::taking;
       if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0)
@@ -210,7 +218,13 @@ bool ChangeWatch::leased() const { return slot_->lease.load() == Slot::held; }
 
 bool ChangeWatch::changed_now() const {
   if (changed(slot_->changed)) return true;
-  if (leased()) return false;
+  if (leased()) {
+    // A break whose signal no thread takes (blocked everywhere since the open) is pending in the
+    // kernel, which then reports the lease it is breaking to (F_UNLCK): marked, and given back.
+    if (fcntl(fd_, F_GETLEASE) == F_RDLCK) return false;
+    mark_changed(*slot_);
+    return true;
+  }
   struct stat now {};
   return fstat(fd_, &now) != 0 || !same_contents(now, at_open_);
 }

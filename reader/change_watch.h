@@ -10,8 +10,9 @@
 //   process may open the file for writing or truncate it, the kernel sends kLeaseSignal; the handler
 //   marks the mapping changed and gives the lease back, so the writer goes on at once.
 // A query only loads the flag (no system call). Without a lease (not the file's owner and no
-// CAP_LEASE, NFS, a writer already there at open) changed_now() compares fstat with open's
-// (size and mtime).
+// CAP_LEASE, NFS, a writer already there at open, the signal blocked in the opening thread)
+// changed_now() compares fstat with open's (size and mtime); with one, it asks the kernel whether
+// the lease is being broken (a break whose signal every thread blocks).
 #pragma once
 
 #include <sys/stat.h>
@@ -40,7 +41,7 @@ class ChangeWatch {
   // Set once a change is known; never cleared. Readers load it relaxed after an acquire fence.
   const std::atomic<bool>& changed_flag() const;
   bool leased() const;
-  // The flag, and without a lease also fstat against open's (size, mtime): a system call.
+  // The flag, and a system call: with a lease F_GETLEASE, without one fstat against open's.
   bool changed_now() const;
 
  private:

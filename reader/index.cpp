@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cmath>
 
+#include "format/floor_bits.h"
 #include "reader/index_impl.h"
 #include "reader/probe.h"
 
@@ -168,17 +168,6 @@ IdList Index::ids_of(uint64_t fingerprint) const {
   });
 }
 
-namespace {
-// log2 C(2^64, n) / n = 64 - log2(n!)/n + sum_{i<n} log2(1 - i/2^64)/n; the last sum is about
-// -(n-1)/(2^65 ln 2) per entry.
-double floor_bits_per_entry(uint64_t n) {
-  if (n == 0) return 0;
-  const double nd = static_cast<double>(n);
-  const double ln2 = std::log(2.0);
-  return 64.0 - std::lgamma(nd + 1) / (nd * ln2) - (nd - 1) / (std::ldexp(1.0, 65) * ln2);
-}
-}  // namespace
-
 IndexInfo Index::info() const {
   if (impl_->composite) return impl_->composite->info();
   const reader::IndexFile& file = impl_->file;
@@ -208,7 +197,7 @@ IndexInfo Index::info() const {
     info.tables.push_back(ti);
   }
   info.ids_bytes = sections[sections.size() - 2].bytes + sections.back().bytes;
-  info.floor_bits_per_entry = floor_bits_per_entry(h.fingerprint_count);
+  info.floor_bits_per_entry = format::floor_bits_per_entry(static_cast<double>(h.fingerprint_count));
   for (const format::TaggedSectionEntry& e : file.tagged_sections())
     info.tagged_sections.push_back({e.tag, format::tag_name(e.tag).value_or(""), e.critical(), e.bytes});
   info.fingerprint_settings = file.fingerprint_settings();

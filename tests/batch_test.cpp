@@ -288,17 +288,6 @@ TEST_CASE("clusters of a group of 100,000 near-identical entries: about one comp
   }
 }
 
-// The code of the Error that f() throws (errc::io when it throws none).
-template <typename F>
-errc error_code(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return errc::io;
-}
-
 // `pairs` in a paper-10 index (k = 3) of 64-byte blocks in `dir`, opened.
 Index paper10_index(const TempDir& dir, const Pairs& pairs) {
   BuildOptions options;

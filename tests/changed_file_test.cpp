@@ -209,16 +209,8 @@ void run_case(Change c, bool lease) {
     CHECK(answer(index, f.queries[0], Files::k) == f.expected.at(f.queries[0]));
   } else {  // the change is known from now on, to every call
     CHECK(t.changed.load() > 0);
-    const auto code = [](auto&& call) {
-      try {
-        call();
-      } catch (const Error& e) {
-        return e.code();
-      }
-      return errc::io;
-    };
-    CHECK(code([&] { index.check_unchanged(); }) == errc::file_changed);
-    CHECK(code([&] { (void)index.verify(); }) == errc::file_changed);
+    CHECK(error_code([&] { index.check_unchanged(); }) == errc::file_changed);
+    CHECK(error_code([&] { (void)index.verify(); }) == errc::file_changed);
   }
 }
 
@@ -322,6 +314,59 @@ TEST_CASE("a reader under a loop of queries while its file changes: right answer
       CAPTURE(int(c));
       run_case(c, lease);
     }
+}
+
+// A program that blocks every signal (to sigwait() them in one thread) never hears a lease break:
+// the writer waited out the lease-break time (45 s), and check_unchanged() saw nothing after it.
+TEST_CASE("the lease's signal blocked: the writer does not wait, the change is still seen") {
+  const Files& f = files();
+  const int sig = SIGRTMIN + 6;
+  sigset_t lease_signal, before;
+  sigemptyset(&lease_signal);
+  sigaddset(&lease_signal, sig);
+  const auto overwrite_in_a_child = [&](const std::string& path) {  // cp over it, from another process
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
+      _exit(fd >= 0 && ::write(fd, f.original.data(), 4096) == 4096 ? 0 : 1);
+    }
+    return pid;
+  };
+  SUBCASE("blocked when the index opens: no lease taken, fstat sees the change") {
+    const std::string path = fresh_copy(f, "blocked-at-open.sdx");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // a later write shows in mtime
+    REQUIRE(pthread_sigmask(SIG_BLOCK, &lease_signal, &before) == 0);
+    const Index index = Index::open(path);
+    CHECK(!index_impl(index).mapping->watch()->leased());
+    const auto start = std::chrono::steady_clock::now();
+    int status = -1;
+    REQUIRE(waitpid(overwrite_in_a_child(path), &status, 0) > 0);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK(status == 0);
+    CHECK(error_code([&] { index.check_unchanged(); }) == errc::file_changed);
+    REQUIRE(pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);
+  }
+  SUBCASE(
+      "blocked after the open, the lease held: check_unchanged() finds the break and lets the writer go") {
+    const std::string path = fresh_copy(f, "blocked-after-open.sdx");
+    const Index index = Index::open(path);
+    if (!index_impl(index).mapping->watch()->leased()) {
+      MESSAGE("no read lease on this file system: nothing to test");
+      return;
+    }
+    REQUIRE(pthread_sigmask(SIG_BLOCK, &lease_signal, &before) == 0);
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t writer = overwrite_in_a_child(path);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the writer waits in open()
+    CHECK(error_code([&] { index.check_unchanged(); }) == errc::file_changed);
+    int status = -1;
+    REQUIRE(waitpid(writer, &status, 0) > 0);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK(status == 0);
+    REQUIRE(pthread_sigmask(SIG_SETMASK, &before, nullptr) == 0);  // the pending signal: not ours now
+    CHECK(error_code([&] { index.check_unchanged(); }) == errc::file_changed);
+  }
 }
 
 TEST_CASE("batch commands on worker threads: a truncated file is an error of the call, not a crash") {

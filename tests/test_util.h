@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "simdex/builder.h"
+#include "simdex/error.h"
 #include "simdex/index.h"
 
 // SIMDEX_TEST_ASAN: built with AddressSanitizer (GCC and clang 16+ say so with
@@ -152,6 +153,17 @@ inline BuildSummary build(const std::string& path, const Pairs& pairs, const cha
   o.scheme = Scheme::named(scheme, 3, 0);
   o.block_bytes = block_bytes;
   return build(path, pairs, std::move(o));
+}
+
+// The code of the Error that f() throws (errc::io when it throws none).
+template <typename F>
+errc error_code(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.code();
+  }
+  return errc::io;
 }
 
 inline std::vector<uint8_t> read_bytes(const std::string& path) {

@@ -37,7 +37,7 @@ struct BatchOptions {
   // of several members first report "merging members: " and a stage of BuildOptions::progress (the
   // set written as one temporary index). It may throw to stop the work (Python's Ctrl-C does): the
   // exception comes out of the call once its threads have stopped.
-  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
+  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress{};
   // Entry comparisons a command may do: a guard against runaway work, not a meter. Estimated from
   // the tables' prefixes and block keys before pairs and join start, at the granularity of blocks
   // (groups within a block count little), and for pairs and clusters counted as they run in groups

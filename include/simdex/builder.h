@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/export.h"
 #include "simdex/fingerprint.h"
 #include "simdex/scheme.h"
@@ -22,8 +23,8 @@
 namespace simdex {
 
 struct BuildOptions {
-  unsigned k = 3;                // used when scheme is empty: Scheme::automatic(distinct count, k)
-  std::optional<Scheme> scheme;  // the tables; overrides k
+  unsigned k = 3;                  // used when scheme is empty: Scheme::automatic(distinct count, k)
+  std::optional<Scheme> scheme{};  // the tables; overrides k
   // Block size B: 32 .. 1 MiB, a multiple of 8. Smaller blocks mean less to decode per probe and
   // a little more file; 256 was chosen from bench/RESULTS.md ("Block size": against 1024, about
   // half the query time for about 8% more bytes).
@@ -36,14 +37,14 @@ struct BuildOptions {
   uint64_t memory_bytes = 0;
   // Directory of those temporary files (".simdex-sort-PID-N"); empty: the system's temp directory.
   // The CLI passes the output's directory unless --tmp-dir is given.
-  std::string temp_dir;
+  std::string temp_dir{};
   // Called from the writing thread as work advances: stage name, units done, units in all. It may
   // throw to stop the build: write() then throws that exception, publishes nothing and removes its
   // temporary files (the pairs are used up, as after any failed write).
-  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress;
+  std::function<void(std::string_view stage, uint64_t done, uint64_t total)> progress{};
   // How the fingerprints were made from text, recorded in the index (spec/FORMAT.md §5.2) so that
   // queries by text with other settings are refused. nullopt (fingerprints from elsewhere): none.
-  std::optional<FingerprintSettings> fingerprint_settings;
+  std::optional<FingerprintSettings> fingerprint_settings{};
 };
 
 // A quarter of physical memory (sysconf), at least 64 MiB.

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "simdex/documents.h"
+#include "simdex/error.h"
 #include "simdex/export.h"
 #include "simdex/fingerprint.h"
 #include "simdex/keys.h"
@@ -54,25 +55,25 @@ SIMDEX_EXPORT KeepPolicy keep_policy(std::string_view name);
 struct DedupResult;
 
 struct DedupOptions {
-  DocumentOptions documents;
-  FingerprintOptions fingerprint;
+  DocumentOptions documents{};
+  FingerprintOptions fingerprint{};
   unsigned k = kDocumentK;  // 0..32: documents whose fingerprints are within k bits are duplicates
   KeepPolicy keep = KeepPolicy::first;
-  std::string index;               // where to keep the index (its key map beside it); "" : a temporary one
+  std::string index{};             // where to keep the index (its key map beside it); "" : a temporary one
   std::uint64_t memory_bytes = 0;  // 0: default_memory_bytes(); else at least 1 MiB
   // Directory of the temporary index, the sort's runs and the copy of standard input; "" : the
   // system's temporary directory.
-  std::string temp_dir;
+  std::string temp_dir{};
   unsigned threads = 0;  // 0: all cores; at most 4096 are used
   // Called from the calling thread as work advances: stage name, units done, units in all (0:
   // unknown). Stages: "reading" (bytes of a file input, as it is fingerprinted; "reading files"
   // for a directory), "fingerprinting" (documents, for texts), then the index build's and
   // "clusters".
-  std::function<void(std::string_view stage, std::uint64_t done, std::uint64_t total)> progress;
+  std::function<void(std::string_view stage, std::uint64_t done, std::uint64_t total)> progress{};
   // dedup() and write_deduplicated(): called with the result once the output is written whole and
   // durable, just before it is published; an exception from it leaves no output (as a report that
   // cannot be written should: the CLI's --report is written here).
-  std::function<void(const DedupResult& result)> before_publish;
+  std::function<void(const DedupResult& result)> before_publish{};
 };
 
 struct DedupMember {

@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/export.h"
 #include "simdex/keys.h"
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/export.h"
 
 namespace simdex {
@@ -27,7 +28,7 @@ struct FingerprintOptions {
   Weighting weighting = Weighting::frequency;
   // Tokens dropped before shingling (spec step 4). Entries are normalized like the text (UTF-8
   // repair, NFKC_Casefold), so "The" and "the" are the same entry. Empty = keep every token.
-  std::vector<std::string> stopwords;
+  std::vector<std::string> stopwords{};
 
   static constexpr unsigned max_shingle_size = 16;
 };

@@ -185,7 +185,7 @@ struct OpenOptions {
   // For an index set: open only these members (indices into the manifest's members, in generation
   // order; see IndexInfo::members of a full open), e.g. one member per MPI rank. Empty: all. The
   // answers are those of the set holding only these members, every removal applied.
-  std::vector<std::size_t> set_members;
+  std::vector<std::size_t> set_members{};
   // What open() loads into memory before it returns, for a process whose first queries must be as
   // fast as later ones. `none` (default): nothing, so open costs the same for any file size and each
   // page is read on first use. `keys`: what a probe reads to find its block: every table's block

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/export.h"
 
 namespace simdex {

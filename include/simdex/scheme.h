@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "simdex/error.h"
 #include "simdex/export.h"
 
 namespace simdex {

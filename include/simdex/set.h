@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "simdex/builder.h"
+#include "simdex/error.h"
 #include "simdex/export.h"
 
 namespace simdex {
@@ -35,7 +36,7 @@ struct SetWriterOptions {
   // For merges: memory bound, temporary directory (default: the set's directory), threads,
   // progress, as for IndexBuilder. k and block size are the set's. While waiting for the lock,
   // progress is called ("lock", 0, 0) every 50 ms, and may throw to give up.
-  BuildOptions build;
+  BuildOptions build{};
 };
 
 struct SetChange {

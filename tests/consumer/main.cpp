@@ -3,12 +3,31 @@
 // tests (tests/consumer/run.sh) build it against an installed tree, a .deb or the source tree, run it
 // and check the last line.
 #include <simdex/batch.h>
+#include <simdex/dedup.h>
+#include <simdex/documents.h>
 #include <simdex/fingerprint.h>
+#include <simdex/keys.h>
 #include <simdex/simdex.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
+
+// Every options struct set by designated initializers, as the headers and README write them: the
+// pkg-config build compiles this file with -Wall -Wextra -Werror, where GCC's missing-field-initializers
+// flagged each member without a default member initializer.
+[[maybe_unused]] static bool designated_initializers_compile() {
+  const simdex::BuildOptions build{.k = 3};
+  const simdex::OpenOptions open{.detect_changes = false};
+  const simdex::BatchOptions batch{.k = 2};
+  const simdex::ClusterOptions clusters{.min_size = 3};
+  const simdex::SetWriterOptions set{.wait_for_lock = false};
+  const simdex::FingerprintOptions fingerprint{.shingle_size = 2};
+  const simdex::DocumentOptions documents{.max_line_bytes = 1 << 20};
+  const simdex::DedupOptions dedup{.k = 5};
+  return build.k + batch.k + clusters.min_size + fingerprint.shingle_size + dedup.k > 0 &&
+         !open.detect_changes && !set.wait_for_lock && documents.max_line_bytes > 0;
+}
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -67,7 +67,9 @@ case "$mode" in
     echo "pkg-config simdex $(pkg-config --modversion simdex): $(pkg-config --cflags --libs simdex)"
     libdir=$(pkg-config --variable=libdir simdex)
     # shellcheck disable=SC2046
-    "$cxx" -std=c++20 -O2 "$here/main.cpp" -o "$work/simdex_consumer" $(pkg-config --cflags --libs simdex) \
+    # With the warnings adopters' builds turn on: the public headers must pass them.
+    "$cxx" -std=c++20 -O2 -Wall -Wextra -Wpedantic -Werror "$here/main.cpp" -o "$work/simdex_consumer" \
+      $(pkg-config --cflags --libs simdex) \
       -Wl,-rpath,"$libdir"
     check "$work/simdex_consumer" "$work/consumer.sdx"
     ;;
