@@ -15,9 +15,9 @@ void print_hit(Output& out, const JoinHit& h, const OutputStyle& style, const Ma
   b.append(std::string_view(json ? R"(,"fingerprint":)" : "\t"));
   append_fingerprint(b, h.fingerprint, style);
   if (json)
-    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", h.distance);
+    fmt::format_to(fmt::appender(b), R"(,"distance":{},"ids":[)", h.distance);
   else
-    fmt::format_to(std::back_inserter(b), "\t{}\t", h.distance);
+    fmt::format_to(fmt::appender(b), "\t{}\t", h.distance);
   append_ids(out, h.ids, keys, json);
   out.print("{}\n", json ? "]}" : "");
 }
@@ -35,7 +35,7 @@ void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const Map
     append_fingerprint(b, p.a, f.style);
     b.append(std::string_view(R"(,"b":)"));
     append_fingerprint(b, p.b, f.style);
-    fmt::format_to(std::back_inserter(b), R"(,"distance":{})", p.distance);
+    fmt::format_to(fmt::appender(b), R"(,"distance":{})", p.distance);
     if (f.ids || keys) {
       b.append(std::string_view(keys ? R"(,"keys_a":[)" : R"(,"ids_a":[)"));
       append_ids(out, p.ids_a, keys, true);
@@ -49,7 +49,7 @@ void print_pair(Output& out, const NearPair& p, const ResultFormat& f, const Map
   append_fingerprint(b, p.a, f.style);
   b.push_back('\t');
   append_fingerprint(b, p.b, f.style);
-  fmt::format_to(std::back_inserter(b), "\t{}", p.distance);
+  fmt::format_to(fmt::appender(b), "\t{}", p.distance);
   if (f.ids || keys) {
     b.push_back('\t');
     append_ids(out, p.ids_a, keys, false);
@@ -68,7 +68,7 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Resul
   const char* sep = f.format == "seomoz" ? ", " : ",";
   if (f.format == "seomoz") b.push_back('[');
   if (f.format == "json")
-    fmt::format_to(std::back_inserter(b), R"({{"size":{},"{}":[)", values.size(),
+    fmt::format_to(fmt::appender(b), R"({{"size":{},"{}":[)", values.size(),
                    keys    ? "keys"
                    : f.ids ? "ids"
                            : "fingerprints");
@@ -77,7 +77,7 @@ void print_cluster(Output& out, const std::vector<uint64_t>& values, const Resul
     if (keys)
       append_key(b, *keys, values[i], f.format == "json");
     else if (f.ids)
-      fmt::format_to(std::back_inserter(b), "{}", values[i]);
+      append_decimal(b, values[i]);
     else
       append_fingerprint(b, values[i], f.style);
     out.maybe_flush();

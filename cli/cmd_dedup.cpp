@@ -35,13 +35,12 @@ struct DedupArgs {
 };
 
 void write_member(fmt::memory_buffer& b, const DedupMember& m, bool kept) {
-  fmt::format_to(std::back_inserter(b), R"({{"document":{},"line":{},"id":{},"key":)", m.document, m.line,
-                 m.id);
+  fmt::format_to(fmt::appender(b), R"({{"document":{},"line":{},"id":{},"key":)", m.document, m.line, m.id);
   if (m.id_kind == IdKind::key)
     append_json_string(b, m.key);
   else
     b.append(std::string_view("null"));
-  fmt::format_to(std::back_inserter(b), R"(,"fingerprint":"0x{:016x}","distance":{},"bytes":{},"kept":{}}})",
+  fmt::format_to(fmt::appender(b), R"(,"fingerprint":"0x{:016x}","distance":{},"bytes":{},"kept":{}}})",
                  m.fingerprint, m.distance, m.bytes, kept);
 }
 

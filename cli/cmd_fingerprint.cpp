@@ -35,7 +35,7 @@ void run_fingerprint(const FingerprintArgs& a) {
       a.input, text, listing_beside,
       [&](std::uint64_t id, std::uint64_t fp, std::optional<std::string_view> key) {
         if (a.style.json) {
-          fmt::format_to(std::back_inserter(b), R"({{"id":{},)", id);
+          fmt::format_to(fmt::appender(b), R"({{"id":{},)", id);
           if (key) {
             b.append(std::string_view(R"("key":)"));
             append_json_string(b, *key);

@@ -38,7 +38,7 @@ void run_info(const InfoArgs& a) {
   Output out;
   if (a.json) {  // the spec's field names (FORMAT.md §3)
     auto& b = out.buffer();
-    fmt::format_to(std::back_inserter(b), R"({{"format":"{}.{}","scheme_name":)", i.version_major,
+    fmt::format_to(fmt::appender(b), R"({{"format":"{}.{}","scheme_name":)", i.version_major,
                    i.version_minor);
     append_json_string(b, i.scheme_name);
     out.print(R"(,"max_distance":{},"fingerprint_count":{},"id_count":{},"block_bytes":{},"file_bytes":{},)",

@@ -40,10 +40,10 @@ void print_json(Output& out, const std::string& path, const VerifyReport& r,
   auto& b = out.buffer();
   b.append(std::string_view(R"({"index":)"));
   append_json_string(b, path);
-  fmt::format_to(std::back_inserter(b), R"(,"ok":{},"bytes_checked":{},"blocks_checked":{})", r.ok(),
+  fmt::format_to(fmt::appender(b), R"(,"ok":{},"bytes_checked":{},"blocks_checked":{})", r.ok(),
                  r.bytes_checked, r.blocks_checked);
   auto list = [&](const char* name, const std::vector<Problem>& problems) {
-    fmt::format_to(std::back_inserter(b), R"(,"{}":[)", name);
+    fmt::format_to(fmt::appender(b), R"(,"{}":[)", name);
     for (std::size_t i = 0; i < problems.size(); ++i) {
       b.append(std::string_view(i ? R"(,{"rule":)" : R"({"rule":)"));
       append_json_string(b, errc_name(problems[i].code));
@@ -60,8 +60,7 @@ void print_json(Output& out, const std::string& path, const VerifyReport& r,
   if (keys) {
     b.append(std::string_view(R"(,"key_map":{"path":)"));
     append_json_string(b, keys->path);
-    fmt::format_to(std::back_inserter(b), R"(,"ok":{},"keys":{},"problem":)", keys->problem.empty(),
-                   keys->keys);
+    fmt::format_to(fmt::appender(b), R"(,"ok":{},"keys":{},"problem":)", keys->problem.empty(), keys->keys);
     if (keys->problem.empty())
       b.append(std::string_view("null"));
     else

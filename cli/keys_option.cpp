@@ -109,7 +109,7 @@ namespace {
 void append_key_or_id(fmt::memory_buffer& b, std::optional<std::string_view> key, std::uint64_t id, bool json,
                       bool list_separator) {
   if (!key) {
-    fmt::format_to(std::back_inserter(b), "{}", id);
+    append_decimal(b, id);
   } else if (json) {
     append_json_string(b, *key);
   } else {

@@ -100,7 +100,7 @@ void append_json_string(fmt::memory_buffer& b, std::string_view text) {
       b.push_back('\\');
       b.push_back(c);
     } else if (u < 0x20 || u == 0x7f) {
-      fmt::format_to(std::back_inserter(b), "\\u{:04x}", u);
+      fmt::format_to(fmt::appender(b), "\\u{:04x}", u);
     } else {
       b.push_back(c);
     }

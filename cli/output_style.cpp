@@ -1,5 +1,6 @@
 #include "cli/output_style.h"
 
+#include "cli/output.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -40,9 +41,9 @@ void resolve_format(std::string& format, OutputStyle& style, bool ids, bool keys
 }
 
 void append_fingerprint(fmt::memory_buffer& b, uint64_t fingerprint, const OutputStyle& style) {
-  auto out = std::back_inserter(b);
+  auto out = fmt::appender(b);
   if (!style.hex())
-    fmt::format_to(out, "{}", fingerprint);
+    append_decimal(b, fingerprint);
   else if (style.json)
     fmt::format_to(out, "\"0x{:016x}\"", fingerprint);
   else

@@ -13,7 +13,7 @@ void print_hit(Output& out, std::optional<uint64_t> query_id, uint64_t query, co
                const OutputStyle& style, const MappedKeyMap* keys,
                std::optional<std::string_view> query_key) {
   auto& b = out.buffer();
-  auto it = std::back_inserter(b);
+  auto it = fmt::appender(b);
   if (style.json) {
     b.push_back('{');
     if (query_id) {
@@ -49,7 +49,7 @@ void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits
   for (std::size_t i = 0; i < hits.size(); ++i) {
     b.append(std::string_view(i ? R"(,{"fingerprint":)" : R"({"fingerprint":)"));
     append_fingerprint(b, hits[i].fingerprint, style);
-    fmt::format_to(std::back_inserter(b), R"(,"distance":{},"ids":[)", hits[i].distance);
+    fmt::format_to(fmt::appender(b), R"(,"distance":{},"ids":[)", hits[i].distance);
     append_ids(out, hits[i].ids, keys, true);
     b.append(std::string_view("]}"));
   }
