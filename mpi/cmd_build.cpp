@@ -132,8 +132,11 @@ void run_build(const BuildArgs& a) {
     }
   }
 
-  IndexBuilder builder(options);
+  // Made in the step: its checks (a --tmp-dir missing on one machine) fail on some ranks only, and
+  // a rank that threw outside a step left the others waiting in the next collective for ever.
+  std::optional<IndexBuilder> builder;
   world.step([&] {
+    builder.emplace(options);
     for (std::size_t p = 0; p < pieces.size(); ++p) {
       if (pieces[p].rank != world.rank()) continue;
       const std::string& path = a.inputs[pieces[p].file];
@@ -141,7 +144,7 @@ void run_build(const BuildArgs& a) {
                              with_ids < 0 ? std::nullopt : std::optional<bool>(with_ids == 1),
                              lines_before_in_file[p]);
       for_each_line(path, pieces[p], [&](std::string_view line) {
-        if (auto pair = reader.parse(line)) builder.add(pair->first, pair->second);
+        if (auto pair = reader.parse(line)) builder->add(pair->first, pair->second);
       });
     }
   });
@@ -160,7 +163,7 @@ void run_build(const BuildArgs& a) {
     // entry: only the set's writers give it), then renamed to its name, replacing what a job killed
     // before publishing left there.
     const std::string pending = set::pending_entry_path(a.output, name);
-    builder.write(pending);
+    builder->write(pending);
     if (::rename(pending.c_str(), file.path.c_str()) != 0) {
       const int err = errno;
       ::unlink(pending.c_str());

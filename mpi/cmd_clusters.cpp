@@ -43,9 +43,8 @@ void run_clusters(ClustersArgs a) {
   scan_pairs(world, scan, [&](const NearPair& p) {
     local.add_edge(p.a, p.b);
     if (!a.ids) return;
-    const std::vector<uint64_t> ids_a = p.ids_a.to_vector(), ids_b = p.ids_b.to_vector();
-    local.add_ids(p.a, ids_a);
-    local.add_ids(p.b, ids_b);
+    local.add_ids(p.a, p.ids_a);
+    local.add_ids(p.b, p.ids_b);
   });
   local.unite();
   std::vector<uint64_t> partial;  // (fingerprint, root, 0, ids, -) for each fingerprint of a pair here
@@ -111,10 +110,11 @@ void add_clusters_command(CLI::App& app) {
       std::string(
           "The output is that of `simdex clusters` (see `simdex clusters --help`), clusters in the\n"
           "order of their smallest fingerprint. The pairs are found as `simdex-mpi pairs` finds them;\n"
-          "each rank unites its pairs into a partial forest and sends rank 0, for every fingerprint\n"
-          "of its pairs, its root (and with --ids its ids); rank 0 unites those. Memory on rank 0:\n"
-          "about 48 bytes per fingerprint that occurs in a pair (16 more for each rank it occurs on),\n"
-          "plus 16 bytes per id with --ids, whatever the number of stored fingerprints (docs/SCALE.md).\n"
+          "each rank unites its pairs as they come into a partial forest and sends rank 0, for every\n"
+          "fingerprint of its pairs, its root (and with --ids its ids); rank 0 unites those. Memory on\n"
+          "each rank: about 64 bytes per fingerprint that occurs in a pair (rank 0: 16 more for each\n"
+          "rank it occurs on), plus 16 bytes per distinct id with --ids, whatever the number of pairs\n"
+          "or of stored fingerprints (docs/SCALE.md).\n"
           "--min-size must be at least 2.\n\n") +
       kSpreadHelp + "\nExample: mpirun -np 4 simdex-mpi clusters docs.sdxs --ids > clusters.txt");
   add_spread_options(*cmd, *args);

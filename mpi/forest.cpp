@@ -1,31 +1,56 @@
 #include "mpi/forest.h"
 
 #include <algorithm>
-
-#include "reader/union_find.h"
+#include <numeric>
 
 namespace simdex::mpi {
 
-void Forest::add_ids(uint64_t fingerprint, std::span<const uint64_t> ids) {
-  for (uint64_t id : ids) fp_ids_.emplace_back(fingerprint, id);
+std::size_t Forest::node(uint64_t fingerprint) {
+  const auto [it, made] = index_.try_emplace(fingerprint, seen_.size());
+  if (made) {
+    seen_.push_back(fingerprint);
+    parent_.push_back(it->second);
+  }
+  return it->second;
+}
+
+std::size_t Forest::find(std::size_t x) {
+  while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];  // path halving
+  return x;
+}
+
+void Forest::add_edge(uint64_t a, uint64_t b) {
+  const std::size_t ra = find(node(a)), rb = find(node(b));
+  if (ra != rb) parent_[std::max(ra, rb)] = std::min(ra, rb);
+}
+
+void Forest::compact_ids() {
+  std::sort(fp_ids_.begin(), fp_ids_.end());
+  fp_ids_.erase(std::unique(fp_ids_.begin(), fp_ids_.end()), fp_ids_.end());
+  compact_at_ = std::max(compact_at_, 2 * fp_ids_.size());
 }
 
 void Forest::unite() {
-  nodes_.clear();
-  for (const auto& [a, b] : edges_) nodes_.insert(nodes_.end(), {a, b});
-  std::sort(nodes_.begin(), nodes_.end());
-  nodes_.erase(std::unique(nodes_.begin(), nodes_.end()), nodes_.end());
-  auto index = [&](uint64_t fp) {
-    return static_cast<uint64_t>(std::lower_bound(nodes_.begin(), nodes_.end(), fp) - nodes_.begin());
-  };
-  reader::ConcurrentUnionFind sets(nodes_.size());  // a component's root: its smallest node
-  for (const auto& [a, b] : edges_) sets.unite(index(a), index(b));
-  decltype(edges_)().swap(edges_);
-  root_.resize(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) root_[i] = sets.find(i);
+  // Nodes ascending; a component's root is its smallest node, the first of it met in that order.
+  std::vector<std::size_t> by_fingerprint(seen_.size());
+  std::iota(by_fingerprint.begin(), by_fingerprint.end(), std::size_t{0});
+  std::sort(by_fingerprint.begin(), by_fingerprint.end(),
+            [&](std::size_t x, std::size_t y) { return seen_[x] < seen_[y]; });
+  constexpr std::size_t kNone = SIZE_MAX;
+  std::vector<std::size_t> first_of_set(seen_.size(), kNone);
+  nodes_.resize(seen_.size());
+  root_.resize(seen_.size());
+  for (std::size_t i = 0; i < by_fingerprint.size(); ++i) {
+    nodes_[i] = seen_[by_fingerprint[i]];
+    std::size_t& first = first_of_set[find(by_fingerprint[i])];
+    if (first == kNone) first = i;
+    root_[i] = first;
+  }
+  decltype(index_)().swap(index_);
+  decltype(seen_)().swap(seen_);
+  decltype(parent_)().swap(parent_);
 
-  std::sort(fp_ids_.begin(), fp_ids_.end());
-  fp_ids_.erase(std::unique(fp_ids_.begin(), fp_ids_.end()), fp_ids_.end());
+  compact_ids();
   ids_.clear();
   ids_begin_.assign(nodes_.size() + 1, 0);
   std::size_t at = 0;

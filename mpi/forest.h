@@ -1,11 +1,13 @@
 // The partial forests of `simdex-mpi clusters`: the fingerprints of some edges, each with its ids,
 // united. A rank builds one from the pairs it found and sends (fingerprint, root, ids) for each of its
-// fingerprints; rank 0 builds one from all of those. Memory: the fingerprints that occur in pairs,
-// never every stored fingerprint.
+// fingerprints; rank 0 builds one from all of those. Memory: the fingerprints that occur in pairs and
+// their distinct ids, never every stored fingerprint, nor every pair (near-duplicate data has up to
+// n^2/2 pairs among n fingerprints: each edge is united as it comes).
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -13,9 +15,15 @@ namespace simdex::mpi {
 
 class Forest {
  public:
-  void add_edge(uint64_t a, uint64_t b) { edges_.emplace_back(a, b); }
-  void add_ids(uint64_t fingerprint, std::span<const uint64_t> ids);
-  // Unites the edges. Afterwards: nodes() ascending, root(i) the smallest fingerprint of node i's
+  void add_edge(uint64_t a, uint64_t b);
+  // The ids of `fingerprint` (a node, or one to be): each (fingerprint, id) kept once, duplicates
+  // dropped as they accumulate (a fingerprint of many pairs brings its ids with each).
+  template <class Ids>
+  void add_ids(uint64_t fingerprint, const Ids& ids) {
+    for (uint64_t id : ids) fp_ids_.emplace_back(fingerprint, id);
+    if (fp_ids_.size() >= compact_at_) compact_ids();
+  }
+  // Ends the adding. Afterwards: nodes() ascending, root(i) the smallest fingerprint of node i's
   // component, ids(i) node i's ids (ascending, each once).
   void unite();
   const std::vector<uint64_t>& nodes() const { return nodes_; }
@@ -24,7 +32,17 @@ class Forest {
   std::span<const uint64_t> ids(std::size_t node) const;
 
  private:
-  std::vector<std::pair<uint64_t, uint64_t>> edges_, fp_ids_;
+  std::size_t node(uint64_t fingerprint);  // its index in parent_, made when first seen
+  std::size_t find(std::size_t x);
+  void compact_ids();  // sorted, each pair once
+
+  // While adding: a union-find over the fingerprints in the order first seen.
+  std::unordered_map<uint64_t, std::size_t> index_;
+  std::vector<uint64_t> seen_;
+  std::vector<std::size_t> parent_;
+  std::vector<std::pair<uint64_t, uint64_t>> fp_ids_;
+  std::size_t compact_at_ = std::size_t{1} << 20;
+  // After unite().
   std::vector<uint64_t> nodes_, ids_;
   std::vector<std::size_t> root_, ids_begin_;
 };

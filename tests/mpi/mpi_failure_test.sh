@@ -48,6 +48,15 @@ check "build, a set name members cannot carry" 2 mpi 2 build -o "$dir/my docs.sd
 expect_grep "name: the rule cited" "spec/SET.md" "$dir/err"
 ls "$dir" | grep -q '^my docs' && bad "name: files left: $(ls "$dir" | grep '^my docs')" || ok
 
+# A --tmp-dir missing on one machine only (here rank 1's): the job stops with that rank's error, where
+# the rank threw outside a step and the others waited in the next collective for ever.
+mkdir -p "$dir/scratch"
+check "build, --tmp-dir missing on one rank" 1 timeout 120 "$mpirun" --allow-run-as-root --oversubscribe \
+  -np 1 "$simdex_mpi" build -o "$dir/scratch.sdxs" --tmp-dir "$dir/scratch" "$dir/all.tsv" : \
+  -np 1 "$simdex_mpi" build -o "$dir/scratch.sdxs" --tmp-dir "$dir/no-such-dir" "$dir/all.tsv" </dev/null
+expect_grep "--tmp-dir: the rank and the directory named" "rank 1 of 2: io: temporary directory" "$dir/err"
+ls "$dir" | grep -q '^scratch.sdxs' && bad "--tmp-dir: files left: $(ls "$dir" | grep '^scratch.sdxs')" || ok
+
 # Several inputs without ids: an error names the line of its own file (ids count over all files).
 seq 1 700 >"$dir/first.tsv"; printf '5\n6\nzz9\n7\n' >"$dir/second.tsv"
 check "build, bad line of a second input" 1 mpi 2 build -o "$dir/two-files.sdxs" "$dir/first.tsv" "$dir/second.tsv"
