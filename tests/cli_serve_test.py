@@ -7,6 +7,7 @@ usage: cli_serve_test.py SIMDEX
 """
 import json
 import os
+import pty
 import random
 import select
 import shutil
@@ -208,6 +209,18 @@ def main():
         p = subprocess.run(["sh", "-c", 'exec "$0" query --serve "$1" <&-', SIMDEX, index], capture_output=True)
         check("a closed stdin is an error", p.returncode == 1 and p.stdout == b"" and
               b"Bad file descriptor" in p.stderr, f"{p}")
+
+        p = subprocess.run(["sh", "-c", 'exec "$0" query "$1" <&-', SIMDEX, index], capture_output=True)
+        check("query with stdin closed: an error, not its index read as queries",
+              p.returncode == 1 and b"Bad file descriptor" in p.stderr and b"SDX" not in p.stderr, f"{p}")
+        # An index read from stdin that is a terminal: a usage error, where it waited for one typed in.
+        controller, terminal = pty.openpty()
+        try:
+            p = subprocess.run([SIMDEX, "query", "-", "0x1"], stdin=terminal, capture_output=True, timeout=30)
+            check("query - from a terminal", p.returncode == 2 and b"is a terminal" in p.stderr, f"{p}")
+        finally:
+            os.close(controller)
+            os.close(terminal)
 
         # Without --serve the answers are block-buffered: nothing comes before the end of input.
         p = subprocess.Popen([SIMDEX, "query", index, "-k", "0"], stdin=subprocess.PIPE,
