@@ -34,7 +34,7 @@ MemberPlan plan_members(const std::string& path, int ranks, Assign how) {
   plan.is_set = set::starts_with_set_magic(path);
   if (plan.is_set) {
     const std::vector<uint8_t> bytes = set::read_manifest(path);
-    const format::SetManifest m = format::SetManifest::decode(bytes.data(), bytes.size());
+    const format::SetManifest m = set::decode_manifest(path, bytes);
     for (const auto& e : m.members) {
       plan.names.push_back(e.name);
       plan.bytes.push_back(e.file_bytes);
@@ -71,7 +71,7 @@ std::vector<std::string> files_read(const std::string& path) {
   if (!set::starts_with_set_magic(path)) return files;
   try {
     const std::vector<uint8_t> bytes = set::read_manifest(path);
-    const format::SetManifest m = format::SetManifest::decode(bytes.data(), bytes.size());
+    const format::SetManifest m = set::decode_manifest(path, bytes);
     for (const auto* list : {&m.members, &m.tombstones})
       for (const auto& e : *list) files.push_back(set::entry_path(path, e.name));
   } catch (const Error&) {  // a bad manifest: its readers report it

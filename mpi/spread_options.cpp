@@ -5,6 +5,8 @@ namespace simdex::mpi {
 
 void add_spread_options(CLI::App& cmd, SpreadArgs& args) {
   cli::add_search_options(cmd, args, true);
+  // No progress over the ranks (yet): a --progress that printed nothing would mislead.
+  cmd.remove_option(cmd.get_option("--progress"));
   // simdex-mpi reads files only: every rank opens the set at its path.
   cmd.get_option("index")->description("The index set's manifest (or one index file); not stdin");
   cmd.get_option("--threads")

@@ -147,6 +147,14 @@ std::vector<uint8_t> read_manifest(const std::string& path) {
   }
 }
 
+format::SetManifest decode_manifest(const std::string& path, const std::vector<uint8_t>& bytes) {
+  try {
+    return format::SetManifest::decode(bytes.data(), bytes.size());
+  } catch (const Error& e) {
+    throw Error(e.code(), "'" + path + "': " + e.detail());
+  }
+}
+
 void require_regular_file(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))

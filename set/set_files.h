@@ -48,6 +48,8 @@ std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes
 // A manifest's bytes, for SetManifest::decode: the whole file, read only when it is no larger than
 // the largest manifest; a larger file is refused by the first rule of spec/SET.md §5 it breaks.
 std::vector<uint8_t> read_manifest(const std::string& path);
+// The manifest in `bytes` (read from `path`): SetManifest::decode, its errors naming the path.
+format::SetManifest decode_manifest(const std::string& path, const std::vector<uint8_t>& bytes);
 // Error(member_missing) unless `path` is a regular file (following links).
 void require_regular_file(const std::string& path);
 using format::starts_with_set_magic;  // format/set_manifest.h: whether `path` is a set's manifest

@@ -82,11 +82,7 @@ std::shared_ptr<const SetSnapshot> SetSnapshot::open(const std::string& path, co
     if (previous && previous->file_ != s->file_) previous = nullptr;
     s->options_ = options;
     try {
-      try {
-        s->manifest_ = format::SetManifest::decode(bytes.data(), bytes.size());
-      } catch (const Error& e) {
-        throw Error(e.code(), "'" + path + "': " + e.detail());
-      }
+      s->manifest_ = decode_manifest(path, bytes);
       const auto& m = s->manifest_;
       if (previous && m.generation < previous->manifest_.generation)
         throw Error(errc::stale_manifest, "'" + path + "' holds generation " + std::to_string(m.generation) +

@@ -224,11 +224,7 @@ SetWriter::SetWriter(std::string manifest_path, SetWriterOptions options)
     if (S_ISREG(st.st_mode) && !set::starts_with_set_magic(state_->path))  // not read whole: may be large
       throw Error(errc::usage, "'" + state_->path + "' exists and is not an index set manifest");
     std::vector<uint8_t> bytes = set::read_manifest(state_->path);
-    try {
-      state_->manifest = format::SetManifest::decode(bytes.data(), bytes.size());
-    } catch (const Error& e) {
-      throw Error(e.code(), "'" + state_->path + "': " + e.detail());
-    }
+    state_->manifest = set::decode_manifest(state_->path, bytes);
     state_->manifest_bytes = std::move(bytes);
   } catch (...) {
     state_->lock.remove_if_created();  // no PATH.lock beside a file that is no set

@@ -43,6 +43,14 @@ mv "$dir/moved.sdx" "$member"; cp "$dir/good.sdx" "$member"
 check "k above the set's" 2 mpi 2 pairs "$dir/set.sdxs" -k 9
 expect_grep "k named" "k" "$dir/err"
 
+# A corrupt manifest: the error names it, as simdex's does (it named the rule only).
+cp "$dir/set.sdxs" "$dir/manifest.good"
+printf '\xff' | dd of="$dir/set.sdxs" bs=1 seek=100 conv=notrunc status=none
+check "pairs, corrupt manifest" 1 mpi 2 pairs "$dir/set.sdxs"
+expect_grep "corrupt manifest: file named" "'$dir/set.sdxs': set manifest" "$dir/err"
+cp "$dir/manifest.good" "$dir/set.sdxs"
+check "--progress is not offered (simdex-mpi shows none)" 2 mpi 1 pairs --progress "$dir/set.sdxs"
+
 # A set name its members cannot carry (they are named after it): refused before anything is written.
 check "build, a set name members cannot carry" 2 mpi 2 build -o "$dir/my docs.sdxs" "$dir/all.tsv"
 expect_grep "name: the rule cited" "spec/SET.md" "$dir/err"
