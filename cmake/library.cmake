@@ -19,8 +19,9 @@ endif()
 set_target_properties(${SIMDEX_PARTS} PROPERTIES
   POSITION_INDEPENDENT_CODE ON CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 
-# What a program linking the static library also needs (the shared one records it itself).
-set(SIMDEX_LINK_DEPENDENCIES ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::ISAL PkgConfig::XXHASH Threads::Threads)
+# What a program linking the static library also needs (the shared one records it itself; xxHash is
+# compiled in, format/xxh3.h).
+set(SIMDEX_LINK_DEPENDENCIES ZLIB::ZLIB PkgConfig::ZSTD PkgConfig::ISAL Threads::Threads)
 if(SIMDEX_TEXT)
   list(APPEND SIMDEX_LINK_DEPENDENCIES ICU::uc ICU::data simdjson::simdjson)
 endif()

@@ -18,7 +18,7 @@ set(CPACK_DEBIAN_LIBRARY_DESCRIPTION "simdex library: ${PROJECT_DESCRIPTION}
  The shared and static libraries, the C++20 headers, the CMake package
  (find_package(simdex)) and the pkg-config file.")
 # For the static library and pkg-config --cflags; a program linked to libsimdex.so needs none of them.
-set(CPACK_DEBIAN_LIBRARY_PACKAGE_RECOMMENDS "zlib1g-dev, libzstd-dev, libisal-dev, libxxhash-dev, libicu-dev, libsimdjson-dev, pkg-config")
+set(CPACK_DEBIAN_LIBRARY_PACKAGE_RECOMMENDS "zlib1g-dev, libzstd-dev, libisal-dev, libicu-dev, libsimdjson-dev, pkg-config")
 set(CPACK_DEBIAN_CLI_PACKAGE_NAME simdex)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_CLI_DESCRIPTION "simdex command: ${PROJECT_DESCRIPTION}
