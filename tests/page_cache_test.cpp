@@ -218,9 +218,11 @@ TEST_CASE("index files are cached in 2 MiB folios: written by simdex, or read by
   const std::string path = dir.file("index.sdx");
   const uint64_t size = build(path, pairs, "paper-10", 256).file_bytes;
   REQUIRE(size > 8 * kMiB);
-  // All but the last, partial 2 MiB region (and the regions' rounding).
+  // All but the last, partial 2 MiB region (and the regions' rounding), and one region more: under
+  // memory pressure (a compiler beside the test) the kernel may find no free 2 MiB page for one, as
+  // it did once in ctest -j2 (10 of 12 MiB); a writer that left the file in 4 KiB pages maps none.
   const uint64_t whole = size / (2 * kMiB) * (2 * kMiB);
-  CHECK(pmd_mapped_when_mapped(path) >= whole - 2 * kMiB);
+  CHECK(pmd_mapped_when_mapped(path) >= whole - 4 * kMiB);
 
   // The same file dropped from the page cache: read by its probes, it would come in 4 KiB folios;
   // preload = all reads it in 2 MiB ones, which the index's own mapping maps with 2 MiB pages
