@@ -138,13 +138,11 @@ void for_each_line(const std::string& path, const Piece& piece,
     const Mapped file(path);
     if (piece.end > file.bytes().size())
       throw Error(errc::io, path + " is shorter than when the job started: it changed under the build");
-    uint64_t line = 0;
     for_each_range_line(file.bytes(), piece, [&](std::string_view text) {
-      ++line;
-      if (text.size() > io::max_pair_line_bytes)
-        throw Error(errc::input, path + ": a line of more than " + std::to_string(io::max_pair_line_bytes) +
-                                     " bytes (byte offset in the range from " + std::to_string(piece.begin) +
-                                     ")");
+      if (text.size() > io::max_pair_line_bytes)  // (its number is counted by the ranks before: the offset)
+        throw Error(errc::input, path + ": the line at byte offset " +
+                                     std::to_string(text.data() - file.bytes().data()) + " is longer than " +
+                                     std::to_string(io::max_pair_line_bytes) + " bytes");
       fn(text);
     });
     return;

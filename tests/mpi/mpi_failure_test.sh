@@ -38,6 +38,13 @@ expect_grep "malformed: file and line named" "bad.tsv:3001:" "$dir/err"
 [ ! -e "$dir/new.sdxs" ] && ok || bad "malformed: manifest published"
 ls "$dir" | grep -q '^new.sdxs' && bad "malformed: files left: $(ls "$dir" | grep new.sdxs)" || ok
 
+# A line over 4 KiB in the last rank's range: the error gives its byte offset (it gave the range's).
+cp "$dir/all.tsv" "$dir/long.tsv"
+offset=$(wc -c <"$dir/long.tsv")
+head -c 5000 /dev/zero | tr '\0' 7 >>"$dir/long.tsv"; echo >>"$dir/long.tsv"
+check "build, a line over 4 KiB" 1 mpi 3 build -o "$dir/long.sdxs" "$dir/long.tsv"
+expect_grep "long line: its offset named" "long.tsv: the line at byte offset $offset is longer than 4096" "$dir/err"
+
 # A usage error (k above the set's) is exit 2 on every rank.
 mv "$dir/moved.sdx" "$member"; cp "$dir/good.sdx" "$member"
 check "k above the set's" 2 mpi 2 pairs "$dir/set.sdxs" -k 9
