@@ -66,6 +66,12 @@ FileFacts facts_of(const std::string& path) {
   struct stat st {};
   unsigned char magic[4] = {};
   const bool ok = ::fstat(fd, &st) == 0;
+  if (ok && !S_ISREG(st.st_mode)) {  // (pread of a pipe said "Illegal seek")
+    ::close(fd);
+    throw Error(errc::usage, "cannot read " + path +
+                                 ": simdex-mpi reads regular files, which every rank opens at its path (not "
+                                 "a pipe, a device or a directory): write the input to a file first");
+  }
   const ssize_t got = ok ? ::pread(fd, magic, sizeof magic, 0) : -1;
   ::close(fd);
   if (!ok || got < 0) fail_io("cannot read", path);

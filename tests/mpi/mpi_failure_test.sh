@@ -45,6 +45,10 @@ head -c 5000 /dev/zero | tr '\0' 7 >>"$dir/long.tsv"; echo >>"$dir/long.tsv"
 check "build, a line over 4 KiB" 1 mpi 3 build -o "$dir/long.sdxs" "$dir/long.tsv"
 expect_grep "long line: its offset named" "long.tsv: the line at byte offset $offset is longer than 4096" "$dir/err"
 
+# Not a regular file (stdin, here /dev/null; a FIFO): refused, naming what it reads (it said "Illegal seek").
+check "build from /dev/stdin" 2 mpi 2 build -o "$dir/stdin.sdxs" /dev/stdin
+expect_grep "stdin: what is read named" "simdex-mpi reads regular files" "$dir/err"
+
 # A usage error (k above the set's) is exit 2 on every rank.
 mv "$dir/moved.sdx" "$member"; cp "$dir/good.sdx" "$member"
 check "k above the set's" 2 mpi 2 pairs "$dir/set.sdxs" -k 9
