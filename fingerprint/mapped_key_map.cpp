@@ -27,7 +27,7 @@ struct MappedKeyMap::Mapping {
         size(file.size()) {}
 
   reader::MappedFile file;
-  const char* data;  // null for an empty file
+  const char* data;  // null for an empty file, which read_bounds() refuses
   std::size_t size;
   bool legacy = false;                      // simdex 0.1's paths.tsv: no header, keys as they are
   std::size_t begin = 0, end = 0;           // the entries' lines: [begin, end), each ending in LF

@@ -305,9 +305,9 @@ class Index(_simdex.Index):
         than min_size fingerprints (ids, with size_in_ids=True) are left out. To deduplicate,
         use size_in_ids=True (a fingerprint shared by several documents is then a cluster too),
         keep one id per cluster and drop the others. progress: as pairs' (stage "clusters")."""
-        return [Cluster(f, i) for f, i in self._clusters(_count(k, "k", True), _count(min_size, "min_size"),
-                                                         _flag(size_in_ids, "size_in_ids"), _count(threads, "threads"), _flag(force, "force"),
-                                                         _progress(progress))]
+        found = self._clusters(_count(k, "k", True), _count(min_size, "min_size"), _flag(size_in_ids, "size_in_ids"),
+                               _count(threads, "threads"), _flag(force, "force"), _progress(progress))
+        return [Cluster(f, i) for f, i in found]
 
     def reopen(self):
         """A new Index over what the path names now: an index set's newest manifest (its members
