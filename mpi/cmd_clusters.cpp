@@ -1,13 +1,18 @@
 // simdex-mpi clusters: the pairs of the set found over the ranks (pair_scan.h) are united on each
-// rank into a partial forest; each rank sends rank 0 (fingerprint, root[, ids]) for every fingerprint
-// of its pairs; rank 0 unites those and prints the components. Rank 0's memory is bounded by the
-// fingerprints that occur in pairs (docs/SCALE.md has the figure), not by all stored fingerprints.
+// rank into a partial forest; each rank sends rank 0 (fingerprint, root) for every fingerprint of
+// its pairs; rank 0 unites those and prints the components. With --ids, rank 0 then sends every rank
+// the fingerprints of the forest, and each reads their ids once from its members (not from the
+// pairs: a fingerprint of 75,000 documents in 43,000 pairs would bring them 43,000 times). Rank 0's
+// memory is bounded by the fingerprints that occur in pairs (docs/SCALE.md has the figure), not by
+// all stored fingerprints.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "cli/batch_output.h"
 #include "mpi/commands.h"
 #include "mpi/forest.h"
+#include "mpi/members.h"
 #include "mpi/pair_scan.h"
 #include "mpi/records.h"
 #include "mpi/result_sink.h"
@@ -15,6 +20,34 @@
 namespace simdex::mpi {
 
 namespace {
+// Rank 0's forest gets the ids of each of its fingerprints from every rank whose members hold it.
+void add_member_ids(const World& world, const std::optional<Index>& own, Forest& all) {
+  std::vector<uint64_t> nodes;
+  world.step([&] {
+    if (world.root()) nodes = all.sorted_nodes();
+  });
+  world.broadcast(nodes, 0);
+  std::vector<uint64_t> found;  // (fingerprint, 0, 0, ids, -) for each of them held here
+  world.step([&] {
+    if (!own) return;
+    std::size_t at = 0;  // where `nodes` reaches the last fingerprint: members' ascending order walks on
+    uint64_t last = 0;
+    for_each_live_fingerprint(*own, [&](uint64_t fp, const IdList& ids) {
+      if (fp < last)
+        at = static_cast<std::size_t>(std::lower_bound(nodes.begin(), nodes.end(), fp) - nodes.begin());
+      last = fp;
+      while (at < nodes.size() && nodes[at] < fp) ++at;
+      if (at < nodes.size() && nodes[at] == fp) append_record(found, fp, 0, 0, ids, {});
+    });
+  });
+  std::vector<uint64_t>().swap(nodes);
+  world.step([&] {
+    world.gather_to_root(found, [&](std::span<const uint64_t> part) {
+      for_each_record(part, [&](const Record& r) { all.add_ids(r.key1, r.ids1); });
+    });
+  });
+}
+
 struct ClustersArgs : SpreadArgs {
   std::size_t min_size = 2;
   bool ids = false, sort = false;
@@ -27,8 +60,6 @@ void run_clusters(ClustersArgs a) {
   if (a.index == "-") throw Error(errc::usage, "simdex-mpi reads the set from a file, not from stdin");
   if (!a.output_dir.empty())
     throw Error(errc::usage, "clusters are united on rank 0 and printed there: use -o, not --output-dir");
-  if (a.min_size < 2)
-    throw Error(errc::usage, "--min-size below 2 prints every stored fingerprint: use `simdex clusters`");
   cli::resolve_format(a.format, a.style, a.ids);
   const cli::ResultFormat format{a.format, a.style, a.ids};
   ResultSink sink(world, a.output, "", "", files_read(a.index));
@@ -37,30 +68,24 @@ void run_clusters(ClustersArgs a) {
   scan.k = a.k;
   scan.threads = a.threads;
   scan.force = a.force;
-  scan.with_ids = scan.duplicates = a.ids;  // a fingerprint of several ids is a cluster in ids
+  scan.duplicates = a.ids;  // a fingerprint of several ids is a cluster in ids: (f, f, 0) makes it a node
   scan.assign = parse_assign(a.assign);
   Forest local;
-  scan_pairs(world, scan, [&](const NearPair& p) {
-    local.add_edge(p.a, p.b);
-    if (!a.ids) return;
-    local.add_ids(p.a, p.ids_a);
-    local.add_ids(p.b, p.ids_b);
-  });
+  const std::optional<Index> own =
+      scan_pairs(world, scan, [&](const NearPair& p) { local.add_edge(p.a, p.b); });
   local.unite();
-  std::vector<uint64_t> partial;  // (fingerprint, root, 0, ids, -) for each fingerprint of a pair here
+  std::vector<uint64_t> partial;  // (fingerprint, root, 0, -, -) for each fingerprint of a pair here
   for (std::size_t i = 0; i < local.nodes().size(); ++i)
-    append_record(partial, {local.nodes()[i], local.root(i), 0, local.ids(i), {}});
+    append_record(partial, {local.nodes()[i], local.root(i), 0, {}, {}});
   local = Forest();
   Forest all;
   world.step([&] {
     world.gather_to_root(partial, [&](std::span<const uint64_t> part) {
-      for_each_record(part, [&](const Record& r) {
-        all.add_edge(r.key1, r.key2);
-        all.add_ids(r.key1, r.ids1);
-      });
+      for_each_record(part, [&](const Record& r) { all.add_edge(r.key1, r.key2); });
     });
   });
   std::vector<uint64_t>().swap(partial);
+  if (a.ids) add_member_ids(world, own, all);
   sink.write(
       {},
       [&](cli::Output& out, std::span<const uint64_t>) {
@@ -111,17 +136,27 @@ void add_clusters_command(CLI::App& app) {
           "The output is that of `simdex clusters` (see `simdex clusters --help`), clusters in the\n"
           "order of their smallest fingerprint. The pairs are found as `simdex-mpi pairs` finds them;\n"
           "each rank unites its pairs as they come into a partial forest and sends rank 0, for every\n"
-          "fingerprint of its pairs, its root (and with --ids its ids); rank 0 unites those. Memory on\n"
-          "each rank: about 64 bytes per fingerprint that occurs in a pair (rank 0: 16 more for each\n"
-          "rank it occurs on), plus 16 bytes per distinct id with --ids, whatever the number of pairs\n"
-          "or of stored fingerprints (docs/SCALE.md).\n"
+          "fingerprint of its pairs, its root; rank 0 unites those. With --ids, every rank then reads\n"
+          "the ids of those fingerprints from its members, once each. Memory on each rank: about 64\n"
+          "bytes per fingerprint that occurs in a pair (rank 0: 16 more for each rank it occurs on;\n"
+          "with --ids every rank 8 more, and rank 0 16 bytes per distinct id), whatever the number of\n"
+          "pairs or of stored fingerprints (docs/SCALE.md).\n"
           "--min-size must be at least 2.\n\n") +
       kSpreadHelp + "\nExample: mpirun -np 4 simdex-mpi clusters docs.sdxs --ids > clusters.txt");
   add_spread_options(*cmd, *args);
-  cmd->get_option("--output-dir")->group("");  // hidden: refused below, with the reason
+  auto* dir = cmd->get_option("--output-dir");
+  dir->group("");  // hidden: refused below, with the reason; so -o's help names no option it excludes
+  dir->remove_excludes(cmd->get_option("--output"));
+  cmd->get_option("--output")->remove_excludes(dir);
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
-      ->check(CLI::Range(1, 1 << 30));
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            if (value == "0" || value == "1")
+              return "--min-size below 2 prints every stored fingerprint: use `simdex clusters`";
+            return CLI::Range(2, 1 << 30)(value);
+          },
+          "INT in [2 - 1073741824]"));
   cli::add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");
   cmd->callback([args] { run_clusters(*args); });

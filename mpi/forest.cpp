@@ -24,6 +24,12 @@ void Forest::add_edge(uint64_t a, uint64_t b) {
   if (ra != rb) parent_[std::max(ra, rb)] = std::min(ra, rb);
 }
 
+std::vector<uint64_t> Forest::sorted_nodes() const {
+  std::vector<uint64_t> nodes = seen_;
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
 void Forest::compact_ids() {
   std::sort(fp_ids_.begin(), fp_ids_.end());
   fp_ids_.erase(std::unique(fp_ids_.begin(), fp_ids_.end()), fp_ids_.end());

@@ -1,8 +1,9 @@
-// The partial forests of `simdex-mpi clusters`: the fingerprints of some edges, each with its ids,
-// united. A rank builds one from the pairs it found and sends (fingerprint, root, ids) for each of its
-// fingerprints; rank 0 builds one from all of those. Memory: the fingerprints that occur in pairs and
-// their distinct ids, never every stored fingerprint, nor every pair (near-duplicate data has up to
-// n^2/2 pairs among n fingerprints: each edge is united as it comes).
+// The partial forests of `simdex-mpi clusters`: the fingerprints of some edges united, and (on rank 0,
+// with --ids) each with its ids. A rank builds one from the pairs it found and sends (fingerprint,
+// root) for each of its fingerprints; rank 0 builds one from all of those and adds the ids every rank
+// reads for them from its members. Memory: the fingerprints that occur in pairs and their distinct
+// ids, never every stored fingerprint, nor every pair (near-duplicate data has up to n^2/2 pairs
+// among n fingerprints: each edge is united as it comes).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,8 @@ class Forest {
     for (uint64_t id : ids) fp_ids_.emplace_back(fingerprint, id);
     if (fp_ids_.size() >= compact_at_) compact_ids();
   }
+  // The fingerprints of the edges so far, ascending.
+  std::vector<uint64_t> sorted_nodes() const;
   // Ends the adding. Afterwards: nodes() ascending, root(i) the smallest fingerprint of node i's
   // component, ids(i) node i's ids (ascending, each once).
   void unite();

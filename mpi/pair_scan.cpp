@@ -77,7 +77,8 @@ void broadcast_member(const World& world, const ScanOptions& o, const MemberPlan
 }
 }  // namespace
 
-void scan_pairs(const World& world, const ScanOptions& o, const std::function<void(const NearPair&)>& take) {
+std::optional<Index> scan_pairs(const World& world, const ScanOptions& o,
+                                const std::function<void(const NearPair&)>& take) {
   MemberPlan plan;
   std::optional<Index> own;  // every member this rank owns
   std::vector<std::size_t> mine;
@@ -94,10 +95,12 @@ void scan_pairs(const World& world, const ScanOptions& o, const std::function<vo
   batch.with_ids = o.with_ids;
   batch.duplicates = o.duplicates;
   if (o.force) batch.work_limit = UINT64_MAX;
+  BatchOptions own_batch = batch;  // find_pairs finds a fingerprint's several ids through its ids
+  own_batch.with_ids = o.with_ids || o.duplicates;
   Deferred local;
   if (own)
     local.run([&] {
-      find_pairs(*own, batch, [&](std::span<const NearPair> pairs) {
+      find_pairs(*own, own_batch, [&](std::span<const NearPair> pairs) {
         for (const NearPair& p : pairs) take(p);
       });
     });
@@ -153,6 +156,7 @@ void scan_pairs(const World& world, const ScanOptions& o, const std::function<vo
     }
   }
   world.step([&] { local.rethrow(); });
+  return own;
 }
 
 }  // namespace simdex::mpi

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "mpi/members.h"
@@ -21,15 +22,16 @@ struct ScanOptions {
   unsigned threads = 0;
   bool force = false;
   bool with_ids = false;    // ids of both sides (the union over this rank's members)
-  bool duplicates = false;  // with ids: also (f, f, 0) for a fingerprint with several ids here, and
-                            // for one held here and by a member of another rank
+  bool duplicates = false;  // also (f, f, 0) for a fingerprint with several ids here, and for one
+                            // held here and by a member of another rank (with or without ids)
   Assign assign = Assign::size;
   std::size_t chunk = std::size_t{1} << 20;  // fingerprints per broadcast
 };
 
 // Calls take(pair) on this rank for each pair it finds (a <= b). Collective: every rank calls it.
-// A rank whose work fails reports it (World::step) and every rank throws JobFailed.
-void scan_pairs(const World& world, const ScanOptions& options,
-                const std::function<void(const NearPair&)>& take);
+// A rank whose work fails reports it (World::step) and every rank throws JobFailed. Returns the
+// members this rank owns as one Index (none when it owns none), for work after the scan.
+std::optional<Index> scan_pairs(const World& world, const ScanOptions& options,
+                                const std::function<void(const NearPair&)>& take);
 
 }  // namespace simdex::mpi

@@ -116,6 +116,11 @@ expect_grep "earlier parts named" "holds part-0000[0-2].tsv of an earlier job" "
 
 check "clusters --output-dir" 2 mpi 2 clusters "$dir/set.sdxs" --output-dir "$dir/cparts"
 expect_grep "clusters: use -o" "use -o, not --output-dir" "$dir/err"
+check "clusters --min-size 1" 2 mpi 1 clusters "$dir/set.sdxs" --min-size 1
+expect_grep "--min-size 1: what to use" "use \`simdex clusters\`" "$dir/err"
+"$simdex_mpi" clusters --help >"$dir/help"
+grep -q 'Excludes: *$' "$dir/help" && bad "clusters --help: an Excludes: naming nothing" || ok
+grep -q 'min-size.*\[2 - ' "$dir/help" && ok || bad "clusters --help: --min-size's range does not start at 2"
 check "pairs -o NAME.gz" 0 mpi 2 pairs "$dir/set.sdxs" -o "$dir/pairs.tsv.gz"
 check "pairs -o NAME.gz is gzip" 0 gzip -t "$dir/pairs.tsv.gz"
 

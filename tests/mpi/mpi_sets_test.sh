@@ -44,4 +44,31 @@ agree "clusters --ids -np 3" "$dir/mpi.out" clusters --ids "$set" --min-size 3
 run_mpi "pairs --output-dir -np 2" 2 pairs --ids --assign index --output-dir "$dir/parts" "$set"
 cat "$dir/parts"/part-*.tsv >"$dir/parts.all"
 agree "pairs --output-dir -np 2" "$dir/parts.all" pairs --ids "$set"
+
+# clusters --ids, each fingerprint's ids read from its members: a fingerprint far from all others
+# with one id in a member of rank 0 and one in a member of rank 1 is a cluster of 2 ids; one held by
+# both with the same id is none; one fingerprint with many ids near many others (each id once)
+printf '0x0123456789abcdef\t900001\n0x7edcba9876543210\t900005\n' >"$dir/lone0.tsv"
+printf '0x0123456789abcdef\t900002\n0x7edcba9876543210\t900005\n' >"$dir/lone1.tsv"
+"$python" - "$dir" <<'PY'
+import random, sys
+rng, hub = random.Random(7), 0x5a5a5a5a00000000
+for m in (0, 1):
+    with open(f"{sys.argv[1]}/hub{m}.tsv", "w") as f:
+        for i in range(300):
+            f.write(f"{hub}\t{800000 + 2 * i + m}\n")
+        for i in range(300):
+            fp = hub
+            for b in rng.sample(range(64), rng.randint(1, 3)):
+                fp ^= 1 << b
+            f.write(f"{fp}\t{810000 + 2 * i + m}\n")
+PY
+for m in 0 1; do
+  cat "$dir/m$m.tsv" "$dir/lone$m.tsv" "$dir/hub$m.tsv" >"$dir/c$m.tsv"
+  "$simdex" add -q --no-merge "$dir/c.sdxs" "$dir/c$m.tsv" || bad "simdex add c$m"
+done
+run_mpi "clusters --ids, members by index -np 2" 2 clusters --ids --assign index "$dir/c.sdxs"
+agree "clusters --ids, members by index -np 2" "$dir/mpi.out" clusters --ids "$dir/c.sdxs"
+grep -qx '900001,900002' "$dir/mpi.out" && ok || bad "lone fingerprint on two ranks: no cluster 900001 900002"
+grep -q '900005' "$dir/mpi.out" && bad "one id held by two members printed as a cluster" || ok
 finish mpi_sets_test
