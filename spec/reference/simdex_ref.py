@@ -1305,6 +1305,9 @@ TOMBSTONE_MAGIC = b"\x89SDT\r\n\x1a\n"
 SET_HEADER_BYTES = 64
 SET_ENTRY_BYTES = 48
 MAX_SET_ENTRIES = 65536
+# SET.md §5: a manifest larger than the most entries with the longest names is rule 8's (set_layout)
+# once rules 1 to 4 hold, reported before rule 5's checksum (a hostile size costs no reading).
+MAX_MANIFEST_BYTES = SET_HEADER_BYTES + 2 * MAX_SET_ENTRIES * (SET_ENTRY_BYTES + 256)
 NAME_BYTES = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
 
 
@@ -1340,6 +1343,8 @@ def decode_manifest(data):
         raise SimdexError("unsupported_version", "version_major %d" % major)
     if _u64(data, 16) != size:
         raise SimdexError("file_size_mismatch", "manifest_bytes %d, file %d" % (_u64(data, 16), size))
+    if size > MAX_MANIFEST_BYTES:
+        raise SimdexError("set_layout", "%d bytes: more than the most entries a manifest holds" % size)
     if xxh3_64(data[:56] + data[64:]) != _u64(data, 56):
         raise SimdexError("manifest_checksum", "does not match")
     generation = _u64(data, 24)
@@ -1420,7 +1425,8 @@ class IndexSet:
         self.path = path
         self.header, entries, tomb_entries = decode_manifest(data)
         self.max_distance = self.header["max_distance"]
-        directory = os.path.dirname(path) or "."
+        # SET.md §2.2: names resolve against the directory of the file a link finally names
+        directory = os.path.dirname(os.path.realpath(path))
         self.members = []
         for e in entries:
             mpath, mdata = _read_entry_file(directory, e)

@@ -157,6 +157,18 @@ def make_good(binary):
     sidecar(d, m, rng, "member 2 and a tombstone of generation 2 listing an id of both members: "
             "removed from member 1 only")
 
+    # The manifest opened through a symbolic link in another directory: names resolve against the
+    # directory of the file the link finally names (SET.md §2.2), where the members are.
+    d, s, m = new("manifest_through_link")
+    real = os.path.join(d, "real", "set.sdxs")
+    os.makedirs(os.path.dirname(real))
+    for _ in range(2):
+        p = pairs(60, 40)
+        sh(binary, "add", "-q", "--no-merge", real, "-", stdin=tsv(p))
+        m.add(p)
+    os.symlink(os.path.join("real", "set.sdxs"), s)
+    sidecar(d, m, rng, "set.sdxs is a link to real/set.sdxs; the members are in real/")
+
 
 def u64(data, at):
     return struct.unpack_from("<Q", data, at)[0]

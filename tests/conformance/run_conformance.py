@@ -349,6 +349,35 @@ def check_sets(binary, tally, use_python, wanted):
                 tally.check(False, "%s: python open_set raises %s" % (label, rule), "it opened")
             except simdex_ref.SimdexError as e:
                 tally.check(e.rule == rule, "%s: python open_set raises %s" % (label, rule), e.rule)
+    if wanted("sets/bad/set_layout__oversized"):
+        check_oversized_manifest(binary, tally, use_python)
+
+
+def check_oversized_manifest(binary, tally, use_python):
+    """SET.md §5: a manifest larger than 64 + 2 * 65536 * (48 + 256) bytes, rules 1 to 4 holding, is
+    rule 8's (set_layout), reported before rule 5's checksum. Made here: 38 MiB do not belong in
+    the repository."""
+    label = "sets/bad/set_layout__oversized"
+    with open(os.path.join(SETS, "good", "merged", "set.sdxs"), "rb") as f:
+        header = bytearray(f.read(64))
+    size = 64 + 2 * 65536 * (48 + 256) + 8
+    struct.pack_into("<Q", header, 16, size)
+    with tempfile.TemporaryDirectory(prefix="simdex-conformance-") as tmp:
+        path = os.path.join(tmp, "set.sdxs")
+        with open(path, "wb") as f:
+            f.write(bytes(header))
+            f.truncate(size)
+        for cmd in (["info", path], ["query", path, "-k", "1", "1"], ["verify", path]):
+            rc, out, err = run(command(binary) + cmd)
+            tally.check(rc == 1 and re.search(r"\bset_layout\b", out + err),
+                        "%s: simdex %s exits 1 naming set_layout" % (label, cmd[0]),
+                        "rc %d: %s" % (rc, (out + err).strip()[:200]))
+        if use_python:
+            try:
+                simdex_ref.open_set(path)
+                tally.check(False, "%s: python open_set raises set_layout" % label, "it opened")
+            except simdex_ref.SimdexError as e:
+                tally.check(e.rule == "set_layout", "%s: python open_set raises set_layout" % label, e.rule)
 
 
 def main(argv):
