@@ -63,6 +63,7 @@ void Output::fail(int error) const {
 void Output::flush() {
   unit_written_ = unit_written_ || buffer_.size() > unit_start_;
   unit_start_ = 0;
+  if (buffer_.size() == 0) return;  // nothing (after finish(), a compressed stream takes no more)
   if (file_) {
     struct Clear {  // also on failure, as below
       fmt::memory_buffer& b;
@@ -74,6 +75,11 @@ void Output::flush() {
   const bool written = io::write_all(fd_, buffer_.data(), buffer_.size());
   buffer_.clear();
   if (!written) fail(errno);
+}
+
+void Output::finish() {
+  flush();
+  if (file_) file_->finish();
 }
 
 void Output::close() {

@@ -79,6 +79,9 @@ class Output {
   }
   void flush();  // writes the buffer; throws Error(errc::io) naming the output and the cause
   void close();  // flush, then close a file (its close is checked too); throws as flush
+  // Everything written and made durable, but a file not yet published (close() does that): for a
+  // file that must not appear unless something after it succeeds. Nothing may be printed after it.
+  void finish();
 
  private:
   [[noreturn]] void fail(int error) const;

@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -33,7 +30,7 @@ ResultSink::ResultSink(const World& world, const std::string& output, const std:
   world.step([&] {
     if (!per_rank_) return;
     std::error_code ec;
-    std::filesystem::create_directories(output_dir, ec);
+    if (std::filesystem::create_directories(output_dir, ec)) made_dir_ = output_dir;
     if (const std::string part = earlier_part(output_dir); !part.empty())
       throw Error(errc::usage, "--output-dir " + output_dir + " holds " + part +
                                    " of an earlier job, which would mix with this one's parts: remove "
@@ -41,34 +38,24 @@ ResultSink::ResultSink(const World& world, const std::string& output, const std:
   });
   world.step([&] {
     if (per_rank_) {
-      final_path_ = fmt::format("{}/part-{:05}.{}", output_dir, world.rank(), extension);
-    } else if (world.root() && !output.empty() && output != "-") {
-      final_path_ = output;
-    }
-    if (!per_rank_ && !world.root()) return;
-    for (const std::string& input : inputs)
-      if (!final_path_.empty()) writer::refuse_input_as_output(input, final_path_);
-    if (final_path_.empty()) {
-      out_.emplace();
+      path_ = fmt::format("{}/part-{:05}.{}", output_dir, world.rank(), extension);
+    } else if (world.root()) {
+      path_ = output;
+    } else {
       return;
     }
-    // The temporary name keeps the ending that tells Output to compress (.gz, .zst), as simdex's -o.
-    const std::string ending = final_path_.ends_with(".gz")    ? ".gz"
-                               : final_path_.ends_with(".zst") ? ".zst"
-                                                               : "";
-    temp_path_ = fmt::format("{}.tmp-{}{}", final_path_, ::getpid(), ending);
-    out_.emplace(temp_path_);
+    for (const std::string& input : inputs) writer::refuse_input_as_output(input, path_);
+    // As simdex's -o: a regular file (or none) is replaced whole when published (.gz, .zst:
+    // compressed), a device or a FIFO written in place; a directory, a link to a file: refused here.
+    out_.emplace(path_);
   });
 }
 
 ResultSink::~ResultSink() {
-  if (!temp_path_.empty()) {
-    try {
-      out_.reset();
-    } catch (...) {
-    }
-    ::unlink(temp_path_.c_str());
-  }
+  out_.reset();  // not closed: publishes nothing
+  // A directory this job made and published nothing in goes too (when the other ranks' temporary
+  // files are gone by then: an empty directory is all a failed job may leave).
+  if (!made_dir_.empty()) ::rmdir(made_dir_.c_str());
 }
 
 void ResultSink::write(std::span<const uint64_t> words, const Printer& print, bool whole) {
@@ -90,15 +77,12 @@ void ResultSink::write(std::span<const uint64_t> words, const Printer& print, bo
 
 void ResultSink::publish() {
   world_.step([&] {
-    if (out_) out_->close();
+    if (out_) out_->finish();
   });
   world_.step([&] {
-    if (temp_path_.empty()) return;
-    if (std::rename(temp_path_.c_str(), final_path_.c_str()) != 0)
-      throw Error(errc::io,
-                  "cannot rename " + temp_path_ + " to " + final_path_ + ": " + std::strerror(errno));
-    temp_path_.clear();
+    if (out_) out_->close();
   });
+  made_dir_.clear();
 }
 
 }  // namespace simdex::mpi

@@ -1,7 +1,7 @@
 // Where the merged results of join, pairs and clusters go: one output on rank 0 (standard output,
 // or -o FILE), to which every rank's part is sent in turn, or with --output-dir one file per rank
-// (DIR/part-RRRRR.EXT). Files are written under temporary names and renamed only when the whole job
-// succeeded (publish): a failed job publishes nothing.
+// (DIR/part-RRRRR.EXT). Files are cli::Output's: written under temporary names and renamed only when
+// every rank's was written (publish), so a failed job publishes nothing.
 #pragma once
 
 #include <cstdint>
@@ -31,14 +31,15 @@ class ResultSink {
   // `whole`, all of them at once), or each rank to its own file.
   using Printer = std::function<void(cli::Output&, std::span<const uint64_t> words)>;
   void write(std::span<const uint64_t> words, const Printer& print, bool whole = false);
-  // Collective: closes the files and renames them to their names.
+  // Collective: finishes every rank's file, then (all of them written) renames them to their names.
   void publish();
 
  private:
   const World& world_;
   bool per_rank_;
-  std::string final_path_, temp_path_;  // "" for standard output
-  std::optional<cli::Output> out_;      // rank 0, or every rank with --output-dir
+  std::string path_;                // "" or "-" for standard output
+  std::optional<cli::Output> out_;  // rank 0, or every rank with --output-dir
+  std::string made_dir_;            // --output-dir when this rank made it, until published
 };
 
 }  // namespace simdex::mpi

@@ -20,7 +20,7 @@ check "pairs, corrupt member" 1 mpi 3 pairs "$dir/set.sdxs" -o "$dir/pairs.out"
 expect_grep "corrupt: rank named" "simdex-mpi: rank [0-9] of 3" "$dir/err"
 expect_grep "corrupt: file named" "$name" "$dir/err"
 [ ! -e "$dir/pairs.out" ] && ok || bad "corrupt: -o file published"
-ls "$dir" | grep -q 'pairs.out.tmp' && bad "corrupt: temporary output left" || ok
+ls -A "$dir" | grep -q 'pairs.out.tmp' && bad "corrupt: temporary output left" || ok
 
 # A missing member.
 mv "$member" "$dir/moved.sdx"
@@ -123,6 +123,23 @@ grep -q 'Excludes: *$' "$dir/help" && bad "clusters --help: an Excludes: naming 
 grep -q 'min-size.*\[2 - ' "$dir/help" && ok || bad "clusters --help: --min-size's range does not start at 2"
 check "pairs -o NAME.gz" 0 mpi 2 pairs "$dir/set.sdxs" -o "$dir/pairs.tsv.gz"
 check "pairs -o NAME.gz is gzip" 0 gzip -t "$dir/pairs.tsv.gz"
+# -o as simdex's: a FIFO is written in place (it was replaced by a regular file), a directory is
+# refused before any work; a failed job leaves no --output-dir it made.
+check "pairs -o FILE" 0 mpi 2 pairs --ids "$dir/set.sdxs" -o "$dir/pairs.file"
+mkfifo "$dir/fifo"
+cat "$dir/fifo" >"$dir/from-fifo" &
+check "pairs -o FIFO" 0 mpi 2 pairs --ids "$dir/set.sdxs" -o "$dir/fifo"
+wait
+[ -p "$dir/fifo" ] && ok || bad "pairs -o FIFO: the FIFO was replaced"
+LC_ALL=C sort "$dir/from-fifo" >"$dir/from-fifo.sorted"
+LC_ALL=C sort "$dir/pairs.file" >"$dir/pairs.file.sorted"
+[ -s "$dir/pairs.file.sorted" ] && ok || bad "pairs -o FILE: no pairs (the test would not test)"
+same "the FIFO's reader got the pairs" "$dir/pairs.file.sorted" "$dir/from-fifo.sorted"
+mkdir "$dir/odir"
+check "pairs -o DIR" 1 mpi 2 pairs "$dir/set.sdxs" -o "$dir/odir"
+expect_grep "pairs -o DIR: named" "cannot write '$dir/odir': Is a directory" "$dir/err"
+check "pairs --output-dir, no such set" 1 mpi 2 pairs "$dir/nosuch.sdxs" --output-dir "$dir/made"
+[ ! -e "$dir/made" ] && ok || bad "a failed job left the --output-dir it made"
 
 # build on 4 ranks of a 2-line input: a member per rank, member i on rank i, as --assign index opens.
 printf '1\t1\n2\t2\n' >"$dir/two.tsv"
