@@ -73,6 +73,9 @@ void run_dedup(const DedupArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   writer::require_target_directory(a.output);  // before the work: the message names the output
   writer::refuse_replacing_set(a.index);
+  if (a.index == "-")
+    throw Error(errc::usage,
+                "--index -: the index is written to a file (it is read back to find the clusters)");
   // The report's path is checked (and its temporary file made) before the work, not after the
   // output is published; it is written whole or not at all.
   std::optional<Output> report;
@@ -108,14 +111,16 @@ void run_dedup(const DedupArgs& a) {
   progress.finish();
   if (!a.quiet) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "simdex: dedup: " << r.documents << " documents, " << r.clusters.size()
-              << " clusters of near-duplicates (k = " << r.k << "): kept " << r.documents - r.removed
-              << ", removed " << r.removed
-              << (r.without_words.empty() ? std::string()
-                                          : " (" + std::to_string(r.without_words.size()) +
-                                                " without words kept, compared with none)")
-              << "; wrote " << (a.output == "-" ? "standard output" : a.output) << " in " << seconds
-              << " s\n";
+    const std::size_t clusters = r.clusters.size();
+    std::cerr << fmt::format(
+        "simdex: dedup: {} document{}, {} cluster{} of near-duplicates (k = {}): kept {}, removed {}{}; "
+        "wrote {} in {:.1f} s\n",
+        r.documents, r.documents == 1 ? "" : "s", clusters, clusters == 1 ? "" : "s", r.k,
+        r.documents - r.removed, r.removed,
+        r.without_words.empty()
+            ? std::string()
+            : fmt::format(" ({} without words kept, compared with none)", r.without_words.size()),
+        a.output == "-" ? std::string("standard output") : a.output, seconds);
   }
 }
 
@@ -138,8 +143,8 @@ void add_dedup_command(CLI::App& app) {
       ->check(CLI::IsMember({"first", "longest", "shortest"}))
       ->capture_default_str();
   cmd->add_option("--index", args->index,
-                  "Keep the index of the documents here (its key map beside it, INDEX.keys.tsv); "
-                  "default: a temporary one, removed at the end");
+                  "Keep the index of the documents here (its key map beside it, INDEX.keys.tsv; documents "
+                  "without words are not in it); default: a temporary one, removed at the end");
   cmd->add_option(
       "--report", args->report,
       "Write the clusters (keys, distances) and counts here, as JSON (a name ending .gz or .zst is "

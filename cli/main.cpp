@@ -12,6 +12,7 @@
 
 #include "cli/command_names.h"
 #include "cli/commands.h"
+#include "cli/empty_values.h"
 #include "cli/output.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -71,10 +72,12 @@ int main(int argc, char** argv) {
   simdex::cli::add_plan_command(app);
   simdex::cli::add_upgrade_command(app);
   simdex::cli::add_help_command(app);  // last: it lists the commands registered before it
+  simdex::cli::refuse_empty_values(app);
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;
   try {
     if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
+    simdex::cli::refuse_empty_assignments(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     rc = simdex::cli::report_parse_error(app, e, std::cout, std::cerr);

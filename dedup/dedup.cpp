@@ -170,7 +170,8 @@ void report(const DedupOptions& o, std::string_view stage, std::uint64_t done, s
 using ReadDocuments = std::function<DocumentFormat(
     std::size_t batch_bytes, const std::function<void(const FingerprintedDocument&)>& each)>;
 
-// Pass 1: every document's record and fingerprint into `builder`, every id into `keys`.
+// Pass 1: every document's record, and its fingerprint into `builder` (unless it has no words), every id into
+// `keys`.
 DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, IndexBuilder& builder,
                               KeyMapBuilder& keys, std::vector<Record>& records) {
   const std::uint64_t memory = o.memory_bytes ? o.memory_bytes : default_memory_bytes();
@@ -178,7 +179,9 @@ DocumentFormat read_documents(const ReadDocuments& read, const DedupOptions& o, 
   const DocumentFormat format = read(batch_bytes, [&](const FingerprintedDocument& doc) {
     keys.add(doc.id, doc.id_kind, doc.key, doc.line);
     records.push_back({doc.id, doc.fingerprint, doc.line, doc.text_bytes, doc.id_kind});
-    builder.add(doc.fingerprint, doc.id);
+    // A document without words (fingerprint 0) is compared with none: in the index it would be
+    // within k of every fingerprint of at most k bits set and join them into one cluster.
+    if (doc.fingerprint != 0) builder.add(doc.fingerprint, doc.id);
   });
   report(o, "fingerprinting", records.size(), 0);
   return format;
@@ -256,7 +259,6 @@ void cluster_documents(const Index& index, const std::vector<Record>& records, c
   find_clusters(index, batch, cluster, [&](std::span<const ClusterMember> members) {
     docs.clear();
     for (const ClusterMember& m : members) {
-      if (m.fingerprint == 0) continue;  // documents without words: result.without_words
       for (std::uint64_t id : m.ids) {
         const auto target = std::pair(id, m.fingerprint);
         auto d = std::partition_point(by_id.begin(), by_id.end(),

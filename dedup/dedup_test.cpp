@@ -246,6 +246,35 @@ TEST_CASE("documents without words are kept and compared with none; the others a
   CHECK(r.removed_documents() == std::vector<std::uint64_t>{4});
 }
 
+TEST_CASE("documents without words link no others: fingerprints of few bits set stay apart") {
+  TempDir t;
+  // Short texts whose fingerprints have at most k bits set (ties become 0) are within k of 0, the
+  // fingerprint of a text without words, and more than k from each other: an empty text in the
+  // index joined them into one cluster and all but one were removed.
+  std::vector<std::string> texts;
+  for (const char* n : {"4346", "5242", "11041", "12349", "18597"})
+    texts.push_back(std::string("the report number ") + n);
+  std::vector<std::uint64_t> fp;
+  for (const std::string& text : texts) fp.push_back(fingerprint(text));
+  for (std::size_t i = 0; i < fp.size(); ++i) {
+    REQUIRE(std::popcount(fp[i]) <= static_cast<int>(kDocumentK));  // the case this test is about
+    for (std::size_t j = 0; j < i; ++j) REQUIRE(std::popcount(fp[i] ^ fp[j]) > static_cast<int>(kDocumentK));
+  }
+  texts.push_back("");
+  texts.push_back("\xE2\x9E\xA1\xEF\xB8\x8F");
+  DedupOptions o;
+  o.temp_dir = t.path.string();
+  std::size_t at = 0;
+  const DedupResult r = find_duplicates(
+      [&](std::vector<std::string_view>& batch) {
+        for (; at < texts.size(); ++at) batch.push_back(texts[at]);
+      },
+      o);
+  CHECK(r.without_words == std::vector<std::uint64_t>{5, 6});
+  CHECK(r.clusters.empty());
+  CHECK(r.removed == 0);
+}
+
 TEST_CASE("the output is compressed by its name; plain otherwise; the kept index has the key map") {
   TempDir t;
   const auto docs = make_docs(5, 40);

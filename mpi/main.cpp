@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/command_names.h"
+#include "cli/empty_values.h"
 #include "cli/output.h"
 #include "mpi/commands.h"
 #include "mpi/world.h"
@@ -36,9 +37,11 @@ int main(int argc, char** argv) {
   simdex::mpi::add_join_command(app);
   simdex::mpi::add_pairs_command(app);
   simdex::mpi::add_clusters_command(app);
+  simdex::cli::refuse_empty_values(app);
   int rc = 0;
   try {
     if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
+    simdex::cli::refuse_empty_assignments(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     std::ostringstream out, err;  // every rank parses alike: rank 0 alone prints

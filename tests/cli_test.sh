@@ -17,6 +17,13 @@ check query-preload-all 0 "$simdex" query "$dir/a.sdx" --preload=all -k 1 0xff
 same query-preload-all-same "$dir/query.expected" "$dir/out"
 check query-preload-bad 2 "$simdex" query "$dir/a.sdx" --preload=most 0xff
 expect_grep query-preload-bad-why "keys" "$dir/err"
+# An empty value names nothing (an unset shell variable): a usage error, not the option's absence.
+check query-preload-empty 2 "$simdex" query "$dir/a.sdx" --preload= 0xff
+expect_grep query-preload-empty-msg "--preload=: an empty value names nothing" "$dir/err"
+check query-empty-fingerprint 2 "$simdex" query "$dir/a.sdx" ''
+check build-output-empty 2 "$simdex" build -q -o '' "$dir/in.tsv"
+expect_grep build-output-empty-msg "--output: an empty value names nothing" "$dir/err"
+check info-empty 2 "$simdex" info ''
 check query-json 0 "$simdex" query "$dir/a.sdx" --json 18446744073709551615
 expect_grep query-json-out '"fingerprint":18446744073709551615,"distance":0,"ids":\[13\]' "$dir/out"
 check query-stdin 0 bash -c "printf '254\n\n0xff\n' | '$simdex' query '$dir/a.sdx' -k 0"

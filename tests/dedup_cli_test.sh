@@ -148,6 +148,11 @@ check dedup-no-output 2 "$simdex" dedup "$corpus"
 check dedup-bad-id 1 bash -c "echo '{\"id\": -2, \"text\": \"x\"}' | '$simdex' dedup - -o -"
 expect_grep dedup-bad-id-msg '<stdin>:1: field "id" must be a string (a key) or an integer' "$dir/err"
 check dedup-key-map-flag 2 "$simdex" dedup "$corpus" -o "$dir/y" --key-map "$dir/z"
+# An empty value (an unset variable) names nothing: no report written silently; --index - is no file.
+check dedup-report-empty 2 "$simdex" dedup "$corpus" -o "$dir/y" --report ''
+check dedup-index-empty 2 "$simdex" dedup "$corpus" -o "$dir/y" --index=
+check dedup-index-stdout 2 bash -c "cd '$dir' && '$simdex' dedup '$corpus' -o y --index -"
+[ ! -e "$dir/y" ] && [ ! -e "$dir/-" ] && ok || bad "a refused dedup wrote $(ls "$dir" | grep -x -e y -e - | tr '\n' ' ')"
 
 # An empty input, and a small memory bound (the same output).
 : > "$dir/empty.jsonl"
