@@ -220,6 +220,18 @@ TEST_CASE("texts in batches: the answers of a JSON Lines file of them without id
   CHECK(none.clusters.empty());
 }
 
+// The texts in one batch, with default options.
+DedupResult dedup_texts(const std::vector<std::string>& texts, const TempDir& t) {
+  DedupOptions o;
+  o.temp_dir = t.path.string();
+  bool given = false;
+  return find_duplicates(
+      [&](std::vector<std::string_view>& batch) {
+        if (!std::exchange(given, true)) batch.assign(texts.begin(), texts.end());
+      },
+      o);
+}
+
 TEST_CASE("documents without words are kept and compared with none; the others as usual") {
   TempDir t;
   // Fingerprint 0 whatever they hold (spec/FINGERPRINT.md step 5): before, all of them were one
@@ -230,14 +242,7 @@ TEST_CASE("documents without words are kept and compared with none; the others a
                                           "",
                                           "the river runs under the old stone bridge all night",
                                           "\xE2\x9E\xA1\xEF\xB8\x8F"};
-  DedupOptions o;
-  o.temp_dir = t.path.string();
-  std::size_t at = 0;
-  const DedupResult r = find_duplicates(
-      [&](std::vector<std::string_view>& batch) {
-        for (; at < texts.size(); ++at) batch.push_back(texts[at]);
-      },
-      o);
+  const DedupResult r = dedup_texts(texts, t);
   CHECK(r.without_words == std::vector<std::uint64_t>{0, 2, 3, 5});
   REQUIRE(r.clusters.size() == 1);
   CHECK(r.clusters[0].members.size() == 2);
@@ -262,14 +267,7 @@ TEST_CASE("documents without words link no others: fingerprints of few bits set 
   }
   texts.push_back("");
   texts.push_back("\xE2\x9E\xA1\xEF\xB8\x8F");
-  DedupOptions o;
-  o.temp_dir = t.path.string();
-  std::size_t at = 0;
-  const DedupResult r = find_duplicates(
-      [&](std::vector<std::string_view>& batch) {
-        for (; at < texts.size(); ++at) batch.push_back(texts[at]);
-      },
-      o);
+  const DedupResult r = dedup_texts(texts, t);
   CHECK(r.without_words == std::vector<std::uint64_t>{5, 6});
   CHECK(r.clusters.empty());
   CHECK(r.removed == 0);
