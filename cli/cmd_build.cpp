@@ -122,10 +122,9 @@ void run_build(const BuildArgs& a) {
   keys.commit();  // the index first: a failed build leaves the old index with its old map
   progress.finish();
   if (!a.quiet) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "simdex: wrote " << (to_stdout ? "standard output" : a.output) << ": " << s.fingerprint_count
               << " fingerprints, " << s.id_count << " ids, " << s.table_count << " tables (" << s.scheme_name
-              << "), " << s.file_bytes << " bytes in " << seconds << " s";
+              << "), " << s.file_bytes << " bytes in " << elapsed_text(start);
     if (s.temp_files > 0)
       std::cerr << " (external sort: " << s.temp_files << " temporary files, at most " << s.temp_peak_bytes
                 << " bytes at once)";

@@ -110,17 +110,16 @@ void run_dedup(const DedupArgs& a) {
   const DedupResult r = dedup(a.input, a.output, o);
   progress.finish();
   if (!a.quiet) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::size_t clusters = r.clusters.size();
     std::cerr << fmt::format(
         "simdex: dedup: {} document{}, {} cluster{} of near-duplicates (k = {}): kept {}, removed {}{}; "
-        "wrote {} in {:.1f} s\n",
+        "wrote {} in {}\n",
         r.documents, r.documents == 1 ? "" : "s", clusters, clusters == 1 ? "" : "s", r.k,
         r.documents - r.removed, r.removed,
         r.without_words.empty()
             ? std::string()
             : fmt::format(" ({} without words kept, compared with none)", r.without_words.size()),
-        a.output == "-" ? std::string("standard output") : a.output, seconds);
+        a.output == "-" ? std::string("standard output") : a.output, elapsed_text(start));
   }
 }
 

@@ -1,4 +1,5 @@
 // simdex remove: ids out of an index set (a tombstone file and a new manifest).
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <vector>
@@ -114,7 +115,10 @@ void run_remove(const RemoveArgs& a) {
   ids.insert(ids.end(), key_ids.begin(), key_ids.end());
   const SetChange change = set.remove(ids);  // merges first when the tombstones are full
   progress.finish();
-  report_set_change(a, "removed ids", change,
+  std::sort(ids.begin(), ids.end());
+  const auto distinct = static_cast<std::size_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
+  // Listed whether a member holds them or not: finding out would read every id of the set.
+  report_set_change(a, "removed " + std::to_string(distinct) + (distinct == 1 ? " id" : " ids"), change,
                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 }  // namespace
@@ -127,7 +131,9 @@ void add_remove_command(CLI::App& app) {
       "(- for stdin; .gz/.zst read), as is --from FILE.\n"
       "Every (fingerprint, id) pair with a removed id stops being live; a fingerprint left with no live\n"
       "id disappears from answers. An id added again later is live again (the later operation wins).\n"
-      "The removal is a small tombstone file and a new manifest; `simdex merge` drops the pairs for good.\n\n"
+      "The removal is a small tombstone file and a new manifest; `simdex merge` drops the pairs for good.\n"
+      "An id that no member holds is listed all the same (nothing tells: that would read every id of\n"
+      "the set); the summary counts the distinct ids given.\n\n"
       "A document added with a string key (JSON Lines \"id\": \"...\", a directory's path) has the id\n"
       "XXH3-64 of the key (spec/KEYS.md): --key KEY removes it by its key. A key that no document of\n"
       "the set was added with (none in its key map, SET.keys.tsv) is an error, and nothing is removed.\n\n"

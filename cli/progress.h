@@ -16,6 +16,11 @@
 
 namespace simdex::cli {
 
+// A command's summary time: "0.02 s", "4.86 s", "123.4 s" (three digits or so, as a person reads it).
+std::string seconds_text(double seconds);
+// Since `start`, as seconds_text.
+std::string elapsed_text(std::chrono::steady_clock::time_point start);
+
 class Progress {
  public:
   enum class Unit { items, bytes };

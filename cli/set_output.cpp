@@ -4,6 +4,7 @@
 
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "cli/threads_option.h"
 
 namespace simdex::cli {
@@ -34,14 +35,15 @@ SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress
   return o;
 }
 
-void report_set_change(const SetWriteArgs& args, const char* what, const SetChange& c, double seconds) {
+void report_set_change(const SetWriteArgs& args, const std::string& what, const SetChange& c,
+                       double seconds) {
   if (args.quiet) return;
   std::cerr << "simdex: " << printable(args.set) << ": " << what << ", generation " << c.generation << ", "
             << c.members << " member" << (c.members == 1 ? "" : "s") << "; wrote " << c.bytes_written
             << " bytes in " << c.written.size() << " file" << (c.written.size() == 1 ? "" : "s");
   if (c.merged_entries) std::cerr << ", merged " << c.merged_entries << " entries";
   if (!c.removed.empty()) std::cerr << ", removed " << c.removed.size() << " old file(s)";
-  std::cerr << " in " << seconds << " s\n";
+  std::cerr << " in " << seconds_text(seconds) << "\n";
 }
 
 }  // namespace simdex::cli

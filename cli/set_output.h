@@ -25,6 +25,7 @@ void add_set_write_options(CLI::App& cmd, SetWriteArgs& args);
 // writer.
 SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress);
 // "simdex: SET: generation G, M members; wrote N bytes (...); removed ..." unless quiet.
-void report_set_change(const SetWriteArgs& args, const char* what, const SetChange& change, double seconds);
+void report_set_change(const SetWriteArgs& args, const std::string& what, const SetChange& change,
+                       double seconds);
 
 }  // namespace simdex::cli

@@ -17,6 +17,8 @@ check "add from stdin, no merge" 0 sh -c "\"$simdex\" add -q --no-merge \"$s\" -
 check "add a third member" 0 "$simdex" add --no-merge "$s" "$dir/c.tsv"
 expect_grep "add reports the generation" "generation 3, 3 members" "$dir/err"
 check "remove ids as arguments" 0 "$simdex" remove -q "$s" 1 2 5001
+check "remove an id twice and one no member holds" 0 "$simdex" remove "$s" 2 2 987654321
+expect_grep "remove counts the distinct ids given" "removed 2 ids, generation" "$dir/err"
 printf '\xef\xbb\xbf9001\r\n9002\n' > "$dir/ids"
 check "remove ids from a file (a byte order mark first, CRLF)" 0 "$simdex" remove -q "$s" "$dir/ids"
 check "remove ids from stdin" 0 sh -c "printf '3\n' | \"$simdex\" remove -q \"$s\" -"
