@@ -16,13 +16,40 @@ py::object key_str(std::string_view key) {
 
 namespace {
 
-// The bytes of a key given as bytes, or as str (UTF-8; surrogate escapes back to the bytes they
-// stand for, the inverse of key_str).
+constexpr const char* kKeyErrors = "simdex.key";
+
+// The codec error handler kKeyErrors, for the code points UTF-8 cannot hold (surrogates), as simdex
+// reads a JSON line's \\u escapes (spec/KEYS.md), so that a key has the id simdex gave the line
+// json.dumps wrote of it: a high and a low surrogate are the code point they pair to; else a
+// surrogate escape (U+DC80..U+DCFF, which key_str makes of bytes that are not UTF-8) is that byte
+// (as surrogateescape); any other one is U+FFFD.
+py::tuple encode_surrogates(const py::object& error) {
+  const py::object text = error.attr("object");
+  const auto start = error.attr("start").cast<Py_ssize_t>(), end = error.attr("end").cast<Py_ssize_t>();
+  std::string bytes;
+  for (Py_ssize_t i = start; i < end; ++i) {
+    const Py_UCS4 c = PyUnicode_ReadChar(text.ptr(), i);
+    const Py_UCS4 next = i + 1 < end ? PyUnicode_ReadChar(text.ptr(), i + 1) : 0;
+    if (c >= 0xD800 && c <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF) {
+      const Py_UCS4 cp = 0x10000 + ((c - 0xD800) << 10) + (next - 0xDC00);
+      for (int shift : {18, 12, 6, 0})
+        bytes.push_back(static_cast<char>(shift == 18 ? 0xF0 | (cp >> 18) : 0x80 | ((cp >> shift) & 0x3F)));
+      ++i;
+    } else if (c >= 0xDC80 && c <= 0xDCFF) {
+      bytes.push_back(static_cast<char>(c - 0xDC00));
+    } else {
+      bytes += "\xEF\xBF\xBD";
+    }
+  }
+  return py::make_tuple(py::bytes(bytes), end);
+}
+
+// The bytes of a key given as bytes, or as str (UTF-8; surrogates as encode_surrogates says).
 std::string key_bytes(py::handle key) {
   if (PyBytes_Check(key.ptr())) return std::string(py::reinterpret_borrow<py::bytes>(key));
   if (!PyUnicode_Check(key.ptr()))
     throw py::type_error("a key is a str or bytes, not " + std::string(Py_TYPE(key.ptr())->tp_name));
-  PyObject* encoded = PyUnicode_AsEncodedString(key.ptr(), "utf-8", "surrogateescape");
+  PyObject* encoded = PyUnicode_AsEncodedString(key.ptr(), "utf-8", kKeyErrors);
   if (!encoded) throw py::error_already_set();
   return std::string(py::reinterpret_steal<py::bytes>(encoded));
 }
@@ -30,11 +57,15 @@ std::string key_bytes(py::handle key) {
 }  // namespace
 
 void bind_keys(py::module_& m) {
+  const py::cpp_function handler(&encode_surrogates);
+  if (PyCodec_RegisterError(kKeyErrors, handler.ptr()) != 0) throw py::error_already_set();
   m.def(
       "key_id", [](py::handle key) { return key_id(key_bytes(key)); }, py::arg("key"),
       "The id simdex gives a document keyed by the string `key` (a URL, a path): XXH3-64 of its\n"
       "UTF-8 bytes (spec/KEYS.md), as `simdex build --text` and `dedup` give it. index.ids_of() and\n"
-      "queries answer with such ids; KeyMap maps them back.");
+      "queries answer with such ids; KeyMap maps them back. Surrogates count as simdex reads a JSON\n"
+      "line's \\u escapes: a pair is its code point, a lone one U+FFFD, except a surrogate escape\n"
+      "(U+DC80..U+DCFF, as KeyMap gives a key that is not UTF-8), which is the byte it stands for.");
   py::class_<MappedKeyMap>(
       m, "KeyMap",
       "A key map (spec/KEYS.md): ids of string-keyed documents -> their keys. The CLI writes one beside\n"

@@ -104,3 +104,20 @@ def test_a_key_map_pickles_by_path_and_answers_in_other_processes(tmp_path, monk
     monkeypatch.chdir("/")
     with multiprocessing.get_context("spawn").Pool(1) as pool:
         assert pool.apply(_keys_in_worker, (relative, [10, 5])) == ["b\tc", "a"]
+
+
+def test_key_id_of_a_lone_surrogate_is_the_cli_id_of_its_json_escape(tmp_path, cli):
+    # json.loads gives "\ud800" as a lone surrogate, which UTF-8 cannot hold; simdex reads that
+    # escape as U+FFFD (spec/KEYS.md), and key_id of the str says the same id (it raised
+    # UnicodeEncodeError). A surrogate escape of a byte (U+DC80..U+DCFF) stays that byte.
+    keys = ["a\ud800", "\udfff\ud800b", "x\ud83d\ude00"]  # lone ones, and a pair that json.dumps escapes
+    with open(tmp_path / "docs.jsonl", "w") as f:
+        for i, k in enumerate(keys):
+            f.write(json.dumps({"id": k, "text": f"text number {i}"}) + "\n")
+    run(cli, "fingerprint", "-q", "--json", str(tmp_path / "docs.jsonl"), "-o", str(tmp_path / "fp.jsonl"))
+    with open(tmp_path / "fp.jsonl") as f:
+        got = [json.loads(line)["id"] for line in f]
+    assert got == [simdex.key_id(json.loads(json.dumps(k))) for k in keys] == [simdex.key_id(k) for k in keys]
+    assert simdex.key_id("a\ud800") == simdex.key_id("a\ufffd")
+    assert simdex.key_id("x\ud83d\ude00") == simdex.key_id("x\U0001f600")  # two code points: one pair
+    assert simdex.key_id("caf\udcc3\udca9") == simdex.key_id("café") == simdex.key_id(b"caf\xc3\xa9")
