@@ -28,9 +28,11 @@ void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
                  "(id = XXH3-64 of its bytes, kept in the key map), absent or null: the 0-based line "
                  "number (spec/KEYS.md)")
       ->capture_default_str()
+      ->each([&o](const std::string&) { o.field_flag = "--id-field"; })
       ->group(g);
   cmd.add_option("--text-field", o.text_field, "JSON Lines: the field holding the text, a string")
       ->capture_default_str()
+      ->each([&o](const std::string&) { o.field_flag = "--text-field"; })
       ->group(g);
   cmd.add_option("--shingle", o.shingle_size,
                  "Tokens per feature: 1 = single words, 3 = word 3-shingles (spec/FINGERPRINT.md step 5)")
@@ -90,6 +92,9 @@ void require_index_settings(const Index& index, const std::string& index_name, c
 DocumentOptions document_options(const TextOptions& o) {
   DocumentOptions d;
   d.format = document_format(o.input_format);
+  if (!o.field_flag.empty() && (d.format == DocumentFormat::lines || d.format == DocumentFormat::directory))
+    throw Error(errc::usage, o.field_flag + " names a field of JSON Lines records; --input-format " +
+                                 o.input_format + " has no fields");
   d.id_field = o.id_field;
   d.text_field = o.text_field;
   d.max_line_bytes = o.max_line_bytes;

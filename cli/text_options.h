@@ -21,6 +21,7 @@ struct TextOptions {
   std::string input_format = "auto";  // auto | jsonl | lines | dir
   std::string id_field = "id";
   std::string text_field = "text";
+  std::string field_flag;  // "--id-field" or "--text-field" when given: JSON Lines only
   unsigned shingle_size = 3;
   std::string weighting = "frequency";                 // frequency | binary
   std::string stopwords = "none";                      // none | english

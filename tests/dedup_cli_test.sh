@@ -151,6 +151,8 @@ check dedup-key-map-flag 2 "$simdex" dedup "$corpus" -o "$dir/y" --key-map "$dir
 # An empty value (an unset variable) names nothing: no report written silently; --index - is no file.
 check dedup-report-empty 2 "$simdex" dedup "$corpus" -o "$dir/y" --report ''
 check dedup-index-empty 2 "$simdex" dedup "$corpus" -o "$dir/y" --index=
+check dedup-lines-id-field 2 "$simdex" dedup "$corpus" -o "$dir/y" --input-format lines --id-field url
+expect_grep dedup-lines-id-field-msg "input-format lines has no fields" "$dir/err"
 check dedup-index-stdout 2 bash -c "cd '$dir' && '$simdex' dedup '$corpus' -o y --index -"
 [ ! -e "$dir/y" ] && [ ! -e "$dir/-" ] && ok || bad "a refused dedup wrote $(ls "$dir" | grep -x -e y -e - | tr '\n' ' ')"
 
