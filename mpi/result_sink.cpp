@@ -26,11 +26,17 @@ std::string earlier_part(const std::string& dir) {
 ResultSink::ResultSink(const World& world, const std::string& output, const std::string& output_dir,
                        const std::string& extension, const std::vector<std::string>& inputs)
     : world_(world), per_rank_(!output_dir.empty()) {
+  // Whether the directory was there before the job, seen by every rank before any makes it (each
+  // rank makes it, on its machine's disk): the ranks of a job that made it remove it on failure.
+  world.step([&] {
+    std::error_code ec;
+    if (per_rank_ && !std::filesystem::exists(output_dir, ec) && !ec) made_dir_ = output_dir;
+  });
   // Checked by every rank before any makes its file: a rank's new temporary file is no earlier part.
   world.step([&] {
     if (!per_rank_) return;
     std::error_code ec;
-    if (std::filesystem::create_directories(output_dir, ec)) made_dir_ = output_dir;
+    std::filesystem::create_directories(output_dir, ec);
     if (const std::string part = earlier_part(output_dir); !part.empty())
       throw Error(errc::usage, "--output-dir " + output_dir + " holds " + part +
                                    " of an earlier job, which would mix with this one's parts: remove "
@@ -53,8 +59,8 @@ ResultSink::ResultSink(const World& world, const std::string& output, const std:
 
 ResultSink::~ResultSink() {
   out_.reset();  // not closed: publishes nothing
-  // A directory this job made and published nothing in goes too (when the other ranks' temporary
-  // files are gone by then: an empty directory is all a failed job may leave).
+  // A directory this job made and published nothing in goes too: every rank tries once its own
+  // temporary file is gone, so the last one's rmdir finds it empty.
   if (!made_dir_.empty()) ::rmdir(made_dir_.c_str());
 }
 

@@ -39,7 +39,7 @@ class ResultSink {
   bool per_rank_;
   std::string path_;                // "" or "-" for standard output
   std::optional<cli::Output> out_;  // rank 0, or every rank with --output-dir
-  std::string made_dir_;            // --output-dir when this rank made it, until published
+  std::string made_dir_;            // --output-dir when this job made it, until published
 };
 
 }  // namespace simdex::mpi
