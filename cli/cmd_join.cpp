@@ -149,11 +149,21 @@ void run_join(const JoinArgs& a) {
   }
   TextOptions text_options = a.text_options;
   text_options.keys_printed = keys_wanted(a.keys);
-  for_each_query(
-      a.queries, a.text, text_options, a.index, progress,
-      [&, scratch = std::string()](uint64_t fp, uint64_t id, std::optional<std::string_view> key) mutable {
-        joiner.add({fp, id}, query_keys ? query_keys->find(id, scratch) : key);
-      });
+  bool joining = false;  // an error now comes from the join, not from reading the queries
+  try {
+    for_each_query(
+        a.queries, a.text, text_options, a.index, progress,
+        [&, scratch = std::string()](uint64_t fp, uint64_t id, std::optional<std::string_view> key) mutable {
+          joining = true;
+          joiner.add({fp, id}, query_keys ? query_keys->find(id, scratch) : key);
+          joining = false;
+        });
+  } catch (const Error&) {
+    // A malformed line (or a read error): the queries before it are answered first, as `query`
+    // answers them, not only those of the chunks already joined.
+    if (!joining) joiner.finish();
+    throw;
+  }
   joiner.finish();
   out.close();
   if (a.stats) {
@@ -179,7 +189,8 @@ void add_join_command(CLI::App& app) {
       "or with --json: {\"query_id\":I,\"query\":Q,\"fingerprint\":F,\"distance\":D,\"ids\":[...]}\n"
       "(--hex: fingerprints as 0x and 16 hex digits, strings in JSON). INDEX may be - (stdin) when\n"
       "QUERIES is a file.\n"
-      "Hits stream out in an order that depends on the thread count (the set does not); --sort\n"
+      "Hits stream out as threads find them, in an order that may change from run to run with more\n"
+      "than one thread (the set does not; --threads 1 gives one order); --sort\n"
       "prints them as `simdex query` would (queries in input order, then distance, fingerprint) but\n"
       "holds the hits of one chunk of queries in memory first. A query with no hit prints nothing; a\n"
       "repeated query is answered each time.\n"

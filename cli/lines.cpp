@@ -68,6 +68,17 @@ std::optional<bool> PairReader::has_id(std::string_view line) {
   return *tab != std::string_view::npos;
 }
 
+std::string not_a_fingerprint(std::string_view text) {
+  std::string message = "'" + printable(text.substr(0, 40)) +
+                        "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)";
+  const std::size_t space = text.find_first_of(" ");
+  if (text.substr(0, 1) == "{")
+    message += "; documents? --text fingerprints them first";
+  else if (space != std::string_view::npos && parse_fingerprint(text.substr(0, space)))
+    message += "; a TAB separates FINGERPRINT and ID, not a space";
+  return message;
+}
+
 std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view line) {
   ++line_;
   line = line_text(line, line_);
@@ -81,10 +92,7 @@ std::optional<std::pair<uint64_t, uint64_t>> PairReader::parse(std::string_view 
                    : "expected a lone FINGERPRINT like the lines before");
   const std::string_view fp_text = has_id ? line.substr(0, tab) : line;
   const auto fp = parse_fingerprint(fp_text);
-  if (!fp)
-    fail("'" + printable(fp_text.substr(0, 40)) +
-         "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)" +
-         (fp_text.substr(0, 1) == "{" ? "; documents? --text fingerprints them first" : ""));
+  if (!fp) fail(not_a_fingerprint(fp_text));
   if (!has_id) return std::pair{*fp, id_offset_ + line_ - 1};
   const std::string_view id_text = line.substr(tab + 1);
   const auto id = parse_id(id_text);

@@ -15,6 +15,9 @@ namespace simdex::cli {
 // Decimal (0..18446744073709551615) or 0x/0X followed by 1..16 hex digits; nothing else.
 std::optional<uint64_t> parse_fingerprint(std::string_view s);
 std::optional<uint64_t> parse_id(std::string_view s);  // decimal only
+// Why `text` is refused as a fingerprint: "'TEXT' is not a 64-bit fingerprint (decimal or 0x followed
+// by up to 16 hex digits)", and the likely mix-up (a space where the TAB goes, documents).
+std::string not_a_fingerprint(std::string_view text);
 
 // A number with an optional K/M/G/T suffix (either case) meaning powers of `base`, and with `bytes`
 // an optional trailing B or iB: "512M", "2GiB", "1e9", "250k". Nothing when it is not one.

@@ -59,7 +59,7 @@ void print_answer_json(Output& out, uint64_t query, const std::vector<Hit>& hits
 uint64_t parse_query(std::string_view text, const std::string& where) {
   const auto fp = parse_fingerprint(text);
   if (fp) return *fp;
-  std::string message = where + ": '" + printable(text.substr(0, 40)) + "' is not a 64-bit fingerprint";
+  std::string message = where + ": " + not_a_fingerprint(text);
   // The two likely mix-ups: `simdex fingerprint`'s output, and a file named where queries go.
   const auto tab = text.find('\t');
   std::error_code ec;

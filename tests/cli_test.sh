@@ -199,6 +199,14 @@ expect_grep join-json-out '{"query_id":0,"query":255,"fingerprint":255,"distance
 expect_grep join-stats "table 0: 1 of 1 blocks decoded" "$dir/err"
 expect_grep join-stats-k0 "table 3: not read (an earlier table groups every pair within k that it groups)" "$dir/err"
 check join-k-too-big 2 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" -k 4
+# A malformed query line: the queries before it are answered first (they were dropped with it when
+# they were in its chunk), then exit 1 naming the line, as query does.
+check join-bad-line 1 bash -c "printf '255\n254\nbad\n240\n' | '$simdex' join '$dir/b.sdx' -k 0 --sort"
+[ "$(cut -f1,3 "$dir/out" | sort -u | tr '\n\t' ' :')" = "0:255 1:254 " ] && pass=$((pass+1)) ||
+  { fail=$((fail+1)); echo "FAIL join-bad-line-answers:"; cat "$dir/out"; }
+expect_grep join-bad-line-named "<stdin>:3: 'bad' is not a 64-bit fingerprint" "$dir/err"
+check build-space-for-tab 1 bash -c "printf '255 10\n' | '$simdex' build -q -o '$dir/sp.sdx' -"
+expect_grep build-space-for-tab-hint "a TAB separates FINGERPRINT and ID, not a space" "$dir/err"
 check join-bad-line 1 bash -c "printf '1\nzz\n' | '$simdex' join '$dir/b.sdx'"
 expect_grep join-bad-line-msg "<stdin>:2" "$dir/err"
 check batch-help 0 "$simdex" pairs --help
