@@ -131,6 +131,7 @@ class Scanner {
   // Every two entries of the group within k; the hot loop of the whole job.
   void compare(const TableView& t) {
     const std::size_t n = entries_.size();
+    if (scan_.k == 0) return;  // a table's entries are distinct: none is 0 bits from another
     if (scan_.components_only) return compare_components(t);
     work_.add_group(n);
     if (n < kStripeRows * 64) {  // at most 1.3e8 comparisons, a few tens of milliseconds
@@ -293,7 +294,7 @@ std::vector<BatchTableStats> scan_pairs(const IndexFile& file, const PairScan& s
   std::vector<std::atomic<uint64_t>> decoded(T), found(T);
   uint64_t total = 0;
   for (const uint32_t t : file.tables_within(scan.k)) total += file.tables()[t].block_count();
-  const Work estimate = pairs_work(file, scan.k);
+  const Work estimate = scan.k == 0 ? Work{} : pairs_work(file, scan.k);  // compare() has nothing to do
   check_work(scan.command, scan.components_only ? Work{} : estimate, scan.work_limit);
   WorkCounter work(scan.command, estimate, scan.work_limit);
   format::TaskProgress progress{{}, total};

@@ -463,6 +463,41 @@ TEST_CASE("duplicate groups, cluster sizes in ids, k above the index's k") {
   CHECK(error_code([&] { join(index, q, too_big, [](std::span<const JoinHit>) {}); }) == errc::usage);
 }
 
+TEST_CASE("pairs and clusters at k = 0 compare nothing: a dense prefix is no work, only duplicates") {
+  TempDir dir;
+  // 200,000 distinct fingerprints sharing their top 40 bits (groups far past the work limit at
+  // k >= 1), one of them held twice.
+  Pairs pairs;
+  for (uint64_t i = 0; i < 200'000; ++i)  // an odd multiplier: distinct low 24 bits, spread
+    pairs.push_back({(uint64_t{0xabcdef1234} << 24) | ((i * 2654435761u) & 0xffffff), i});
+  pairs.push_back({pairs[7].first, 999'999});
+  build(dir.file("dense.sdx"), pairs, {});
+  const Index index = Index::open(dir.file("dense.sdx"));
+  BatchOptions o;
+  o.k = 0;
+  o.work_limit = 0;
+  o.with_ids = o.duplicates = true;
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> got;
+  find_pairs(index, o, [&](std::span<const NearPair> b) {
+    for (const auto& p : b) {
+      CHECK(p.a == p.b);
+      got.emplace_back(p.a, p.ids_a.to_vector());
+    }
+  });
+  CHECK(got == std::vector<std::pair<uint64_t, std::vector<uint64_t>>>{{pairs[7].first, {7, 999'999}}});
+  std::size_t clusters = 0;
+  ClusterOptions c;
+  c.size_in_ids = true;
+  find_clusters(index, o, c, [&](std::span<const ClusterMember> m) {
+    CHECK(m.size() == 1);
+    ++clusters;
+  });
+  CHECK(clusters == 1);
+  BatchOptions k1 = o;  // the same prefix at k = 1: refused, as it would compare about 2e10 pairs
+  k1.k = 1;
+  CHECK(error_code([&] { find_pairs(index, k1, [](std::span<const NearPair>) {}); }) == errc::work_limit);
+}
+
 TEST_CASE("empty index and empty query set") {
   TempDir dir;
   build(dir.file("e.sdx"), {}, {});
