@@ -91,8 +91,10 @@ void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
          report.unchecked)  // not a failure: the file is neither accepted nor rejected by the rule
       std::cerr << "simdex: warning: rule " << errc_name(u.code) << " unchecked at " << u.where << ": "
                 << printable(u.what) << "\n";
-    out.print("{}: OK ({} bytes, {} blocks checked{})\n", printable(path), report.bytes_checked,
-              report.blocks_checked, report.unchecked.empty() ? "" : "; some rules unchecked, see stderr");
+    // The header's bytes were checked at open; these are the sections' (checksums recomputed).
+    out.print("{}: OK ({} section bytes, {} block{} checked{})\n", printable(path), report.bytes_checked,
+              report.blocks_checked, report.blocks_checked == 1 ? "" : "s",
+              report.unchecked.empty() ? "" : "; some rules unchecked, see stderr");
   } else {
     out.print("{}: BAD, {}{} problem(s)\n", printable(path), report.problems.size(),
               report.problems.size() >= 100 ? "+" : "");

@@ -9,6 +9,7 @@
 namespace simdex::cli {
 
 std::string seconds_text(double seconds) {
+  if (seconds < 0.1) return fmt::format("{:.3f} s", seconds);
   return seconds < 10 ? fmt::format("{:.2f} s", seconds) : fmt::format("{:.1f} s", seconds);
 }
 
