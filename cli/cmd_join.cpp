@@ -161,7 +161,12 @@ void run_join(const JoinArgs& a) {
   } catch (const Error&) {
     // A malformed line (or a read error): the queries before it are answered first, as `query`
     // answers them, not only those of the chunks already joined.
-    if (!joining) joiner.finish();
+    if (!joining) {
+      try {
+        joiner.finish();
+      } catch (const Error&) {  // the reading error is the one to report
+      }
+    }
     throw;
   }
   joiner.finish();
