@@ -32,32 +32,39 @@ ResultSink::ResultSink(const World& world, const std::string& output, const std:
     std::error_code ec;
     if (per_rank_ && !std::filesystem::exists(output_dir, ec) && !ec) made_dir_ = output_dir;
   });
-  // Checked by every rank before any makes its file: a rank's new temporary file is no earlier part.
-  world.step([&] {
-    if (!per_rank_) return;
-    std::error_code ec;
-    std::filesystem::create_directories(output_dir, ec);
-    if (const std::string part = earlier_part(output_dir); !part.empty())
-      throw Error(errc::usage, "--output-dir " + output_dir + " holds " + part +
-                                   " of an earlier job, which would mix with this one's parts: remove "
-                                   "the directory's part files, or give a new directory");
-  });
-  world.step([&] {
-    if (per_rank_) {
-      path_ = fmt::format("{}/part-{:05}.{}", output_dir, world.rank(), extension);
-    } else if (world.root()) {
-      path_ = output;
-    } else {
-      return;
-    }
-    for (const std::string& input : inputs) writer::refuse_input_as_output(input, path_);
-    // As simdex's -o: a regular file (or none) is replaced whole when published (.gz, .zst:
-    // compressed), a device or a FIFO written in place; a directory, a link to a file: refused here.
-    out_.emplace(path_);
-  });
+  try {
+    // Checked by every rank before any makes its file: a rank's new temporary file is no earlier part.
+    world.step([&] {
+      if (!per_rank_) return;
+      std::error_code ec;
+      std::filesystem::create_directories(output_dir, ec);
+      if (const std::string part = earlier_part(output_dir); !part.empty())
+        throw Error(errc::usage, "--output-dir " + output_dir + " holds " + part +
+                                     " of an earlier job, which would mix with this one's parts: remove "
+                                     "the directory's part files, or give a new directory");
+    });
+    world.step([&] {
+      if (per_rank_) {
+        path_ = fmt::format("{}/part-{:05}.{}", output_dir, world.rank(), extension);
+      } else if (world.root()) {
+        path_ = output;
+      } else {
+        return;
+      }
+      for (const std::string& input : inputs) writer::refuse_input_as_output(input, path_);
+      // As simdex's -o: a regular file (or none) is replaced whole when published (.gz, .zst:
+      // compressed), a device or a FIFO written in place; a directory, a link to a file: refused here.
+      out_.emplace(path_);
+    });
+  } catch (...) {  // the destructor does not run for a constructor that throws
+    remove_unpublished();
+    throw;
+  }
 }
 
-ResultSink::~ResultSink() {
+ResultSink::~ResultSink() { remove_unpublished(); }
+
+void ResultSink::remove_unpublished() {
   out_.reset();  // not closed: publishes nothing
   // A directory this job made and published nothing in goes too: every rank tries once its own
   // temporary file is gone, so the last one's rmdir finds it empty.

@@ -35,6 +35,8 @@ class ResultSink {
   void publish();
 
  private:
+  void remove_unpublished();  // the file not closed, the directory this job made when empty
+
   const World& world_;
   bool per_rank_;
   std::string path_;                // "" or "-" for standard output
