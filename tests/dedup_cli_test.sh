@@ -42,6 +42,8 @@ check dedup-process-substitution 0 bash -c "timeout 60 '$simdex' dedup <(zcat '$
 same dedup-process-substitution-same "$dir/dedup.jsonl" "$dir/ps.jsonl"
 check dedup-gz 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.gz" -q
 check dedup-gz-same 0 cmp "$dir/dedup.jsonl" <(zcat "$dir/dedup.jsonl.gz")
+check dedup-gz-upper 0 "$simdex" dedup "$corpus" -o "$dir/DEDUP.JSONL.GZ" -q  # the ending in any case
+check dedup-gz-upper-same 0 cmp "$dir/dedup.jsonl" <(zcat "$dir/DEDUP.JSONL.GZ")
 check dedup-zst 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.zst" -q
 check dedup-zst-same 0 cmp "$dir/dedup.jsonl" <(zstd -dc "$dir/dedup.jsonl.zst")
 check dedup-longest 0 "$simdex" dedup "$corpus" -o "$dir/longest.jsonl" --keep longest -q

@@ -4,6 +4,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -15,11 +17,19 @@
 
 namespace simdex::writer {
 
+// Not in the anonymous namespace: OutputFile::Impl holds one (and in a unity build GCC warns of an
+// anonymous type in a class of a file included by another).
+enum class OutputCodec { plain, gzip, zstd };
+using Codec = OutputCodec;
+
 namespace {
-enum class Codec { plain, gzip, zstd };
+// By the name's ending, in any case (OUT.JSONL.GZ too: a name that says gzip and holds plain text
+// is read wrong by the tools that go by the name).
 Codec codec_of(const std::string& path) {
-  if (path.ends_with(".gz")) return Codec::gzip;
-  if (path.ends_with(".zst")) return Codec::zstd;
+  std::string end = path.substr(path.size() - std::min<std::size_t>(path.size(), 4));
+  for (char& c : end) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (end.ends_with(".gz")) return Codec::gzip;
+  if (end.ends_with(".zst")) return Codec::zstd;
   return Codec::plain;
 }
 }  // namespace
