@@ -80,7 +80,9 @@ uint64_t binomial(unsigned n, unsigned k) {
 // tables (the automatic choice is one of them) and for k = 3 the paper's, three of which are blocks-M.
 std::vector<std::pair<std::string, Scheme>> candidates_for(unsigned k) {
   std::vector<std::pair<std::string, Scheme>> out;
-  for (unsigned m = k + 1; m <= 64 && m <= k + 12 && binomial(m, k) <= 256; ++m) {
+  // At k = 0 every blocks-M is one table of the whole fingerprint: one line says it.
+  const unsigned last = k == 0 ? 1 : k + 12;
+  for (unsigned m = k + 1; m <= 64 && m <= last && binomial(m, k) <= 256; ++m) {
     std::string name = "blocks-" + std::to_string(m);
     if (k == 3 && m >= 4 && m <= 6) name += m == 4 ? "=paper-4" : m == 5 ? "=paper-10" : "=paper-20";
     out.emplace_back(name, Scheme::one_level(m, k));

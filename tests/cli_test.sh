@@ -273,6 +273,8 @@ check plan-fraction 2 "$simdex" plan 1.9
 expect_grep plan-fraction-msg "whole number" "$dir/err"
 check plan-too-large 2 "$simdex" plan 1e16
 expect_grep plan-too-large-msg "above 1e15" "$dir/err"
+check plan-k0 0 "$simdex" plan 1000000 -k 0  # every blocks-M is one whole-fingerprint table: one line
+[ "$(grep -c '^[* ] blocks-' "$dir/out")" = 1 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL plan-k0-one-line:"; cat "$dir/out"; }
 # JSON output is UTF-8 whatever bytes a file name holds; messages show such bytes as \xNN.
 cp "$dir/t.sdx" "$dir/name$(printf '\x89').sdx"
 check verify-json-name 0 "$simdex" verify --json "$dir/name$(printf '\x89').sdx"
