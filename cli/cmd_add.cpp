@@ -155,8 +155,7 @@ void run_add(AddArgs& a) {
   added_keys.extend(a.set);
   const SetChange change = set.add(builder);
   progress.finish();
-  report_set_change(a, "added", change,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  report_set_change(a, "added", change, start);
 }
 }  // namespace
 

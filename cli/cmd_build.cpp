@@ -122,11 +122,10 @@ void run_build(const BuildArgs& a) {
   keys.commit();  // the index first: a failed build leaves the old index with its old map
   progress.finish();
   if (!a.quiet) {
-    auto s_of = [](uint64_t n) { return n == 1 ? "" : "s"; };
     std::cerr << fmt::format("simdex: wrote {}: {} fingerprint{}, {} id{}, {} table{} ({}), {} bytes in {}",
                              to_stdout ? "standard output" : a.output, s.fingerprint_count,
-                             s_of(s.fingerprint_count), s.id_count, s_of(s.id_count), s.table_count,
-                             s_of(s.table_count), s.scheme_name, s.file_bytes, elapsed_text(start));
+                             plural_s(s.fingerprint_count), s.id_count, plural_s(s.id_count), s.table_count,
+                             plural_s(s.table_count), s.scheme_name, s.file_bytes, elapsed_text(start));
     if (s.temp_files > 0)
       std::cerr << " (external sort: " << s.temp_files << " temporary files, at most " << s.temp_peak_bytes
                 << " bytes at once)";

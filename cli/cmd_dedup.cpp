@@ -114,8 +114,8 @@ void run_dedup(const DedupArgs& a) {
     std::cerr << fmt::format(
         "simdex: dedup: {} document{}, {} cluster{} of near-duplicates (k = {}): kept {}, removed {}{}; "
         "wrote {} in {}\n",
-        r.documents, r.documents == 1 ? "" : "s", clusters, clusters == 1 ? "" : "s", r.k,
-        r.documents - r.removed, r.removed,
+        r.documents, plural_s(r.documents), clusters, plural_s(clusters), r.k, r.documents - r.removed,
+        r.removed,
         r.without_words.empty()
             ? std::string()
             : fmt::format(" ({} without words kept, compared with none)", r.without_words.size()),

@@ -82,7 +82,7 @@ void run_info(const InfoArgs& a) {
     out.print("scheme         {} (k = {})\n", printable(i.scheme_name), i.max_distance);
   else
     out.print("scheme         {} ({} table{}, k = {})\n", printable(i.scheme_name), i.tables.size(),
-              i.tables.size() == 1 ? "" : "s", i.max_distance);
+              plural_s(i.tables.size()), i.max_distance);
   out.print("fingerprints   {} distinct\n", i.fingerprint_count);
   out.print("ids            {} (fingerprint, id) pairs\n", i.id_count);
   out.print("block size     {} bytes\n", i.block_bytes);

@@ -23,8 +23,7 @@ void add_merge_command(CLI::App& app) {
     SetWriter set(args->set, set_writer_options(*args, progress));
     const SetChange change = set.merge();
     progress.finish();
-    report_set_change(*args, "merged", change,
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    report_set_change(*args, "merged", change, start);
   });
 }
 

@@ -118,8 +118,7 @@ void run_remove(const RemoveArgs& a) {
   std::sort(ids.begin(), ids.end());
   const auto distinct = static_cast<std::size_t>(std::unique(ids.begin(), ids.end()) - ids.begin());
   // Listed whether a member holds them or not: finding out would read every id of the set.
-  report_set_change(a, "removed " + std::to_string(distinct) + (distinct == 1 ? " id" : " ids"), change,
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  report_set_change(a, "removed " + std::to_string(distinct) + " id" + plural_s(distinct), change, start);
 }
 }  // namespace
 

@@ -93,7 +93,7 @@ void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
                 << printable(u.what) << "\n";
     // The header's bytes were checked at open; these are the sections' (checksums recomputed).
     out.print("{}: OK ({} section bytes, {} block{} checked{})\n", printable(path), report.bytes_checked,
-              report.blocks_checked, report.blocks_checked == 1 ? "" : "s",
+              report.blocks_checked, plural_s(report.blocks_checked),
               report.unchecked.empty() ? "" : "; some rules unchecked, see stderr");
   } else {
     out.print("{}: BAD, {}{} problem(s)\n", printable(path), report.problems.size(),

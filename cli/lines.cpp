@@ -71,7 +71,7 @@ std::optional<bool> PairReader::has_id(std::string_view line) {
 std::string not_a_fingerprint(std::string_view text) {
   std::string message = "'" + printable(text.substr(0, 40)) +
                         "' is not a 64-bit fingerprint (decimal or 0x followed by up to 16 hex digits)";
-  const std::size_t space = text.find_first_of(" ");
+  const std::size_t space = text.find(' ');
   if (text.substr(0, 1) == "{")
     message += "; documents? --text fingerprints them first";
   else if (space != std::string_view::npos && parse_fingerprint(text.substr(0, space)))

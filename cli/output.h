@@ -27,6 +27,9 @@ inline void append_decimal(fmt::memory_buffer& b, std::uint64_t v) {
   b.append(digits.data(), digits.data() + digits.size());
 }
 
+// "s" after a count other than 1: "1 table", "2 tables".
+inline const char* plural_s(std::uint64_t n) { return n == 1 ? "" : "s"; }
+
 class Output {
  public:
   Output();  // standard output

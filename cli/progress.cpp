@@ -8,13 +8,10 @@
 
 namespace simdex::cli {
 
-std::string seconds_text(double seconds) {
+std::string elapsed_text(std::chrono::steady_clock::time_point start) {
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (seconds < 0.1) return fmt::format("{:.3f} s", seconds);
   return seconds < 10 ? fmt::format("{:.2f} s", seconds) : fmt::format("{:.1f} s", seconds);
-}
-
-std::string elapsed_text(std::chrono::steady_clock::time_point start) {
-  return seconds_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 namespace {

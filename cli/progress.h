@@ -16,9 +16,8 @@
 
 namespace simdex::cli {
 
-// A command's summary time: "0.004 s", "0.19 s", "4.86 s", "123.4 s" (a few digits, as a person reads it).
-std::string seconds_text(double seconds);
-// Since `start`, as seconds_text.
+// A command's summary time since `start`: "0.004 s", "0.19 s", "4.86 s", "123.4 s" (a few digits,
+// as a person reads it).
 std::string elapsed_text(std::chrono::steady_clock::time_point start);
 
 class Progress {

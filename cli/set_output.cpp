@@ -36,14 +36,14 @@ SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress
 }
 
 void report_set_change(const SetWriteArgs& args, const std::string& what, const SetChange& c,
-                       double seconds) {
+                       std::chrono::steady_clock::time_point start) {
   if (args.quiet) return;
   std::cerr << "simdex: " << printable(args.set) << ": " << what << ", generation " << c.generation << ", "
-            << c.members << " member" << (c.members == 1 ? "" : "s") << "; wrote " << c.bytes_written
-            << " bytes in " << c.written.size() << " file" << (c.written.size() == 1 ? "" : "s");
+            << c.members << " member" << plural_s(c.members) << "; wrote " << c.bytes_written << " bytes in "
+            << c.written.size() << " file" << plural_s(c.written.size());
   if (c.merged_entries) std::cerr << ", merged " << c.merged_entries << " entries";
   if (!c.removed.empty()) std::cerr << ", removed " << c.removed.size() << " old file(s)";
-  std::cerr << " in " << seconds_text(seconds) << "\n";
+  std::cerr << " in " << elapsed_text(start) << "\n";
 }
 
 }  // namespace simdex::cli

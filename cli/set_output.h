@@ -25,7 +25,8 @@ void add_set_write_options(CLI::App& cmd, SetWriteArgs& args);
 // writer.
 SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress);
 // "simdex: SET: generation G, M members; wrote N bytes (...); removed ..." unless quiet.
+// `start`: when the command began (the summary says how long it took).
 void report_set_change(const SetWriteArgs& args, const std::string& what, const SetChange& change,
-                       double seconds);
+                       std::chrono::steady_clock::time_point start);
 
 }  // namespace simdex::cli
