@@ -1,16 +1,11 @@
 #include "cli/output.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <utility>
 
 #include "fingerprint/utf8.h"
-#include "io/fd_io.h"
 #include "simdex/error.h"
 
 namespace simdex::cli {
@@ -19,36 +14,12 @@ namespace {
 std::string deferred_error;
 }
 
-Output::Output() : name_("standard output"), fd_(STDOUT_FILENO) {}
+Output::Output() : Output("-") {}
 
-Output::Output(const std::string& path) : Output() {
-  if (path.empty() || path == "-") return;
-  name_ = "'" + path + "'";
-  struct stat st {
-  }, target{};
-  // A regular file (or none yet) is replaced whole (AtomicFile). A FIFO, a device, or a link to one
-  // (/dev/stdout, /dev/fd/N: under /dev or /proc whatever they point to) is written in place. Any
-  // other link is refused as AtomicFile refuses it: written through, a failed run would leave its
-  // target cut short.
-  const bool exists = ::lstat(path.c_str(), &st) == 0;
-  const bool written_in_place =
-      exists && !S_ISREG(st.st_mode) &&
-      (!S_ISLNK(st.st_mode) || path.starts_with("/dev/") || path.starts_with("/proc/") ||
-       (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode)));
-  if (!written_in_place) {
-    file_.emplace(path);
-    return;
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) {
-    closed_ = true;  // the destructor runs (a delegating constructor): nothing to close
-    throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
-  }
-  fd_ = fd;
-}
+Output::Output(const std::string& path) : file_(path.empty() ? "-" : path) {}
 
 Output::~Output() {
-  if (closed_ || file_) return;  // an unpublished file: its temporary file is removed
+  if (closed_ || !file_.in_place()) return;  // an unpublished file: its temporary file is removed
   try {
     close();
   } catch (const Error& e) {
@@ -56,37 +27,27 @@ Output::~Output() {
   }
 }
 
-void Output::fail(int error) const {
-  throw Error(errc::io, "writing " + name_ + ": " + std::strerror(error));
-}
-
 void Output::flush() {
   unit_written_ = unit_written_ || buffer_.size() > unit_start_;
   unit_start_ = 0;
   if (buffer_.size() == 0) return;  // nothing (after finish(), a compressed stream takes no more)
-  if (file_) {
-    struct Clear {  // also on failure, as below
-      fmt::memory_buffer& b;
-      ~Clear() { b.clear(); }
-    } clear{buffer_};
-    return file_->write(std::string_view(buffer_.data(), buffer_.size()));
-  }
   // Cleared also on failure: the bytes cannot be written, and the destructor must not retry.
-  const bool written = io::write_all(fd_, buffer_.data(), buffer_.size());
-  buffer_.clear();
-  if (!written) fail(errno);
+  struct Clear {
+    fmt::memory_buffer& b;
+    ~Clear() { b.clear(); }
+  } clear{buffer_};
+  file_.write(std::string_view(buffer_.data(), buffer_.size()));
 }
 
 void Output::finish() {
   flush();
-  if (file_) file_->finish();
+  file_.finish();
 }
 
 void Output::close() {
   closed_ = true;
   flush();
-  if (file_) return file_->close();
-  if (fd_ != STDOUT_FILENO && ::close(fd_) != 0) fail(errno);
+  file_.close();
 }
 
 std::string take_deferred_error() { return std::exchange(deferred_error, std::string()); }

@@ -33,9 +33,9 @@ inline const char* plural_s(std::uint64_t n) { return n == 1 ? "" : "s"; }
 class Output {
  public:
   Output();  // standard output
-  // This file: a new or regular file is replaced at close() (temporary file, fsync, rename; the
-  // directory and the path are checked here, before any work), anything else (a device, a FIFO,
-  // a symbolic link) is opened and written as it is. "" or "-": standard output.
+  // This file, as writer::OutputFile writes it: a new or regular file is replaced at close()
+  // (temporary file, fsync, rename; the directory and the path are checked here, before any
+  // work), a device or a FIFO is opened and written as it is. "" or "-": standard output.
   explicit Output(const std::string& path);
   // Writes what is still buffered to standard output or a device, so a command that stops on an
   // error keeps what it computed; a file not closed is left as it was. A write error here (when
@@ -87,10 +87,7 @@ class Output {
   void finish();
 
  private:
-  [[noreturn]] void fail(int error) const;
-  std::string name_;  // "standard output" or the path
-  int fd_;
-  std::optional<writer::OutputFile> file_;  // a regular file, replaced at close (.gz/.zst: compressed)
+  writer::OutputFile file_;
   bool closed_ = false;
   fmt::memory_buffer buffer_;
   std::size_t flush_at_ = 1 << 16;

@@ -356,12 +356,11 @@ DedupResult find_in(const ReadDocuments& read, const DedupOptions& o) {
   return result;
 }
 
-// The kept documents of `input` to `output`; `first_read`: the input as the first read found it,
-// checked once this read is done.
-void write_from_file(const std::string& input, const DedupResult& result, const std::string& output,
+// The kept documents of `input` to `out`, then published; `first_read`: the input as the first read
+// found it, checked once this read is done.
+void write_from_file(const std::string& input, const DedupResult& result, OutputFile& out,
                      const DedupOptions& o, const InputStamp* first_read = nullptr) {
   const std::vector<std::uint64_t> removed = result.removed_documents();
-  OutputFile out(output);
   std::string buffer;
   auto emit = [&](bool force) {
     if (force || buffer.size() >= (1 << 16)) {
@@ -454,7 +453,8 @@ void write_deduplicated(const std::string& input, const DedupResult& result, con
                 (input == "-" ? std::string("standard input") : "'" + input + "' (not a regular file)") +
                     " cannot be read a second time: use simdex::dedup, which keeps a copy");
   writer::refuse_input_as_output(input, output);
-  write_from_file(input, result, output, options);
+  OutputFile out(output);
+  write_from_file(input, result, out, options);
 }
 
 DedupResult dedup(const std::string& input, const std::string& output, const DedupOptions& options) {
@@ -465,11 +465,12 @@ DedupResult dedup(const std::string& input, const std::string& output, const Ded
   writer::refuse_same_output(options.index, "the index", output, "the output");
   if (!options.index.empty())
     writer::refuse_same_output(key_map_path(options.index), "the index's key map", output, "the output");
+  OutputFile out(output);  // before the work: a path that cannot be written fails now
   return with_input(input, options, [&](const std::string& path) {
     const InputStamp first_read = stamp(path);
     DedupResult result = find_in(read_file(path, options), options);
     require_unchanged(path, first_read);  // during the first read
-    write_from_file(path, result, output, options, &first_read);
+    write_from_file(path, result, out, options, &first_read);
     return result;
   });
 }

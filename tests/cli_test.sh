@@ -136,7 +136,7 @@ check text-dev-stdout 0 bash -c "'$simdex' fingerprint -q '$dir/two.jsonl' -o /d
 [ "$(wc -l <"$dir/via-stdout.fp")" = 2 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: -o /dev/stdout"; }
 mkdir "$dir/report-dir"
 check report-is-a-directory 1 "$simdex" dedup -q "$dir/two.jsonl" -o "$dir/kept.jsonl" --report "$dir/report-dir"
-expect_grep report-dir-msg "Is a directory" "$dir/err"
+expect_grep report-dir-msg "is not a regular file (a directory)" "$dir/err"
 [ "$(grep -c simdex "$dir/err")" = 1 ] && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: one error, not: $(cat "$dir/err")"; }
 cp "$dir/in.tsv" "$dir/self.tsv"
 check target-is-input 2 "$simdex" build -q -o "$dir/self.tsv" "$dir/self.tsv"

@@ -40,6 +40,18 @@ check dedup-fifo 0 timeout 60 "$simdex" dedup "$dir/fifo" -o "$dir/fifo.jsonl" -
 same dedup-fifo-same "$dir/dedup.jsonl" "$dir/fifo.jsonl"
 check dedup-process-substitution 0 bash -c "timeout 60 '$simdex' dedup <(zcat '$corpus') -o '$dir/ps.jsonl' -q"
 same dedup-process-substitution-same "$dir/dedup.jsonl" "$dir/ps.jsonl"
+# A device or a FIFO as the output is written as it is (they were refused after the work:
+# "not a regular file"): the report alone with -o /dev/null, the documents to a reader of a FIFO.
+check dedup-devnull 0 "$simdex" dedup "$corpus" -o /dev/null --report "$dir/devnull.json" -q
+check dedup-devnull-report 0 cmp <(sed 's/"output":"[^"]*"//' "$dir/report.json") <(sed 's/"output":"[^"]*"//' "$dir/devnull.json")
+mkfifo "$dir/out.fifo"
+(cat "$dir/out.fifo" > "$dir/from-fifo.jsonl" &)
+check dedup-out-fifo 0 timeout 60 "$simdex" dedup "$corpus" -o "$dir/out.fifo" -q
+[ -p "$dir/out.fifo" ] && ok || bad "dedup replaced its output FIFO"
+sleep 0.5
+same dedup-out-fifo-same "$dir/dedup.jsonl" "$dir/from-fifo.jsonl"
+check dedup-out-full 1 "$simdex" dedup "$corpus" -o /dev/full -q
+expect_grep dedup-out-full-msg "writing '/dev/full': No space left on device" "$dir/err"
 check dedup-gz 0 "$simdex" dedup "$corpus" -o "$dir/dedup.jsonl.gz" -q
 check dedup-gz-same 0 cmp "$dir/dedup.jsonl" <(zcat "$dir/dedup.jsonl.gz")
 check dedup-gz-upper 0 "$simdex" dedup "$corpus" -o "$dir/DEDUP.JSONL.GZ" -q  # the ending in any case

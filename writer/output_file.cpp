@@ -1,5 +1,7 @@
 #include "writer/output_file.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -9,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "io/fd_io.h"
@@ -36,21 +39,23 @@ Codec codec_of(const std::string& path) {
 
 struct OutputFile::Impl {
   std::string name;
-  std::optional<writer::AtomicFile> file;  // empty: standard output
+  std::optional<writer::AtomicFile> file;  // empty: written in place, to fd
+  int fd = STDOUT_FILENO;
   Codec codec = Codec::plain;
   bool finished = false;
   z_stream gz{};
   ZSTD_CCtx* zstd = nullptr;
-  std::vector<char> out = std::vector<char>(1 << 17);
+  std::vector<char> out;  // compressed bytes on their way (compressed outputs only)
 
   ~Impl() {
     if (codec == Codec::gzip) deflateEnd(&gz);
     ZSTD_freeCCtx(zstd);
+    if (fd != STDOUT_FILENO) ::close(fd);  // in place, not closed by close(): what was written stays
   }
   void sink(const char* data, std::size_t size) {
     if (file) return file->write(data, size);
-    if (!io::write_all(1, data, size))
-      throw Error(errc::io, "writing standard output: " + std::string(std::strerror(errno)));
+    if (!io::write_all(fd, data, size))
+      throw Error(errc::io, "writing " + name + ": " + std::strerror(errno));
   }
   void deflate_all(std::string_view in, int flush) {
     gz.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
@@ -75,17 +80,39 @@ struct OutputFile::Impl {
   }
 };
 
+namespace {
+// A FIFO, a device, or a link to one, which is written as it is rather than replaced.
+bool written_in_place(const std::string& path) {
+  struct stat st {
+  }, target{};
+  if (::lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return false;
+  if (!S_ISLNK(st.st_mode)) return !S_ISDIR(st.st_mode);  // a directory: AtomicFile names it
+  return path.starts_with("/dev/") || path.starts_with("/proc/") ||
+         (::stat(path.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode));
+}
+}  // namespace
+
 OutputFile::OutputFile(const std::string& path) : impl_(std::make_unique<Impl>()) {
-  impl_->name = path == "-" ? "standard output" : path;
-  if (path != "-") {
-    impl_->file.emplace(path);
+  if (path == "-") {
+    impl_->name = "standard output";
+  } else {
+    impl_->name = "'" + path + "'";
     impl_->codec = codec_of(path);
+    if (!written_in_place(path)) {
+      impl_->file.emplace(path);
+    } else if ((impl_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
+      impl_->fd = STDOUT_FILENO;  // nothing for ~Impl to close
+      throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno));
+    }
   }
+  if (impl_->codec != Codec::plain) impl_->out.resize(1 << 17);
   if (impl_->codec == Codec::gzip &&
-      deflateInit2(&impl_->gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw Error(errc::io, "cannot start gzip compression for " + path);
+      deflateInit2(&impl_->gz, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    impl_->codec = Codec::plain;  // nothing for ~Impl to end
+    throw Error(errc::io, "cannot start gzip compression for " + impl_->name);
+  }
   if (impl_->codec == Codec::zstd && !(impl_->zstd = ZSTD_createCCtx()))
-    throw Error(errc::io, "cannot start zstd compression for " + path);
+    throw Error(errc::io, "cannot start zstd compression for " + impl_->name);
 }
 
 OutputFile::~OutputFile() = default;
@@ -111,7 +138,14 @@ void OutputFile::finish() {
 
 void OutputFile::close() {
   finish();
-  if (impl_->file) impl_->file->publish();
+  if (impl_->file) return impl_->file->publish();
+  if (impl_->fd == STDOUT_FILENO) return;
+  const int fd = std::exchange(impl_->fd, STDOUT_FILENO);
+  if (::close(fd) != 0) throw Error(errc::io, "writing " + impl_->name + ": " + std::strerror(errno));
 }
+
+bool OutputFile::in_place() const { return !impl_->file; }
+
+const std::string& OutputFile::name() const { return impl_->name; }
 
 }  // namespace simdex::writer

@@ -123,19 +123,19 @@ using TextBatches = std::function<void(std::vector<std::string_view>& batch)>;
 SIMDEX_EXPORT DedupResult find_duplicates(const TextBatches& texts, const DedupOptions& options);
 
 // Writes `input` without the documents `result` drops to `output`, atomically ("-": standard
-// output). JSON Lines and plain lines: the kept lines byte for byte, in input order (blank lines of
-// JSON Lines, which are no documents, are left out; a last line without a newline gets one);
-// compressed with gzip or zstd when `output` ends in .gz or .zst. A directory: the kept files'
-// paths relative to it, one a line, escaped as spec/KEYS.md escapes keys. `result` must come from
-// find_duplicates on the same input with the same options; an input that can be read only once
+// output; a FIFO or a device such as /dev/null is written as it is). JSON Lines and plain lines: the kept
+// lines byte for byte, in input order (blank lines of JSON Lines, which are no documents, are left out; a
+// last line without a newline gets one); compressed with gzip or zstd when `output` ends in .gz or .zst. A
+// directory: the kept files' paths relative to it, one a line, escaped as spec/KEYS.md escapes keys. `result`
+// must come from find_duplicates on the same input with the same options; an input that can be read only once
 // (standard input, a pipe) is refused with Error(usage).
 SIMDEX_EXPORT void write_deduplicated(const std::string& input, const DedupResult& result,
                                       const std::string& output, const DedupOptions& options);
 
-// find_duplicates then write_deduplicated; standard input and pipes are read once (copied to a
-// temporary file). A regular file replaced or written to while it is read (its inode, size or
-// modification time changed between the first read and the end of the second) is Error(input),
-// and nothing is written.
+// find_duplicates then write_deduplicated, `output` opened first (a path that cannot be written
+// fails before the work); standard input and pipes are read once (copied to a temporary file). A regular file
+// replaced or written to while it is read (its inode, size or modification time changed between the first
+// read and the end of the second) is Error(input), and nothing is written.
 SIMDEX_EXPORT DedupResult dedup(const std::string& input, const std::string& output,
                                 const DedupOptions& options);
 

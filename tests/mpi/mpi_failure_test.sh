@@ -137,7 +137,7 @@ LC_ALL=C sort "$dir/pairs.file" >"$dir/pairs.file.sorted"
 same "the FIFO's reader got the pairs" "$dir/pairs.file.sorted" "$dir/from-fifo.sorted"
 mkdir "$dir/odir"
 check "pairs -o DIR" 1 mpi 2 pairs "$dir/set.sdxs" -o "$dir/odir"
-expect_grep "pairs -o DIR: named" "cannot write '$dir/odir': Is a directory" "$dir/err"
+expect_grep "pairs -o DIR: named" "output '$dir/odir' exists and is not a regular file (a directory)" "$dir/err"
 check "pairs --output-dir, no such set" 1 mpi 2 pairs "$dir/nosuch.sdxs" --output-dir "$dir/made"
 [ ! -e "$dir/made" ] && ok || bad "a failed job left the --output-dir it made"
 
