@@ -127,7 +127,11 @@ class ZstdDecoder : public Decoder {
     ZSTD_outBuffer dst{out, capacity, 0};
     if (src.size == 0 && pending_ == 0) return 0;
     const std::size_t rc = ZSTD_decompressStream(z_, &dst, &src);
-    if (ZSTD_isError(rc)) corrupt(name_, "zstd", ZSTD_getErrorName(rc));
+    if (ZSTD_isError(rc))  // libzstd's words ("Destination buffer is too small") say little alone
+      corrupt(name_, "zstd",
+              std::string(ZSTD_getErrorName(rc)) +
+                  (decoded_ ? "" : " (it starts with zstd's magic number, but its first frame is not zstd)"));
+    decoded_ = decoded_ || dst.pos > 0;
     pending_ = rc;
     in += src.pos;
     return dst.pos;
@@ -140,6 +144,7 @@ class ZstdDecoder : public Decoder {
   std::string name_;
   ZSTD_DStream* z_;
   std::size_t pending_ = 0;  // 0: between frames
+  bool decoded_ = false;     // some bytes came out
 };
 
 // Reads raw bytes: returns how many (0 at the end); throws Error(errc::io) on a read error.

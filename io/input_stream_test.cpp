@@ -171,6 +171,23 @@ TEST_CASE("corrupt bytes in a gzip or zstd stream are an error naming the input"
   }
 }
 
+TEST_CASE("a plain text that starts with zstd's magic number is told as such, a later bad frame not") {
+  auto message = [](const std::string& bytes) {
+    try {
+      read_all(bytes, "y.txt");
+    } catch (const simdex::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string hint = "it starts with zstd's magic number";
+  CHECK(message("\x28\xb5\x2f\xfd abc def").find("y.txt: corrupt zstd stream") != std::string::npos);
+  CHECK(message("\x28\xb5\x2f\xfd abc def").find(hint) != std::string::npos);
+  const std::string a = sample_lines(300);
+  CHECK(message(zstd(a) + "\x28\xb5\x2f\xfd abc def").find("corrupt zstd stream") != std::string::npos);
+  CHECK(message(zstd(a) + "\x28\xb5\x2f\xfd abc def").find(hint) == std::string::npos);
+}
+
 TEST_CASE("a gzip member's bad trailer is told as such, after a bad line too; zero padding ends it") {
   // Over 64 KiB (a buffer): igzip reports the bad CRC-32 or length with the last bytes; read on
   // (check_rest() after a malformed line, as a command does), it reported trailing garbage instead.

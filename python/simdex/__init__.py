@@ -159,7 +159,10 @@ def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads
     `simdex fingerprint` with the same flags).
 
     texts: an iterable of str (or UTF-8 bytes): a list, a pandas Series, a datasets column, a
-        generator. Ill-formed text is repaired, never rejected; a text with no word gives 0.
+        generator. Ill-formed text is repaired, never rejected; a text with no word gives 0. A
+        str's surrogates count as simdex reads a JSON line's \\u escapes (the fingerprint of the
+        line json.dumps writes): a pair is its code point, a lone one U+FFFD, a surrogate escape
+        (errors="surrogateescape") the byte it stands for.
     shingle: words per feature, 1..16 (the CLI's --shingle).
     weighting: "frequency" (a feature counts as often as it occurs) or "binary" (once).
     stopwords: None, "english" (the built-in list) or an iterable of words to drop.
@@ -445,7 +448,8 @@ class DedupResult:
 
     def __repr__(self):
         wrote = f", wrote {self.output!r}" if self.output is not None else ""
-        return (f"<simdex.DedupResult: {self.documents} documents, {len(self.clusters)} clusters "
+        return (f"<simdex.DedupResult: {_counted(self.documents, 'document')}, "
+                f"{_counted(len(self.clusters), 'cluster')} "
                 f"(k={self.k}, keep={self.keep_policy!r}): kept {self.documents - len(self.removed)}, "
                 f"removed {len(self.removed)}{self._without_words_note()}{wrote}>")
 
@@ -454,16 +458,23 @@ class DedupResult:
         return f" ({n} without words kept)" if n else ""
 
 
+def _counted(n, noun):
+    """ "1 cluster", "2 clusters": as the CLI's summaries count."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _repaired(text):
-    """`text` (str or bytes) as a str of valid UTF-8: ill-formed parts (lone surrogates, bytes that
-    are not UTF-8) replaced by U+FFFD as spec/FINGERPRINT.md step 1 replaces them (Python's decoder
-    follows the same practice), so the fingerprint is the one fingerprint() gives the original."""
+    """`text` (str or bytes) as a str of valid UTF-8, so that the fingerprint is the one
+    fingerprint() gives the original: a str's surrogates read as fingerprint() reads them (a pair
+    is its code point, a surrogate escape its byte, another one U+FFFD), then ill-formed bytes
+    replaced by U+FFFD as spec/FINGERPRINT.md step 1 replaces them (Python's decoder follows the
+    same practice)."""
     if isinstance(text, str):
         try:
             text.encode("utf-8")
             return text
         except UnicodeEncodeError:
-            text = text.encode("utf-8", "surrogatepass")
+            text = text.encode("utf-8", "simdex.surrogates")
     return text.decode("utf-8", "replace")
 
 

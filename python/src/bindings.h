@@ -29,14 +29,23 @@ using U64Array = py::array_t<std::uint64_t, py::array::c_style>;
 void check_pairs(const U64Array& fingerprints, const std::optional<U64Array>& ids);
 
 // The fingerprint settings of simdex.fingerprint and simdex.dedup; throws Error(errc::usage) for a
-// shingle size or weighting out of range.
+// shingle size or weighting out of range. `stopwords`: str or bytes, as utf8_of reads them.
 FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weighting,
-                                       std::vector<std::string> stopwords);
+                                       const py::list& stopwords);
 
-// The UTF-8 bytes of a str (valid while `owner` lives; lone surrogates as they are, for the UTF-8
-// repair of spec/FINGERPRINT.md to replace) or of a bytes object; TypeError naming `position`
-// for anything else.
-std::string_view utf8_of(py::handle item, std::size_t position, py::object& owner);
+// The codec error handler (registered by register_surrogate_errors, at import) with which a str
+// becomes the bytes simdex reads (python/src/utf8.cpp): a surrogate pair is its code point, a
+// surrogate escape (U+DC80..U+DCFF) the byte it stands for, any other surrogate U+FFFD.
+inline constexpr const char* kSurrogateErrors = "simdex.surrogates";
+void register_surrogate_errors();
+
+// The bytes of a str (UTF-8, surrogates as kSurrogateErrors says) or of a bytes object, valid while
+// `owner` lives; nullopt for anything else. utf8_bytes: a copy, or TypeError "`what` is a str or
+// bytes, not TYPE".
+std::optional<std::string_view> utf8_of(py::handle item, py::object& owner);
+std::string utf8_bytes(py::handle item, const std::string& what);
+// utf8_of a text, the `position`-th: TypeError naming it for anything but a str or bytes.
+std::string_view text_utf8(py::handle item, std::size_t position, py::object& owner);
 
 // A key as str: UTF-8, with bytes that are not (a directory's odd file names) as surrogate escapes.
 py::object key_str(std::string_view key);

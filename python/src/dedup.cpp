@@ -43,11 +43,11 @@ py::tuple cluster_tuple(const DedupCluster& c) {
 }
 
 DedupOptions options_of(unsigned k, const std::string& keep, unsigned shingle, const std::string& weighting,
-                        std::vector<std::string> stopwords, const std::optional<std::string>& index,
+                        const py::list& stopwords, const std::optional<std::string>& index,
                         std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
                         py::handle progress) {
   DedupOptions o;
-  o.fingerprint = fingerprint_options(shingle, weighting, std::move(stopwords));
+  o.fingerprint = fingerprint_options(shingle, weighting, stopwords);
   o.k = k;
   o.keep = keep_policy(keep);
   o.index = index.value_or("");
@@ -73,12 +73,12 @@ py::tuple result_tuple(const DedupResult& r) {
 
 py::tuple dedup_file(const std::string& source, const std::optional<std::string>& output, unsigned k,
                      const std::string& keep, unsigned shingle, const std::string& weighting,
-                     std::vector<std::string> stopwords, const std::optional<std::string>& index,
-                     std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
+                     const py::list& stopwords, const std::optional<std::string>& index, std::uint64_t memory,
+                     unsigned threads, const std::optional<std::string>& temp_dir,
                      const std::string& input_format, const std::string& id_field,
                      const std::string& text_field, const py::object& progress) {
-  DedupOptions o = options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads,
-                              temp_dir, progress);
+  DedupOptions o =
+      options_of(k, keep, shingle, weighting, stopwords, index, memory, threads, temp_dir, progress);
   o.documents.format = document_format(input_format);
   o.documents.id_field = id_field;
   o.documents.text_field = text_field;
@@ -89,11 +89,11 @@ py::tuple dedup_file(const std::string& source, const std::optional<std::string>
 
 // The texts of an iterable, read in batches with the GIL held while the library works without it.
 py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& keep, unsigned shingle,
-                      const std::string& weighting, std::vector<std::string> stopwords,
+                      const std::string& weighting, const py::list& stopwords,
                       const std::optional<std::string>& index, std::uint64_t memory, unsigned threads,
                       const std::optional<std::string>& temp_dir, const py::object& progress) {
-  const DedupOptions o = options_of(k, keep, shingle, weighting, std::move(stopwords), index, memory, threads,
-                                    temp_dir, progress);
+  const DedupOptions o =
+      options_of(k, keep, shingle, weighting, stopwords, index, memory, threads, temp_dir, progress);
   constexpr std::size_t batch_texts = 4096, batch_bytes = std::size_t{16} << 20;
   const py::iterator items = py::iter(texts);
   std::vector<py::object> owners;  // the batch's texts, alive until the next call
@@ -109,7 +109,7 @@ py::tuple dedup_texts(const py::iterable& texts, unsigned k, const std::string& 
         break;
       }
       py::object owner;
-      batch.push_back(utf8_of(item, position++, owner));
+      batch.push_back(text_utf8(item, position++, owner));
       owners.push_back(std::move(owner));
       bytes += batch.back().size();
     }

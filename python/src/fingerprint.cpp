@@ -12,7 +12,7 @@
 namespace simdex::python {
 
 FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weighting,
-                                       std::vector<std::string> stopwords) {
+                                       const py::list& stopwords) {
   FingerprintOptions o;
   if (shingle < 1 || shingle > FingerprintOptions::max_shingle_size)
     throw Error(errc::usage, "shingle must be 1.." + std::to_string(FingerprintOptions::max_shingle_size));
@@ -21,39 +21,16 @@ FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weig
     o.weighting = Weighting::binary;
   else if (weighting != "frequency")
     throw Error(errc::usage, "weighting must be 'frequency' or 'binary', not '" + weighting + "'");
-  o.stopwords = std::move(stopwords);
+  for (const py::handle word : stopwords) o.stopwords.push_back(utf8_bytes(word, "a stopword"));
   return o;
-}
-
-std::string_view utf8_of(py::handle item, std::size_t position, py::object& owner) {
-  Py_ssize_t size = 0;
-  if (PyUnicode_Check(item.ptr())) {
-    if (const char* p = PyUnicode_AsUTF8AndSize(item.ptr(), &size)) {
-      owner = py::reinterpret_borrow<py::object>(item);
-      return {p, static_cast<std::size_t>(size)};
-    }
-    // Lone surrogates have no UTF-8: their bytes go through as they are and the fingerprint's
-    // step 1 (UTF-8 repair) replaces them, as it does any ill-formed input.
-    PyErr_Clear();
-    owner =
-        py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(item.ptr(), "utf-8", "surrogatepass"));
-    if (!owner) throw py::error_already_set();
-    item = owner;
-  }
-  if (PyBytes_Check(item.ptr())) {
-    if (!owner) owner = py::reinterpret_borrow<py::object>(item);
-    return {PyBytes_AS_STRING(item.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(item.ptr()))};
-  }
-  throw py::type_error("texts must hold str (or UTF-8 bytes); item " + std::to_string(position) + " is " +
-                       std::string(py::str(py::type::handle_of(item).attr("__name__"))));
 }
 
 namespace {
 
 py::array_t<std::uint64_t> fingerprint_texts(const py::iterable& texts, unsigned shingle,
-                                             const std::string& weighting, std::vector<std::string> stopwords,
+                                             const std::string& weighting, const py::list& stopwords,
                                              unsigned threads) {
-  const FingerprintOptions options = fingerprint_options(shingle, weighting, std::move(stopwords));
+  const FingerprintOptions options = fingerprint_options(shingle, weighting, stopwords);
   constexpr std::size_t batch_texts = 1 << 16, batch_bytes = std::size_t{64} << 20;
   std::vector<std::uint64_t> out;
   std::vector<py::object> owners;
@@ -70,7 +47,7 @@ py::array_t<std::uint64_t> fingerprint_texts(const py::iterable& texts, unsigned
   };
   for (py::handle item : texts) {
     py::object owner;
-    batch.push_back(utf8_of(item, out.size() + batch.size(), owner));
+    batch.push_back(text_utf8(item, out.size() + batch.size(), owner));
     owners.push_back(std::move(owner));
     bytes += batch.back().size();
     if (batch.size() >= batch_texts || bytes >= batch_bytes) flush();

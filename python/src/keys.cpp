@@ -16,49 +16,12 @@ py::object key_str(std::string_view key) {
 
 namespace {
 
-constexpr const char* kKeyErrors = "simdex.key";
-
-// The codec error handler kKeyErrors, for the code points UTF-8 cannot hold (surrogates), as simdex
-// reads a JSON line's \\u escapes (spec/KEYS.md), so that a key has the id simdex gave the line
-// json.dumps wrote of it: a high and a low surrogate are the code point they pair to; else a
-// surrogate escape (U+DC80..U+DCFF, which key_str makes of bytes that are not UTF-8) is that byte
-// (as surrogateescape); any other one is U+FFFD.
-py::tuple encode_surrogates(const py::object& error) {
-  const py::object text = error.attr("object");
-  const auto start = error.attr("start").cast<Py_ssize_t>(), end = error.attr("end").cast<Py_ssize_t>();
-  std::string bytes;
-  for (Py_ssize_t i = start; i < end; ++i) {
-    const Py_UCS4 c = PyUnicode_ReadChar(text.ptr(), i);
-    const Py_UCS4 next = i + 1 < end ? PyUnicode_ReadChar(text.ptr(), i + 1) : 0;
-    if (c >= 0xD800 && c <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF) {
-      const Py_UCS4 cp = 0x10000 + ((c - 0xD800) << 10) + (next - 0xDC00);
-      for (int shift : {18, 12, 6, 0})
-        bytes.push_back(static_cast<char>(shift == 18 ? 0xF0 | (cp >> 18) : 0x80 | ((cp >> shift) & 0x3F)));
-      ++i;
-    } else if (c >= 0xDC80 && c <= 0xDCFF) {
-      bytes.push_back(static_cast<char>(c - 0xDC00));
-    } else {
-      bytes += "\xEF\xBF\xBD";
-    }
-  }
-  return py::make_tuple(py::bytes(bytes), end);
-}
-
-// The bytes of a key given as bytes, or as str (UTF-8; surrogates as encode_surrogates says).
-std::string key_bytes(py::handle key) {
-  if (PyBytes_Check(key.ptr())) return std::string(py::reinterpret_borrow<py::bytes>(key));
-  if (!PyUnicode_Check(key.ptr()))
-    throw py::type_error("a key is a str or bytes, not " + std::string(Py_TYPE(key.ptr())->tp_name));
-  PyObject* encoded = PyUnicode_AsEncodedString(key.ptr(), "utf-8", kKeyErrors);
-  if (!encoded) throw py::error_already_set();
-  return std::string(py::reinterpret_steal<py::bytes>(encoded));
-}
+// The bytes of a key given as bytes, or as str (UTF-8; surrogates as kSurrogateErrors says).
+std::string key_bytes(py::handle key) { return utf8_bytes(key, "a key"); }
 
 }  // namespace
 
 void bind_keys(py::module_& m) {
-  const py::cpp_function handler(&encode_surrogates);
-  if (PyCodec_RegisterError(kKeyErrors, handler.ptr()) != 0) throw py::error_already_set();
   m.def(
       "key_id", [](py::handle key) { return key_id(key_bytes(key)); }, py::arg("key"),
       "The id simdex gives a document keyed by the string `key` (a URL, a path): XXH3-64 of its\n"

@@ -49,6 +49,7 @@ PYBIND11_MODULE(_simdex, m) {
   m.attr("__version__") = SIMDEX_VERSION_STRING;
   simdex::python::watch_interpreter_exit();
   simdex::python::bind_errors(m);
+  simdex::python::register_surrogate_errors();
   simdex::python::bind_fingerprint(m);
   simdex::python::bind_build(m);
   simdex::python::bind_index(m);

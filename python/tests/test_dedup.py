@@ -318,7 +318,7 @@ def test_texts_output_is_valid_utf8_whatever_the_texts(tmp_path):
     out = tmp_path / "o.jsonl"
     result = simdex.dedup(texts, out)
     lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert [line["text"] for line in lines] == ["caf\ufffd\ufffd\ufffd au lait", "tea for two",
+    assert [line["text"] for line in lines] == ["caf\ufffd au lait", "tea for two",
                                                 "\ufffd\ufffd raw bytes", "plain \U0001f600 text"]
     assert len(result.keep) == 4 and len(result.removed) == 0
     assert (simdex.fingerprint(texts) == simdex.fingerprint([line["text"] for line in lines])).all()

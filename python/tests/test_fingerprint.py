@@ -68,6 +68,34 @@ def test_edge_texts(cli, tmp_path):
     assert simdex.fingerprint([b"a \xff b c"])[0] == simdex.fingerprint(["a \ufffd b c"])[0]
 
 
+def test_surrogates_are_read_as_the_cli_reads_the_json_escapes(cli, tmp_path):
+    # A pair of surrogates in a str (as some decoders leave astral characters) is its code point,
+    # as the CLI reads json.dumps's escapes of it (each half was repaired to U+FFFD: 𝐀 and 𝔸 fold
+    # to "a" and the texts below came out as "a b c d"); a lone one is U+FFFD; a surrogate escape
+    # is its byte. The same rule for stopwords (a lone surrogate in one raised pybind11's TypeError).
+    texts = ["a\ud835\udc00b c d", "\ud835\udd38 x y z", "lone \ud800 one two", "high at the end \udbff"]
+    lines = tmp_path / "docs.jsonl"
+    lines.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(texts)))
+    _, expected = cli_fingerprints(cli, str(lines))
+    got = simdex.fingerprint(texts)
+    np.testing.assert_array_equal(got, expected)
+    assert got[0] == simdex.fingerprint(["a\U0001d400b c d"])[0] != simdex.fingerprint(["a b c d"])[0]
+    # A text read with errors="surrogateescape" has the fingerprint of its bytes, as the CLI reads
+    # the file they came from.
+    raw = tmp_path / "raw.txt"
+    raw.write_bytes(b"caf\xc3\xa9 au lait\nbad \xff byte here\n")
+    _, expected = cli_fingerprints(cli, str(raw), "--input-format", "lines")
+    escaped = raw.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    assert escaped[0] == "café au lait" and escaped[1] == "bad \udcff byte here"
+    np.testing.assert_array_equal(simdex.fingerprint(escaped), expected)
+    assert simdex.fingerprint(["caf\udcc3\udca9 au lait"])[0] == expected[0]
+    base = simdex.fingerprint(["alpha beta gamma"], shingle=1)[0]
+    assert simdex.fingerprint(["alpha beta \U0001d400x gamma"], shingle=1, stopwords=["\ud835\udc00x"])[0] == base
+    assert simdex.fingerprint(["alpha \ufffd beta gamma"], shingle=1, stopwords=["\ud800"])[0] == base
+    with pytest.raises(TypeError, match="a stopword is a str or bytes, not int"):
+        simdex.fingerprint(["a"], stopwords=[3])
+
+
 def test_custom_stopwords_are_dropped():
     base = simdex.fingerprint(["alpha beta gamma delta"], shingle=1)[0]
     assert simdex.fingerprint(["alpha beta ZETA gamma delta"], shingle=1, stopwords=["zeta"])[0] == base
