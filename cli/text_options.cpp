@@ -9,6 +9,7 @@
 #include "fingerprint/document_fingerprints.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
@@ -121,7 +122,11 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   if (key_map.empty() && !listing_beside.empty()) key_map = key_map_path(listing_beside);
   // Written at the end: it must not replace the documents being read, nor the output.
   writer::refuse_input_as_output(input, key_map, "the key map");
-  if (!o.paths_file.empty()) writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
+  if (!o.paths_file.empty()) {
+    writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
+    writer::require_target_directory(o.paths_file);  // before the work, as the output's
+    writer::checked_target(o.paths_file);            // (a device, a FIFO: a map is a file to map)
+  }
   // Its ids are hashes of its paths: useless unless the paths are printed or kept in a map.
   if (key_map.empty() && documents.format() == DocumentFormat::directory && !o.keys_printed)
     throw Error(

@@ -236,6 +236,13 @@ check fp-same-ids 0 cmp "$dir/docs.fp" "$dir/jsonl.fp"
 check fp-same-map 0 cmp "$dir/docs.fp.keys.tsv" "$dir/jsonl.fp.keys.tsv"
 check fp-dir-stdout 2 "$simdex" fingerprint "$dir/docs"
 expect_grep fp-dir-stdout-msg "needs --key-map" "$dir/err"
+# A --key-map that cannot be published is refused before the work (it printed every fingerprint,
+# then failed): a device, a missing directory.
+check fp-dir-map-device 1 "$simdex" fingerprint "$dir/docs" -o - --key-map /dev/null
+expect_grep fp-dir-map-device-msg "'/dev/null' exists and is not a regular file" "$dir/err"
+[ ! -s "$dir/out" ] && ok || bad "fp --key-map /dev/null printed fingerprints before failing"
+check fp-dir-map-nodir 1 "$simdex" fingerprint "$dir/docs" -o - --key-map "$dir/nosuch/k.tsv"
+[ ! -s "$dir/out" ] && ok || bad "fp --key-map in a missing directory printed fingerprints before failing"
 check fp-dir-json 0 "$simdex" fingerprint --json "$dir/docs"
 expect_grep fp-dir-json-key '^{"id":[0-9]*,"key":"sub/b.txt","fingerprint":"0x[0-9a-f]*"}$' "$dir/out"
 check fp-jsonl-json 0 "$simdex" fingerprint --json "$dir/docs.jsonl"
