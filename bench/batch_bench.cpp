@@ -27,6 +27,8 @@ using namespace simdex;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+bool g_mismatch = false;  // an answer differed from its check: the run exits 1 (a figure of a wrong answer)
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 // CPU seconds of the whole process (all threads), user + system: on a shared machine wall time
 // also counts waiting for a core.
@@ -161,6 +163,7 @@ void bench_pairs(const char* label, const std::vector<uint64_t>& fps, const std:
                 index.table_count(), build_s, median(t1), median(c1), median(t2), median(c2),
                 static_cast<unsigned long long>(count), build_s + median(t2),
                 ok ? "= brute force" : "MISMATCH");
+    g_mismatch = g_mismatch || !ok;
     std::filesystem::remove(path);
   }
 }
@@ -218,6 +221,7 @@ void bench_join(uint64_t n, uint64_t query_count, const std::string& scheme, uns
   }
   std::printf("  one query at a time (Index::query, 1 thread): %.3f s, %llu hits: %s\n", seconds_since(t0),
               static_cast<unsigned long long>(single), single == last.results ? "same count" : "MISMATCH");
+  g_mismatch = g_mismatch || single != last.results;
   for (std::size_t i = 0; i < last.tables.size(); ++i)
     std::printf("  table %2zu: %8llu of %8llu blocks decoded (%.1f%%)\n", i,
                 static_cast<unsigned long long>(last.tables[i].blocks_decoded),
@@ -277,10 +281,17 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (runs == 0 || n == 0 || join_n == 0 || query_count == 0 || thread_counts.empty() ||
+      std::find(thread_counts.begin(), thread_counts.end(), 0u) != thread_counts.end()) {
+    std::fprintf(stderr, "%s: --runs, --n, --join-n, --queries and each of --threads must be at least 1\n",
+                 argv[0]);
+    return 2;
+  }
   if (do_pairs) {
     bench_pairs("random", random_set(n, 1), split(schemes), runs);
     bench_pairs("clustered", clustered_set(n, 2), split(schemes), runs);
   }
   if (do_join) bench_join(join_n, query_count, join_scheme, runs, thread_counts, single, with_ids);
-  return 0;
+  if (g_mismatch) std::fprintf(stderr, "%s: MISMATCH: an answer differed from its check\n", argv[0]);
+  return g_mismatch ? 1 : 0;
 }

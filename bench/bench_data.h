@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 namespace simdex::bench {
@@ -16,7 +17,24 @@ struct BenchData {
   std::vector<uint64_t> queries;
 };
 
+// `count` queries, each a fingerprint of `stored` (not empty) with exactly `flips` bits flipped: every
+// query has a hit at distance `flips`. Deterministic (the same for the same arguments).
+inline std::vector<uint64_t> planted_queries(const std::vector<uint64_t>& stored, std::size_t count,
+                                             unsigned flips) {
+  std::vector<uint64_t> queries;
+  queries.reserve(count);
+  std::mt19937_64 qrng(7);
+  for (std::size_t i = 0; i < count; ++i) {
+    const uint64_t q = stored[qrng() % stored.size()];
+    uint64_t flipped = 0;
+    while (std::popcount(flipped) < static_cast<int>(flips)) flipped |= uint64_t{1} << (qrng() % 64);
+    queries.push_back(q ^ flipped);
+  }
+  return queries;
+}
+
 inline BenchData make_bench_data(uint64_t n, bool clustered, std::size_t query_count, unsigned k) {
+  if (n == 0) throw std::invalid_argument("a benchmark's data needs at least one fingerprint (n = 0)");
   BenchData out;
   std::mt19937_64 rng(42);
   out.fingerprints.reserve(n);
@@ -34,13 +52,7 @@ inline BenchData make_bench_data(uint64_t n, bool clustered, std::size_t query_c
   std::sort(out.fingerprints.begin(), out.fingerprints.end());
   out.fingerprints.erase(std::unique(out.fingerprints.begin(), out.fingerprints.end()),
                          out.fingerprints.end());
-  std::mt19937_64 qrng(7);
-  for (std::size_t i = 0; i < query_count; ++i) {
-    uint64_t q = out.fingerprints[qrng() % out.fingerprints.size()];
-    uint64_t flipped = 0;
-    while (std::popcount(flipped) < static_cast<int>(k)) flipped |= uint64_t{1} << (qrng() % 64);
-    out.queries.push_back(q ^ flipped);
-  }
+  out.queries = planted_queries(out.fingerprints, query_count, k);
   return out;
 }
 

@@ -2,7 +2,8 @@
 //   Latency/*       single-query latency, warm, k = 3, planted near-duplicates: simdex's compressed
 //                   reader, the uncompressed baseline (bench/uncompressed_baseline.h) and FAISS
 //                   IndexBinaryMultiHash when built with it; p50/p99 in counters; answers checked equal.
-//   LatencyBelowK/* simdex's latency at k = 0, 1, 2 against the same index (k = 3): fewer tables read.
+//   LatencyBelowK/* simdex's latency at k = 0, 1, 2 against the same index (k = 3): fewer tables read;
+//                   its queries have k bits flipped (each finds its planted near-duplicate).
 //   Batch/*         single-thread throughput over a batch of queries.
 //   BlockSize/*     bytes per entry per table and latency for block sizes 256..4096 (paper-10).
 //   Open/*          Index::open of the large file against a 1000-fingerprint one.
@@ -45,9 +46,19 @@ namespace {
 constexpr unsigned kK = 3;
 constexpr std::size_t kQueries = 4096;
 
+// Smallest SIMDEX_BENCH_N: Open/small takes 1000 of the fingerprints, Decode two blocks of a table.
+constexpr uint64_t kMinN = 10000;
+
 uint64_t env_u64(const char* name, uint64_t fallback) {
   const char* v = std::getenv(name);
-  return v ? std::strtoull(v, nullptr, 10) : fallback;
+  if (!v) return fallback;
+  char* end = nullptr;
+  const uint64_t n = std::strtoull(v, &end, 10);
+  if (*v < '0' || *v > '9' || *end != '\0') {
+    std::fprintf(stderr, "compare_bench: %s=%s is not a number\n", name, v);
+    std::exit(2);
+  }
+  return n;
 }
 std::string env_str(const char* name, const char* fallback) {
   const char* v = std::getenv(name);
@@ -62,11 +73,20 @@ const simdex::bench::BenchData& data() {
 }
 
 std::vector<std::string> g_files;  // removed at exit
+bool g_wrong_answers = false;      // a benchmark found a wrong answer: the run exits 1
 
-std::string build_index(const std::string& scheme, uint32_t block_bytes, const std::vector<uint64_t>& fps) {
+// A wrong answer stops the benchmark, and fails the run: a row dropped from a report must not
+// read as a figure that was never measured (scripts/bench stops on the exit status).
+void wrong_answer(benchmark::State& state, const char* what) {
+  g_wrong_answers = true;
+  state.SkipWithError(what);
+}
+
+std::string build_index(const std::string& scheme, uint32_t block_bytes, const std::vector<uint64_t>& fps,
+                        const std::string& suffix = "") {
   const std::string path = env_str("SIMDEX_BENCH_DIR", "/tmp") + "/simdex-bench-" +
                            std::to_string(::getpid()) + "-" + scheme + "-" + std::to_string(block_bytes) +
-                           "-" + std::to_string(fps.size()) + ".sdx";
+                           "-" + std::to_string(fps.size()) + suffix + ".sdx";
   simdex::BuildOptions o;
   o.scheme = simdex::Scheme::named(scheme, kK, fps.size());
   o.block_bytes = block_bytes;
@@ -103,12 +123,8 @@ const simdex::bench::UncompressedTables& baseline(const std::string& scheme) {
   return *p;
 }
 
-using Answer = std::vector<std::pair<unsigned, uint64_t>>;  // (distance, fingerprint), sorted
-Answer simdex_answer(const simdex::Index& index, uint64_t q, unsigned k) {
-  Answer a;
-  for (const auto& h : index.query(q, k)) a.emplace_back(h.distance, h.fingerprint);
-  return a;
-}
+using simdex::bench::Answer;
+using simdex::bench::simdex_answer;
 
 // Percentile counters from per-query nanoseconds.
 void report(benchmark::State& state, std::vector<double>& ns, uint64_t hits) {
@@ -121,8 +137,8 @@ void report(benchmark::State& state, std::vector<double>& ns, uint64_t hits) {
 }
 
 template <typename Query>
-void latency_loop(benchmark::State& state, Query&& query) {
-  const auto& queries = data().queries;
+void latency_loop(benchmark::State& state, Query&& query,
+                  const std::vector<uint64_t>& queries = data().queries) {
   std::vector<double> ns;
   ns.reserve(1 << 20);
   uint64_t hits = 0;
@@ -136,25 +152,40 @@ void latency_loop(benchmark::State& state, Query&& query) {
   report(state, ns, hits);
 }
 
+// The queries of a search at k: data().queries (kK bits flipped) at kK; below it, stored fingerprints
+// with k bits flipped, so that the search below the index's k finds what it is for (with kK flips
+// nearly every query would be a miss, and its answer check would compare empty answers).
+const std::vector<uint64_t>& queries_at(unsigned k) {
+  static std::map<unsigned, std::vector<uint64_t>> at;
+  if (k == kK) return data().queries;
+  auto [it, made] = at.try_emplace(k);
+  if (made) it->second = simdex::bench::planted_queries(data().fingerprints, kQueries, k);
+  return it->second;
+}
+
 // k: the search's, at most the index's kK (below it a search reads fewer tables).
 void BM_Simdex(benchmark::State& state, std::string scheme, uint32_t block_bytes, unsigned k) {
   const Built& b = simdex_index(scheme, block_bytes);
+  const std::vector<uint64_t>& queries = queries_at(k);
   // Answers checked against the baseline before timing.
   const auto& base = baseline(scheme);
   Answer expect;
-  for (uint64_t q : data().queries) {
+  for (uint64_t q : queries) {
     base.query(q, k, expect);
     if (simdex_answer(*b.index, q, k) != expect) {
-      state.SkipWithError("simdex and the baseline disagree");
+      wrong_answer(state, "simdex and the baseline disagree");
       return;
     }
   }
   std::vector<simdex::Hit> hits;
   hits.reserve(1024);
-  latency_loop(state, [&](uint64_t q) {
-    b.index->query(q, k, hits);
-    return hits.size();
-  });
+  latency_loop(
+      state,
+      [&](uint64_t q) {
+        b.index->query(q, k, hits);
+        return hits.size();
+      },
+      queries);
   const simdex::IndexInfo info = b.index->info();
   double table_bytes = 0;
   for (const auto& t : info.tables) table_bytes += static_cast<double>(t.bytes);
@@ -212,7 +243,7 @@ void BM_SimdexJoin(benchmark::State& state, std::string scheme) {
     uint64_t found = 0;
     simdex::join(*b.index, batch, o, [&](std::span<const simdex::JoinHit> h) { found += h.size(); });
     if (found != expected) {
-      state.SkipWithError("join found other hits than single queries");
+      wrong_answer(state, "join found other hits than single queries");
       return;
     }
     queries += batch.size();
@@ -236,7 +267,7 @@ void BM_Faiss(benchmark::State& state) {
   for (std::size_t i = 0; i < 512; ++i) {
     base.query(data().queries[i], kK, expect);
     if (f.answer(data().queries[i], kK) != expect) {
-      state.SkipWithError("FAISS and the baseline disagree");
+      wrong_answer(state, "FAISS and the baseline disagree");
       return;
     }
   }
@@ -246,14 +277,13 @@ void BM_Faiss(benchmark::State& state) {
 
 void BM_FaissBatch(benchmark::State& state) {
   const auto& f = faiss_index();
-  const auto& queries = data().queries;
+  std::vector<uint64_t> padded = data().queries;  // and one more word, as FaissPeer::batch takes them
+  padded.push_back(0);
+  const std::size_t queries = padded.size() - 1;
   uint64_t done = 0;
   for (auto _ : state) {
-    faiss::RangeSearchResult r(static_cast<faiss::IndexBinary::idx_t>(queries.size()));
-    f.index().range_search(static_cast<faiss::IndexBinary::idx_t>(queries.size()),
-                           reinterpret_cast<const uint8_t*>(queries.data()), kK + 1, &r);
-    benchmark::DoNotOptimize(r.lims);
-    done += queries.size();
+    benchmark::DoNotOptimize(f.batch(padded, kK));
+    done += queries;
   }
   state.counters["queries_per_s"] =
       benchmark::Counter(static_cast<double>(done), benchmark::Counter::kIsRate);
@@ -354,8 +384,24 @@ void BM_Decode(benchmark::State& state, bool two) {
 // tables' blocks and the ids, the bulk of the file, while what a probe reads to find its block
 // (BLOCK_DIRECTORY, BLOCK_KEYS: a few percent of the file, read by every query) stays cached, as it
 // does in a process serving a file larger than memory.
+// An index of its own for the cold benchmarks, dropped from the page cache whole before it is opened.
+// A file just written is cached in large folios, and a folio of which one page is mapped (or kept:
+// the block keys) cannot be dropped: read again after this drop, its pages come back one by one.
+const Built& cold_index(const std::string& scheme) {
+  static std::map<std::string, Built> cache;
+  auto [it, fresh] = cache.try_emplace(scheme);
+  if (fresh) {
+    it->second.path = build_index(scheme, default_block_bytes(), data().fingerprints, "-cold");
+    const int fd = ::open(it->second.path.c_str(), O_RDONLY);
+    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+    it->second.index = std::make_unique<simdex::Index>(simdex::Index::open(it->second.path));
+  }
+  return it->second;
+}
+
 void BM_Cold(benchmark::State& state, std::string scheme, bool all) {
-  const Built& b = simdex_index(scheme);
+  const Built& b = cold_index(scheme);
   const auto& file = simdex::index_impl(*b.index).file;
   auto* base = const_cast<uint8_t*>(file.data());
   const int fd = ::open(b.path.c_str(), O_RDONLY);
@@ -374,6 +420,31 @@ void BM_Cold(benchmark::State& state, std::string scheme, bool all) {
         drop(s.offset, s.bytes);
     simdex::reader::preload(simdex::index_impl(*b.index), simdex::OpenOptions::Preload::keys);
   }
+  auto drop_all = [&] {
+    for (auto [offset, bytes] : dropped) {
+      ::madvise(base + offset, bytes, MADV_DONTNEED);
+      ::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
+    }
+  };
+  // The drop must work for the figures to be cold: a file on tmpfs (or pages another process
+  // holds) stays resident, and every query would read warm pages.
+  drop_all();
+  uint64_t resident = 0, pages = 0;
+  std::vector<unsigned char> in_core;
+  for (auto [offset, bytes] : dropped) {
+    const uint64_t span = std::min<uint64_t>(bytes, file.size() - offset);
+    in_core.assign((span + static_cast<uint64_t>(page) - 1) / static_cast<uint64_t>(page), 0);
+    if (::mincore(base + offset, span, in_core.data()) != 0) continue;
+    for (unsigned char c : in_core) resident += c & 1;
+    pages += in_core.size();
+  }
+  if (resident * 10 > pages) {
+    ::close(fd);
+    state.SkipWithError(("the page cache kept " + std::to_string(resident) + " of " + std::to_string(pages) +
+                         " pages dropped (tmpfs?): cold figures need SIMDEX_BENCH_DIR on a disk")
+                            .c_str());
+    return;
+  }
   uint64_t major = 0, minor = 0, queries = 0;
   std::vector<simdex::Hit> hits;
   // What a process does once, as open does, is not counted: its first query builds the tables'
@@ -383,10 +454,7 @@ void BM_Cold(benchmark::State& state, std::string scheme, bool all) {
   std::size_t i = 0;
   for (auto _ : state) {
     state.PauseTiming();
-    for (auto [offset, bytes] : dropped) {
-      ::madvise(base + offset, bytes, MADV_DONTNEED);
-      ::posix_fadvise(fd, static_cast<off_t>(offset), static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
-    }
+    drop_all();
     rusage before{}, after{};
     ::getrusage(RUSAGE_SELF, &before);
     state.ResumeTiming();
@@ -411,6 +479,11 @@ void BM_Cold(benchmark::State& state, std::string scheme, bool all) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (env_u64("SIMDEX_BENCH_N", kMinN) < kMinN) {
+    std::fprintf(stderr, "compare_bench: SIMDEX_BENCH_N must be at least %llu\n",
+                 static_cast<unsigned long long>(kMinN));
+    return 2;
+  }
   for (const char* s : {"paper-20", "paper-16", "paper-10", "paper-4"}) {
     benchmark::RegisterBenchmark((std::string("Latency/simdex/") + s).c_str(), BM_Simdex, std::string(s),
                                  default_block_bytes(), kK);
@@ -458,5 +531,6 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   for (const auto& f : g_files) std::filesystem::remove(f);
-  return 0;
+  if (g_wrong_answers) std::fprintf(stderr, "compare_bench: wrong answers (the benchmarks marked ERROR)\n");
+  return g_wrong_answers ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 // SIMDEX_BENCH_DIR (default /tmp; the map is written there and removed at exit).
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -32,6 +33,10 @@ struct Data {
     const char* dir = std::getenv("SIMDEX_BENCH_DIR");
     path = (std::filesystem::path(dir ? dir : "/tmp") / "simdex-key-map-bench.keys.tsv").string();
     const std::size_t n = env_size("SIMDEX_BENCH_KEYS", 2'000'000);
+    if (n == 0) {
+      std::fprintf(stderr, "key_map_bench: SIMDEX_BENCH_KEYS must be at least 1\n");
+      std::exit(2);
+    }
     std::mt19937_64 rng(11);
     KeyMapBuilder builder;
     for (std::size_t i = 0; i < n; ++i) {

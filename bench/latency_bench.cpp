@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "bench/bench_data.h"
+#include "bench/uncompressed_baseline.h"
 #include "simdex/batch.h"
 #include "simdex/builder.h"
 #include "simdex/index.h"
@@ -94,15 +95,6 @@ Percentiles percentiles(std::vector<double> ns) {
   p.mean = sum / static_cast<double>(ns.size()) / 1000;
   return p;
 }
-
-#ifdef SIMDEX_HAVE_FAISS  // (the answers are compared with FAISS's only)
-using Answer = std::vector<std::pair<unsigned, uint64_t>>;
-Answer simdex_answer(const Index& index, uint64_t q) {
-  Answer a;
-  for (const auto& h : index.query(q, kK)) a.emplace_back(h.distance, h.fingerprint);
-  return a;
-}
-#endif
 
 OpenOptions::Preload parse_preload(const std::string& s) {
   if (s == "none") return OpenOptions::Preload::none;
@@ -274,6 +266,24 @@ int main(int argc, char** argv) {
     return run_child(argv[2], argv[3], std::strtoull(argv[4], nullptr, 10), argv[5],
                      std::strcmp(argv[6], "evict") == 0);
   const Args a = parse(argc, argv);
+  // Checked before any file is made: a scheme that does not exist would throw after the queries file.
+  if (a.n == 0 || a.queries == 0) {
+    std::fprintf(stderr, "latency_bench: --n and --queries must be at least 1\n");
+    return 2;
+  }
+  for (const std::string& scheme : a.schemes) try {
+      (void)Scheme::named(scheme, kK, a.n);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "latency_bench: --schemes %s: %s\n", scheme.c_str(), e.what());
+      return 2;
+    }
+#ifndef SIMDEX_HAVE_FAISS
+  if (!a.batches.empty()) {
+    std::fprintf(stderr,
+                 "latency_bench: --batch compares with FAISS, and this build has none (see README)\n");
+    return 2;
+  }
+#endif
   const bench::BenchData data = bench::make_bench_data(a.n, a.clustered, a.queries, kK);
   const auto& queries = data.queries;
   const std::string queries_file = a.dir + "/simdex-latency-" + std::to_string(::getpid()) + ".queries";
@@ -319,12 +329,25 @@ int main(int argc, char** argv) {
     std::vector<Hit> hits;
     hits.reserve(1024);
     Samples s_ns, f_ns, fd_ns;
+    {  // the answers checked before any is timed: against the uncompressed tables, FAISS or not
+      const bench::UncompressedTables base(data.fingerprints,
+                                           Scheme::named(scheme, kK, data.fingerprints.size()));
+      bench::Answer expect;
+      for (std::size_t i = 0; i < std::min<std::size_t>(queries.size(), 2000); ++i) {
+        base.query(queries[i], kK, expect);
+        if (bench::simdex_answer(index, queries[i], kK) != expect) {
+          std::fprintf(stderr, "latency_bench: simdex and the uncompressed baseline disagree on query %zu\n",
+                       i);
+          return 1;
+        }
+      }
+    }
     bool faiss_on = false;
 #ifdef SIMDEX_HAVE_FAISS
     faiss_on = faiss != nullptr;
     if (faiss_on)
       for (std::size_t i = 0; i < std::min<std::size_t>(queries.size(), 2000); ++i)
-        if (faiss->answer(queries[i], kK) != simdex_answer(index, queries[i])) {
+        if (faiss->answer(queries[i], kK) != bench::simdex_answer(index, queries[i], kK)) {
           std::fprintf(stderr, "latency_bench: FAISS and simdex disagree on query %zu\n", i);
           return 1;
         }

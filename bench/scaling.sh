@@ -12,9 +12,11 @@
 # and joins) R times; scaling.md shows medians. With --big the big runs come first, then the
 # fingerprint runs, then those of N (the first N of the big input): what the budget skips is the
 # least needed. Inputs: N random fingerprints (gen_fingerprints), the demo
-# corpus COPIES times as JSON Lines and as one text a line. --work on a tmpfs (/dev/shm) maps the
-# index files in 4 KiB pages (tmpfs makes no 2 MiB folios unless mounted with huge=): use a disk
-# file system to measure what a reader of a file on disk sees.
+# corpus COPIES times as JSON Lines and as one text a line. --work: where a new directory for the
+# inputs and indexes is made (and removed at the end; DIR itself is kept). On a tmpfs (/dev/shm) the
+# index files map in 4 KiB pages (tmpfs makes no 2 MiB folios unless mounted with huge=): use a disk
+# file system to measure what a reader of a file on disk sees. A failed run is FAILED in both files
+# and the exit status is 1.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 threads="" n=10000000 big=0 copies=200 budget=100000 repeat=1 bin="" out=$root/out/scaling work=""
@@ -22,7 +24,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --threads) threads=$2 ;; --n) n=$2 ;; --big) big=$2 ;; --copies) copies=$2 ;;
     --budget) budget=$2 ;; --repeat) repeat=$2 ;; --bin) bin=$2 ;; --out) out=$2 ;; --work) work=$2 ;;
-    *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,19p' "$0" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -32,10 +34,6 @@ if [ -z "$threads" ]; then  # powers of two up to the core count, and the core c
 fi
 IFS=, read -r -a thread_list <<<"$threads"
 max_threads=${thread_list[-1]}
-mkdir -p "$out"
-work=${work:-$(mktemp -d)}
-mkdir -p "$work"
-trap 'rm -rf "$work"' EXIT
 
 if [ -n "$bin" ]; then
   simdex=$bin/simdex batch_bench=$bin/batch_bench gen=$bin/gen_fingerprints
@@ -48,11 +46,29 @@ loader=()
 exe() {  # our programs through the loader, if any; system ones (wc) as they are
   case $1 in "$simdex" | "$batch_bench" | "$gen") "${loader[@]}" "$@" ;; *) "$@" ;; esac
 }
+# An unusable --bin stops here, before OUT's files are overwritten, not as a table of failed runs.
+for p in "$simdex" "$batch_bench" "$gen"; do  # the loader runs a program without its x bit
+  if [ ! -f "$p" ] || { [ ${#loader[@]} -eq 0 ] && [ ! -x "$p" ]; }; then
+    echo "scaling.sh: cannot run $p: not an executable file${bin:+ (--bin $bin)}" >&2; exit 1
+  fi
+done
+version=$(exe "$simdex" --version) || { echo "scaling.sh: cannot run $simdex${bin:+ (--bin $bin)}" >&2; exit 1; }
+
+mkdir -p "$out"
+# --work names a place, not ours to delete (it may be /dev/shm, or hold other files): the runs get a
+# new directory inside it, and only that is removed.
+if [ -n "$work" ]; then
+  mkdir -p "$work" && work=$(mktemp -d "$work/simdex-scaling.XXXXXX") || exit 1
+else
+  work=$(mktemp -d) || exit 1
+fi
+trap 'rm -rf "$work"' EXIT
 
 start=$(date +%s)
 tsv=$out/scaling.tsv
 printf 'work\tthreads\twall_s\tuser_s\tsys_s\tnote\n' >"$tsv"
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$tsv"; }
+failed=0  # runs that failed: the exit status at the end, once the tables are written
 # fits EST: whether a run estimated at EST seconds ends within the budget.
 fits() { [ $(($(date +%s) - start + $1)) -le "$budget" ]; }
 
@@ -65,7 +81,10 @@ timed() {
   { TIMEFORMAT='%R %U %S'; time exe "$@" >"$dest" 2>>"$work/stderr.txt"; } 2>"$tf"
   local rc=$?
   read -r wall user sys <"$tf"
-  if [ $rc -ne 0 ]; then row "$what" "$t" "$wall" "$user" "$sys" "FAILED rc=$rc"; tail -5 "$work/stderr.txt" >&2; return 1; fi
+  if [ $rc -ne 0 ]; then
+    row "$what" "$t" "$wall" "$user" "$sys" "FAILED rc=$rc"; failed=$((failed + 1))
+    tail -5 "$work/stderr.txt" >&2; return 1
+  fi
   row "$what" "$t" "$wall" "$user" "$sys" ""
   echo "  $wall s wall, $user s user, $sys s sys" >&2
 }
@@ -79,15 +98,17 @@ same() {
   else row "$1" - - - - "OUTPUT DIFFERS between thread counts"; fi
 }
 
-{
-  echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')," \
-    "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)"
-  echo "simdex: $(exe "$simdex" --version)"
-} >&2 || { echo "cannot run $simdex" >&2; exit 1; }
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')," \
+  "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), kernel $(uname -r)" >&2
+echo "simdex: $version" >&2
 
 # Fingerprint files: N (and BIG) random, plus wc -l on each as the issue's yardstick.
 fingerprints() {  # fingerprints COUNT: writes $work/fpCOUNT.txt
-  [ -s "$work/fp$1.txt" ] || exe "$gen" "$1" 1 >"$work/fp$1.txt"
+  if [ ! -s "$work/fp$1.txt" ]; then
+    exe "$gen" "$1" 1 >"$work/fp$1.txt"
+    local rc=$?  # no input then: the runs on it fail too, rather than measure a part of it
+    if [ $rc -ne 0 ]; then row "gen_fingerprints $1" - - - - "FAILED rc=$rc"; failed=$((failed + 1)); rm -f "$work/fp$1.txt"; fi
+  fi
   timed "wc -l, $1 fingerprints" 1 5 /dev/null wc -l "$work/fp$1.txt"
 }
 
@@ -99,9 +120,9 @@ times_at() {
 
 # build_runs COUNT SCHEME EST1: builds at each thread count; keeps the last index as $work/COUNT-SCHEME.sdx.
 build_runs() {
-  local count=$1 scheme=$2 est1=$3 t r idx=$work/$1-$2.sdx
+  local count=$1 scheme=$2 est1=$3 t idx=$work/$1-$2.sdx
   for t in "${thread_list[@]}"; do
-    for r in $(seq "$(times_at "$t" once)"); do
+    for _ in $(seq "$(times_at "$t" once)"); do
       rm -f "$idx"
       timed "build $count, $scheme" "$t" $((est1 * 2 / t + 2)) /dev/null \
         "$simdex" build -q --scheme "$scheme" --threads "$t" -o "$idx" "$work/fp$count.txt" || continue
@@ -112,10 +133,10 @@ build_runs() {
 
 # batch_runs COMMAND COUNT SCHEME EST1: pairs or clusters at each thread count, sorted output compared.
 batch_runs() {
-  local cmd=$1 count=$2 scheme=$3 est1=$4 t r
+  local cmd=$1 count=$2 scheme=$3 est1=$4 t
   [ -s "$work/$count-$scheme.sdx" ] || return 0
   for t in "${thread_list[@]}"; do
-    for r in $(seq "$(times_at "$t" "${5:-repeat}")"); do
+    for _ in $(seq "$(times_at "$t" "${5:-repeat}")"); do
       timed "$cmd $count, $scheme" "$t" $((est1 * 2 / t + 2)) "$work/out.txt" \
         "$simdex" "$cmd" -q --threads "$t" "$work/$count-$scheme.sdx" || continue
       sort "$work/out.txt" >"$work/sorted.txt"
@@ -132,7 +153,13 @@ join_runs() {
   echo "+ [join 1M vs $count, $scheme] batch_bench" >&2
   exe "$batch_bench" --no-pairs --no-single --join-n "$count" --queries 1000000 --runs "$runs" \
     --threads "$threads" --join-scheme "$scheme" >"$work/join.txt" 2>>"$work/stderr.txt"
+  local rc=$? t
   cat "$work/join.txt" >&2
+  # One process runs every thread count: when it fails none of its medians is trusted.
+  if [ $rc -ne 0 ] || ! grep -q 'thread(s):' "$work/join.txt"; then
+    for t in "${thread_list[@]}"; do row "join 1M vs $count, $scheme" "$t" - - - "FAILED rc=$rc"; done
+    failed=$((failed + 1)); tail -5 "$work/stderr.txt" >&2; return
+  fi
   local hits=""
   while read -r t wall cpu h; do
     row "join 1M vs $count, $scheme" "$t" "$wall" "$cpu" - "user+sys; median of $runs; $h hits"
@@ -209,19 +236,21 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
 threads = sys.argv[2].split(",")
 import statistics
-works, wall, notes = [], {}, {}
+works, wall, notes, failed = [], {}, {}, set()
 for r in rows:
     if r["work"] not in works:
         works.append(r["work"])
-    if r["threads"] != "-" and r["wall_s"] not in ("-", ""):
+    if r["note"].startswith("FAILED"):  # its time measures the failure: in no median or speed-up
+        failed.add((r["work"], r["threads"]))
+    elif r["threads"] != "-" and r["wall_s"] not in ("-", ""):
         wall.setdefault((r["work"], r["threads"]), []).append(float(r["wall_s"]))
     if r["note"] and not r["note"].startswith(("user+sys", "output identical")):
         notes.setdefault(r["work"], set()).add(r["note"])
 print("| work | " + " | ".join(threads) + " | speed-up |")
 print("|---|" + "---:|" * (len(threads) + 1))
-wall = {key: statistics.median(v) for key, v in wall.items()}
+wall = {key: statistics.median(v) for key, v in wall.items() if key not in failed}
 for w in works:
-    cells = [f"{wall[(w, t)]:.2f}" if (w, t) in wall else "" for t in threads]
+    cells = ["FAILED" if (w, t) in failed else f"{wall[(w, t)]:.2f}" if (w, t) in wall else "" for t in threads]
     got = [t for t in threads if (w, t) in wall]
     speed = ""
     if "1" in got and len(got) > 1:
@@ -231,3 +260,4 @@ for w in works:
 EOF
 cat "$out/scaling.md" >&2
 echo "elapsed $(($(date +%s) - start)) s" >&2
+if [ "$failed" -gt 0 ]; then echo "scaling.sh: $failed run(s) FAILED (see $tsv)" >&2; exit 1; fi

@@ -9,9 +9,19 @@
 #include <vector>
 
 #include "format/permutation.h"
+#include "simdex/index.h"
 #include "simdex/scheme.h"
 
 namespace simdex::bench {
+
+using Answer = std::vector<std::pair<unsigned, uint64_t>>;  // (distance, fingerprint), sorted
+
+// simdex's answer to q within k, in the baseline's form.
+inline Answer simdex_answer(const Index& index, uint64_t q, unsigned k) {
+  Answer a;
+  for (const auto& h : index.query(q, k)) a.emplace_back(h.distance, h.fingerprint);
+  return a;
+}
 
 class UncompressedTables {
  public:

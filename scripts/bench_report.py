@@ -12,6 +12,13 @@ def sh(cmd):
 
 failed_path = os.path.join(work, "failed.txt")
 failed = [l.strip() for l in open(failed_path) if l.strip()] if os.path.exists(failed_path) else []
+# A benchmark that stopped with an error (a wrong answer among them) has no row below: it is named
+# here, never left out in silence.
+for path in sorted(glob.glob(os.path.join(work, "*.json"))):
+    set_name = os.path.basename(path).split(".")[0]
+    for b in json.load(open(path))["benchmarks"]:
+        if "error_occurred" in b:
+            failed.append(f"{set_name} {b['name']}: ERROR {b.get('error_message', '')}".rstrip())
 model = re.sub(r"\s+", " ", sh("lscpu | sed -n 's/^Model name://p'"))
 cores = sh("nproc")
 ram = sh("free -g | awk '/^Mem:/ {print $2}'")
