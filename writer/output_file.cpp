@@ -146,6 +146,4 @@ void OutputFile::close() {
 
 bool OutputFile::in_place() const { return !impl_->file; }
 
-const std::string& OutputFile::name() const { return impl_->name; }
-
 }  // namespace simdex::writer

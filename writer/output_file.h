@@ -26,8 +26,6 @@ class OutputFile {
   // Written as it goes (standard output, a FIFO, a device): bytes written have reached the
   // destination, and there is nothing to publish.
   bool in_place() const;
-  // "standard output" or the path in quotes, as messages name it.
-  const std::string& name() const;
 
  private:
   struct Impl;
