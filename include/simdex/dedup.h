@@ -135,7 +135,8 @@ SIMDEX_EXPORT void write_deduplicated(const std::string& input, const DedupResul
 // find_duplicates then write_deduplicated, `output` opened first (a path that cannot be written
 // fails before the work); standard input and pipes are read once (copied to a temporary file). A regular file
 // replaced or written to while it is read (its inode, size or modification time changed between the first
-// read and the end of the second) is Error(input), and nothing is written.
+// read and the end of the second) is Error(input), and nothing is published (a FIFO or device has what
+// reached it).
 SIMDEX_EXPORT DedupResult dedup(const std::string& input, const std::string& output,
                                 const DedupOptions& options);
 
