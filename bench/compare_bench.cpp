@@ -28,6 +28,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "bench/bench_data.h"
 #include "bench/uncompressed_baseline.h"
@@ -105,11 +106,23 @@ struct Built {
 uint32_t default_block_bytes() {
   return static_cast<uint32_t>(env_u64("SIMDEX_BENCH_BLOCK_BYTES", simdex::BuildOptions{}.block_bytes));
 }
-const Built& simdex_index(const std::string& scheme, uint32_t block_bytes = default_block_bytes()) {
-  static std::map<std::pair<std::string, uint32_t>, Built> cache;
-  auto [it, fresh] = cache.try_emplace({scheme, block_bytes});
-  if (fresh) {
-    it->second.path = build_index(scheme, block_bytes, data().fingerprints);
+// `evicted`: an index of its own (for the cold benchmarks), dropped from the page cache whole before
+// it is opened. A file just written is cached in large folios, and a folio of which one page is
+// mapped (or kept: the block keys) cannot be dropped; read again after this drop, its pages come
+// back one by one.
+enum class Fresh { cached, evicted };
+const Built& simdex_index(const std::string& scheme, uint32_t block_bytes = default_block_bytes(),
+                          Fresh fresh = Fresh::cached) {
+  static std::map<std::tuple<std::string, uint32_t, Fresh>, Built> cache;
+  auto [it, made] = cache.try_emplace({scheme, block_bytes, fresh});
+  if (made) {
+    it->second.path =
+        build_index(scheme, block_bytes, data().fingerprints, fresh == Fresh::evicted ? "-cold" : "");
+    if (fresh == Fresh::evicted) {
+      const int fd = ::open(it->second.path.c_str(), O_RDONLY);
+      ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+      ::close(fd);
+    }
     it->second.index = std::make_unique<simdex::Index>(simdex::Index::open(it->second.path));
   }
   return it->second;
@@ -384,24 +397,8 @@ void BM_Decode(benchmark::State& state, bool two) {
 // tables' blocks and the ids, the bulk of the file, while what a probe reads to find its block
 // (BLOCK_DIRECTORY, BLOCK_KEYS: a few percent of the file, read by every query) stays cached, as it
 // does in a process serving a file larger than memory.
-// An index of its own for the cold benchmarks, dropped from the page cache whole before it is opened.
-// A file just written is cached in large folios, and a folio of which one page is mapped (or kept:
-// the block keys) cannot be dropped: read again after this drop, its pages come back one by one.
-const Built& cold_index(const std::string& scheme) {
-  static std::map<std::string, Built> cache;
-  auto [it, fresh] = cache.try_emplace(scheme);
-  if (fresh) {
-    it->second.path = build_index(scheme, default_block_bytes(), data().fingerprints, "-cold");
-    const int fd = ::open(it->second.path.c_str(), O_RDONLY);
-    ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-    ::close(fd);
-    it->second.index = std::make_unique<simdex::Index>(simdex::Index::open(it->second.path));
-  }
-  return it->second;
-}
-
 void BM_Cold(benchmark::State& state, std::string scheme, bool all) {
-  const Built& b = cold_index(scheme);
+  const Built& b = simdex_index(scheme, default_block_bytes(), Fresh::evicted);
   const auto& file = simdex::index_impl(*b.index).file;
   auto* base = const_cast<uint8_t*>(file.data());
   const int fd = ::open(b.path.c_str(), O_RDONLY);

@@ -329,29 +329,30 @@ int main(int argc, char** argv) {
     std::vector<Hit> hits;
     hits.reserve(1024);
     Samples s_ns, f_ns, fd_ns;
-    {  // the answers checked before any is timed: against the uncompressed tables, FAISS or not
+    bool faiss_on = false;
+#ifdef SIMDEX_HAVE_FAISS
+    faiss_on = faiss != nullptr;
+#endif
+    {  // the answers checked before any is timed: against the uncompressed tables, and FAISS's
       const bench::UncompressedTables base(data.fingerprints,
                                            Scheme::named(scheme, kK, data.fingerprints.size()));
       bench::Answer expect;
       for (std::size_t i = 0; i < std::min<std::size_t>(queries.size(), 2000); ++i) {
         base.query(queries[i], kK, expect);
-        if (bench::simdex_answer(index, queries[i], kK) != expect) {
+        const bench::Answer got = bench::simdex_answer(index, queries[i], kK);
+        if (got != expect) {
           std::fprintf(stderr, "latency_bench: simdex and the uncompressed baseline disagree on query %zu\n",
                        i);
           return 1;
         }
-      }
-    }
-    bool faiss_on = false;
 #ifdef SIMDEX_HAVE_FAISS
-    faiss_on = faiss != nullptr;
-    if (faiss_on)
-      for (std::size_t i = 0; i < std::min<std::size_t>(queries.size(), 2000); ++i)
-        if (faiss->answer(queries[i], kK) != bench::simdex_answer(index, queries[i], kK)) {
+        if (faiss_on && faiss->answer(queries[i], kK) != got) {
           std::fprintf(stderr, "latency_bench: FAISS and simdex disagree on query %zu\n", i);
           return 1;
         }
 #endif
+      }
+    }
     // The warm pass, then the timed one, alternating engines and their order.
     for (int pass = 0; pass < 2; ++pass) {
       for (std::size_t i = 0; i < queries.size(); ++i) {

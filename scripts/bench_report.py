@@ -14,9 +14,10 @@ failed_path = os.path.join(work, "failed.txt")
 failed = [l.strip() for l in open(failed_path) if l.strip()] if os.path.exists(failed_path) else []
 # A benchmark that stopped with an error (a wrong answer among them) has no row below: it is named
 # here, never left out in silence.
-for path in sorted(glob.glob(os.path.join(work, "*.json"))):
+loaded = {path: json.load(open(path))["benchmarks"] for path in sorted(glob.glob(os.path.join(work, "*.json")))}
+for path, benchmarks in loaded.items():
     set_name = os.path.basename(path).split(".")[0]
-    for b in json.load(open(path))["benchmarks"]:
+    for b in benchmarks:
         if "error_occurred" in b:
             failed.append(f"{set_name} {b['name']}: ERROR {b.get('error_message', '')}".rstrip())
 model = re.sub(r"\s+", " ", sh("lscpu | sed -n 's/^Model name://p'"))
@@ -41,14 +42,14 @@ def runs(paths):
     """The benchmarks of one data set, from one JSON file or several (one process per scheme)."""
     bench = {}
     for path in paths:
-        bench.update({b["name"]: b for b in json.load(open(path))["benchmarks"] if "error_occurred" not in b})
+        bench.update({b["name"]: b for b in loaded[path] if "error_occurred" not in b})
     return bench
 
 def us(b, key):
     return f"{b[key]:.2f}" if key in b else "-"
 
 sets = {}
-for path in glob.glob(os.path.join(work, "*.json")):
+for path in loaded:
     n, kind = os.path.basename(path).split(".")[0].split("-")
     sets.setdefault((int(n), kind), []).append(path)
 

@@ -21,9 +21,13 @@ py::tuple encode_surrogates(const py::object& error) {
     const Py_UCS4 c = PyUnicode_ReadChar(text.ptr(), i);
     const Py_UCS4 next = i + 1 < end ? PyUnicode_ReadChar(text.ptr(), i + 1) : 0;
     if (c >= 0xD800 && c <= 0xDBFF && next >= 0xDC00 && next <= 0xDFFF) {
-      const Py_UCS4 cp = 0x10000 + ((c - 0xD800) << 10) + (next - 0xDC00);
-      for (int shift : {18, 12, 6, 0})
-        bytes.push_back(static_cast<char>(shift == 18 ? 0xF0 | (cp >> 18) : 0x80 | ((cp >> shift) & 0x3F)));
+      // The code point's UTF-8, by Python's own encoder.
+      const py::str code_point = py::reinterpret_steal<py::str>(
+          PyUnicode_FromOrdinal(static_cast<int>(0x10000 + ((c - 0xD800) << 10) + (next - 0xDC00))));
+      Py_ssize_t size = 0;
+      const char* utf8 = code_point ? PyUnicode_AsUTF8AndSize(code_point.ptr(), &size) : nullptr;
+      if (!utf8) throw py::error_already_set();
+      bytes.append(utf8, static_cast<std::size_t>(size));
       ++i;
     } else if (c >= 0xDC80 && c <= 0xDCFF) {
       bytes.push_back(static_cast<char>(c - 0xDC00));
