@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/output.h"
 #include "fingerprint/document_fingerprints.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
@@ -60,6 +61,27 @@ void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
       ->group(g);
 }
 
+namespace {
+
+// A stopword that can never match is most likely a mistake ("don't" is two tokens), but not an
+// error: an index records the list it was built with, and the same file must still give it.
+void warn_of_unmatchable(const std::vector<std::string>& words, const std::string& file) {
+  constexpr std::size_t kShown = 5;
+  std::size_t unmatchable = 0;
+  for (const std::string& word : words) {
+    const std::string problem = stopword_problem(word);
+    if (problem.empty()) continue;
+    if (++unmatchable <= kShown)
+      std::cerr << "simdex: warning: stopwords file '" << printable(file) << "': " << printable(problem)
+                << "; it never matches (a stopword is one word: spec/FINGERPRINT.md step 4)\n";
+  }
+  if (unmatchable > kShown)
+    std::cerr << "simdex: warning: stopwords file '" << printable(file) << "': " << unmatchable - kShown
+              << " more entries that never match\n";
+}
+
+}  // namespace
+
 FingerprintOptions fingerprint_options(const TextOptions& o) {
   FingerprintOptions f;
   if (o.shingle_size < 1 || o.shingle_size > FingerprintOptions::max_shingle_size)
@@ -74,8 +96,11 @@ FingerprintOptions fingerprint_options(const TextOptions& o) {
   else if (o.stopwords != "none")
     throw Error(errc::usage, "--stopwords must be none or english");
   if (!o.stopwords_file.empty()) {
-    const std::vector<std::string> more = read_stopwords_file(o.stopwords_file);
-    f.stopwords.insert(f.stopwords.end(), more.begin(), more.end());
+    if (!o.stopwords_file_words) {
+      o.stopwords_file_words = read_stopwords_file(o.stopwords_file);
+      warn_of_unmatchable(*o.stopwords_file_words, o.stopwords_file);
+    }
+    f.stopwords.insert(f.stopwords.end(), o.stopwords_file_words->begin(), o.stopwords_file_words->end());
   }
   return f;
 }

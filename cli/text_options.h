@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/progress.h"
 #include "fingerprint/pending_key_map.h"
@@ -32,6 +33,8 @@ struct TextOptions {
   bool keys_printed = false;        // the command prints each document's key (as keys_flag asks)
   std::string keys_flag;            // the command's flag that prints the keys (--keys, --json), if any
   unsigned threads = 0;             // fingerprinting threads (0: all cores); the command's --threads
+  // The file's entries, read (and its entries that can never match warned of) at the first use.
+  mutable std::optional<std::vector<std::string>> stopwords_file_words;
 };
 
 // Adds --input-format, --id-field, --text-field, --shingle, --weighting, --stopwords,
@@ -53,7 +56,8 @@ void require_index_settings(const Index& index, const std::string& index_name, c
 DocumentOptions document_options(const TextOptions& options);
 
 // The library options the flags stand for. Throws simdex::Error (errc::usage, or errc::io when the
-// stopwords file cannot be read).
+// stopwords file cannot be read). The first call reads the stopwords file and warns on stderr of each
+// entry that can never match (simdex::stopword_problem).
 FingerprintOptions fingerprint_options(const TextOptions& options);
 
 using TextFingerprintFn =

@@ -120,6 +120,27 @@ TEST_CASE("stopwords are dropped before shingling, compared after normalization"
   CHECK(simdex::english_stopwords().size() == 33);
 }
 
+TEST_CASE("stopword_problem: empty exactly when the entry drops a token") {
+  // The oracle is step 4 itself: an entry can match iff the text made of it alone loses a token.
+  const V entries{"the",  "The",    "ＴＨＥ", "don't", "e-mail",   " the", "the.",    "--",    "",
+                  "手机", "手机号", "的",     "naïve", "new york", "\xff", "x\u0301", "\u00ad"};
+  for (const std::string& entry : entries) {
+    CAPTURE(entry);
+    FingerprintOptions o = shingles(1);
+    const V tokens = Fingerprinter(o).features(entry);
+    o.stopwords = {entry};
+    const bool drops = !tokens.empty() && Fingerprinter(o).features(entry).size() < tokens.size();
+    CHECK(simdex::stopword_problem(entry).empty() == drops);
+  }
+  CHECK(simdex::stopword_problem("don't") == "\"don't\" is 2 tokens: \"don\" \"t\"");
+  CHECK(simdex::stopword_problem("--") == "\"--\" has no letter, mark or number: it is no token");
+  CHECK(simdex::stopword_problem(" The") == "\" The\" holds separators around its one token \"the\"");
+  const std::string long_entry = std::string(100, 'a') + " b c d e f g h i j";
+  CHECK(simdex::stopword_problem(long_entry) == "\"" + std::string(80, 'a') + "...\" is 10 tokens: \"" +
+                                                    std::string(80, 'a') +
+                                                    "...\" \"b\" \"c\" \"d\" \"e\" \"f\" \"g\" \"h\" ...");
+}
+
 TEST_CASE("options out of range are rejected") {
   CHECK_THROWS_WITH_AS(Fingerprinter(shingles(0)), doctest::Contains("usage: shingle size"), simdex::Error);
   CHECK_THROWS_WITH_AS(Fingerprinter(shingles(FingerprintOptions::max_shingle_size + 1)),

@@ -188,6 +188,29 @@ std::vector<std::string> Fingerprinter::features(std::string_view utf8) {
 
 const FingerprintOptions& Fingerprinter::options() const { return impl_->options; }
 
+std::string stopword_problem(std::string_view word) {
+  text::Normalizer normalizer;
+  const std::string entry = normalized_stopwords({std::string(word)}, normalizer).front();
+  const std::vector<std::string> tokens = Fingerprinter(FingerprintOptions{.shingle_size = 1}).features(word);
+  if (tokens.size() == 1 && tokens.front() == entry) return {};
+  // A message names at most 80 bytes of the entry and 8 of its tokens, cut where a code point starts.
+  const auto quoted = [](std::string_view s) {
+    constexpr std::size_t kShown = 80;
+    if (s.size() <= kShown) return "\"" + std::string(s) + "\"";
+    std::size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+    return "\"" + std::string(s.substr(0, cut)) + "...\"";
+  };
+  if (tokens.empty()) return quoted(word) + " has no letter, mark or number: it is no token";
+  if (tokens.size() == 1)
+    return quoted(word) + " holds separators around its one token " + quoted(tokens.front());
+  std::string out = quoted(word) + " is " + std::to_string(tokens.size()) + " tokens:";
+  constexpr std::size_t kTokensShown = 8;
+  for (std::size_t t = 0; t < tokens.size() && t < kTokensShown; ++t) out += " " + quoted(tokens[t]);
+  if (tokens.size() > kTokensShown) out += " ...";
+  return out;
+}
+
 std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options) {
   return Fingerprinter(options).fingerprint(utf8);
 }

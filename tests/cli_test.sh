@@ -270,6 +270,13 @@ check fp-stopwords-gz 0 "$simdex" fingerprint --shingle 2 --stopwords-file "$dir
 same fp-stopwords-gz-same "$dir/sw-plain.fp" "$dir/out"
 check fp-stopwords-none 0 "$simdex" fingerprint --shingle 2 "$dir/sw-doc.jsonl"
 cmp -s "$dir/sw-plain.fp" "$dir/out" && bad "the stopwords changed nothing" || ok
+# An entry that is no single word never matches: a warning, said once (build reads its options
+# twice); the build goes on.
+printf "the\ndon't\nof\n" > "$dir/sw-bad.txt"
+check fp-stopwords-unmatchable 0 "$simdex" build -q --text --shingle 2 --stopwords-file "$dir/sw-bad.txt" \
+  -o "$dir/sw-bad.sdx" "$dir/sw-doc.jsonl"
+expect_grep fp-stopwords-unmatchable-msg "warning: stopwords file .*\"don't\" is 2 tokens: \"don\" \"t\"; it never matches" "$dir/err"
+[ "$(grep -c warning "$dir/err")" = 1 ] && ok || bad "the warning is not said once: $(cat "$dir/err")"
 check fp-stopwords-dir 1 "$simdex" fingerprint --stopwords-file "$dir/docs" "$dir/docs.jsonl"
 expect_grep fp-stopwords-dir-msg "stopwords file: reading .*docs: Is a directory" "$dir/err"
 

@@ -165,7 +165,8 @@ def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads
         (errors="surrogateescape") the byte it stands for.
     shingle: words per feature, 1..16 (the CLI's --shingle).
     weighting: "frequency" (a feature counts as often as it occurs) or "binary" (once).
-    stopwords: None, "english" (the built-in list) or an iterable of words to drop.
+    stopwords: None, "english" (the built-in list) or an iterable of words to drop; an entry that
+        is not one word ("don't" is two tokens) never matches, and a UserWarning says so.
     threads: worker threads; 0 uses all cores.
 
     Returns an np.uint64 array, one fingerprint per text, in order.

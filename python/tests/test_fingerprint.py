@@ -4,6 +4,7 @@ import gzip
 import json
 import os
 import subprocess
+import warnings
 
 import numpy as np
 import pytest
@@ -99,6 +100,20 @@ def test_surrogates_are_read_as_the_cli_reads_the_json_escapes(cli, tmp_path):
 def test_custom_stopwords_are_dropped():
     base = simdex.fingerprint(["alpha beta gamma delta"], shingle=1)[0]
     assert simdex.fingerprint(["alpha beta ZETA gamma delta"], shingle=1, stopwords=["zeta"])[0] == base
+
+
+def test_a_stopword_that_never_matches_is_warned_of():
+    with pytest.warns(UserWarning, match=r'stopword "don\'t" is 2 tokens: "don" "t"; it never matches') as seen:
+        got = simdex.fingerprint(["don't stop me now"], shingle=1, stopwords=["don't", "now"])
+    assert len(seen) == 1 and seen[0].filename == __file__  # the caller's line, not the wrapper's
+    assert got[0] == simdex.fingerprint(["don't stop me"], shingle=1)[0]  # "now" dropped, "don't" not
+    with pytest.warns(UserWarning, match="\ufffd"):  # bytes that are not UTF-8: shown repaired
+        simdex.fingerprint(["a"], stopwords=[b"\xff"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        simdex.fingerprint(["a"], stopwords=["the", "手机"])  # words: no warning
+        with pytest.raises(UserWarning):  # a warning made an error stops the call
+            simdex.fingerprint(["a"], stopwords=["--"])
 
 
 def test_bad_arguments():
