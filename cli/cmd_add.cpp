@@ -2,7 +2,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -104,10 +106,51 @@ class AddedKeys {
     unite_key_maps(
         maps, [&](std::string_view bytes) { out.write(bytes.data(), bytes.size()); }, "the set is unchanged",
         check);
-    out.publish();
+    keep_map_before(set);
+    try {
+      out.publish();
+    } catch (...) {
+      if (!before_.empty()) ::unlink(before_.c_str());
+      throw;
+    }
+    extended_ = true;
+  }
+
+  // After the add: the map before extend() dropped when the member was published, put back when
+  // not (a failed add leaves the set's map as it found it; `remove --key` of a key never added is
+  // then refused). A writer killed in between leaves the extended map, which holds every key of the
+  // set and more (a key without a live pair is never printed), and the kept one for the set's next
+  // writer to remove.
+  void finish(const std::string& set, bool published) {
+    if (!extended_) return;
+    extended_ = false;
+    const std::string set_map = key_map_path(set);
+    if (published) {
+      if (!before_.empty()) ::unlink(before_.c_str());
+    } else if (before_.empty()) {
+      ::unlink(set_map.c_str());  // the add made the map: none before
+    } else if (::rename(before_.c_str(), set_map.c_str()) != 0) {
+      std::cerr << "simdex: warning: could not put back the key map " << printable(set_map) << " ("
+                << std::strerror(errno) << "): it holds the keys of documents not added too\n";
+      return;
+    }
+    writer::fsync_directory(set::set_directory(set));
   }
 
  private:
+  // A second name for the set's map (no copy), where the set's next writer cleans up what one
+  // killed left.
+  void keep_map_before(const std::string& set) {
+    if (!set_map_) return;
+    before_ =
+        set::pending_entry_path(set, std::filesystem::path(set).filename().string() + "-keys-before.tsv");
+    ::unlink(before_.c_str());
+    if (::link(key_map_path(set).c_str(), before_.c_str()) != 0)
+      throw Error(errc::io, "cannot link '" + before_ +
+                                "' to the set's key map (kept until the add is published): " +
+                                std::strerror(errno) + "; the set is unchanged");
+  }
+
   std::string input_;
   std::string path_;
   bool temporary_ = false;
@@ -116,6 +159,8 @@ class AddedKeys {
   bool set_map_ = false;       // the set has a key map
   bool check_ids_ = false;     // the set exists and has a map: the ids added are checked against it
   std::vector<uint64_t> added_ids_;
+  bool extended_ = false;  // extend() published a new map; finish() keeps or undoes it
+  std::string before_;     // the map before extend(), under a second name (none: the set had none)
 };
 
 void run_add(AddArgs& a) {
@@ -153,7 +198,16 @@ void run_add(AddArgs& a) {
   }
   // Before the manifest that names the new member: a key without a live pair is never printed.
   added_keys.extend(a.set);
-  const SetChange change = set.add(builder);
+  const uint64_t generation = set.generation();
+  SetChange change;
+  try {
+    change = set.add(builder);
+  } catch (...) {
+    // Published (the merge after it failed, or a full set merged first): the map stays extended.
+    added_keys.finish(a.set, set.generation() != generation);
+    throw;
+  }
+  added_keys.finish(a.set, true);
   progress.finish();
   report_set_change(a, "added", change, start);
 }

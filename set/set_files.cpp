@@ -63,6 +63,16 @@ std::string pending_entry_path(const std::string& manifest_path, const std::stri
   return set_directory(manifest_path) + "/." + name + ".pending-" + std::to_string(::getpid());
 }
 
+bool remove_entry_file(const std::string& manifest_path, const std::string& name) {
+  const std::string directory = set_directory(manifest_path);
+  for (std::size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
+    struct stat st {};
+    if (::lstat((directory + "/" + name.substr(0, slash)).c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      return false;  // a link (or something gone): what it leads to is not the set's to remove
+  }
+  return ::unlink(entry_path(manifest_path, name).c_str()) == 0;
+}
+
 void publish_entry_file(const std::string& manifest_path, const std::string& pending,
                         const std::string& name) {
   const std::string target = entry_path(manifest_path, name);

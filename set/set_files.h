@@ -39,6 +39,12 @@ std::string pending_entry_path(const std::string& manifest_path, const std::stri
 void publish_entry_file(const std::string& manifest_path, const std::string& pending,
                         const std::string& name);
 
+// Removes the entry `name` (a legal name) from the set's directory once no manifest names it: the
+// file, or the link itself where the name is a symbolic link, and nothing where a directory on the
+// name's way is a link (a member linked in from elsewhere, §2.2, lies outside the set: §8 lets a
+// writer remove the set's own files). False when nothing was removed.
+bool remove_entry_file(const std::string& manifest_path, const std::string& name);
+
 // The whole file when it has at most `max_bytes`; else only its first 64 bytes (the header of a
 // manifest or tombstone, what tells why it is refused), so that a hostile size costs no memory and
 // no reading. `size`, when given, gets the file's size. Error(member_missing) when it is absent or not

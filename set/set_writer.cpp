@@ -73,10 +73,8 @@ struct SetWriter::State {
     if (manifest)
       for (const auto* list : {&manifest->members, &manifest->tombstones})
         for (const auto& e : *list)
-          if (!named.count(e.name)) {
-            ::unlink(set::entry_path(path, e.name).c_str());  // readers holding it keep their mapping
+          if (!named.count(e.name) && set::remove_entry_file(path, e.name))  // readers keep their mapping
             change.removed.push_back(e.name);
-          }
     change.generation = next.generation;
     change.members = next.members.size();
     manifest = std::move(next);
@@ -242,6 +240,7 @@ SetWriter::~SetWriter() {
 }
 
 bool SetWriter::exists() const { return state_->manifest.has_value(); }
+uint64_t SetWriter::generation() const { return state_->manifest ? state_->manifest->generation : 0; }
 unsigned SetWriter::max_distance() const { return state_->current().max_distance; }
 uint32_t SetWriter::block_bytes() const { return state_->current().block_bytes; }
 

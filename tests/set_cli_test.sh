@@ -143,6 +143,23 @@ cp "$dir/keys.good" "$t.keys.tsv"
 # Fingerprint lines without their map (a pipe) cannot tell: the same documents again are accepted.
 check "keyed fingerprints through a pipe" 0 bash -c "'$simdex' fingerprint -q '$dir/d2.jsonl' | '$simdex' add -q '$t' -"
 check "--key-map naming the set's map" 2 "$simdex" add -q "$t" --text "$dir/d1.jsonl" --key-map "$t.keys.tsv"
+# An add that fails after the set's map was extended (its member's name taken by a file the
+# writers keep: one that begins with the set magic) puts the map back as it was: a key never added
+# is not removable.
+cp "$t.keys.tsv" "$dir/keys.before"; cp "$t" "$dir/manifest.before"
+next=$(printf '%016x' $(( $("$simdex" info --json "$t" | sed 's/.*"generation":\([0-9]*\),"tombstone_count".*/\1/') + 1 )))
+printf '\211SDS\r\n\032\nnot a member' > "$t-$next.sdx"
+printf '{"id":"url:never","text":"a text about something that was never added to the set"}\n' > "$dir/never.jsonl"
+check "an add whose member cannot be published" 1 "$simdex" add -q "$t" --text "$dir/never.jsonl"
+expect_grep "says why" "exists: another writer published that generation" "$dir/err"
+same "its map is put back" "$t.keys.tsv" "$dir/keys.before"
+same "its manifest is unchanged" "$t" "$dir/manifest.before"
+ls -a "$dir" | grep -q 'keys-before' && bad "the failed add left the map's second name" || ok
+check "a key of the failed add is not removable" 1 "$simdex" remove -q "$t" --key url:never
+rm "$t-$next.sdx"
+check "the add then succeeds" 0 "$simdex" add -q "$t" --text "$dir/never.jsonl"
+ls -a "$dir" | grep -q 'keys-before' && bad "an add left the map's second name" || ok
+check "and its key is removable" 0 "$simdex" remove -q "$t" --key url:never
 
 # A good set whose members record different text settings (hand-made: writers refuse to make one):
 # info describes it and says so; a query by text refuses it.
@@ -162,6 +179,27 @@ open(d + "/mixed.sdxs", "wb").write(r.encode_manifest(2, 256, 3, [r.member_entry
   expect_grep "json says they differ" '"fingerprint_settings_differ":true' "$dir/out"
   check "a text query refuses it" 1 "$simdex" query --text "$dir/mixed.sdxs" "$dir/sa.jsonl"
   expect_grep "names the mismatch" "settings_mismatch" "$dir/err"
+fi
+
+# Members linked in from elsewhere (spec/SET.md §2.2): a merge removes the links it no longer
+# names, never what they lead to, nor a file reached through a linked directory.
+if command -v python3 >/dev/null; then
+  l="$dir/linked"; mkdir -p "$l/set" "$l/elsewhere"
+  printf '1\t1\n' > "$l/a.tsv"; printf '2\t2\n' > "$l/b.tsv"
+  "$simdex" build -q -o "$l/elsewhere/a.sdx" "$l/a.tsv"
+  "$simdex" build -q -o "$l/elsewhere/b.sdx" "$l/b.tsv"
+  ln -s ../elsewhere "$l/set/dir"; ln -s ../elsewhere/b.sdx "$l/set/b.sdx"
+  python3 -c '
+import sys; sys.path.insert(0, sys.argv[1] + "/../spec/reference"); import simdex_ref as r
+d = sys.argv[2]
+open(d + "/set/s.sdxs", "wb").write(r.encode_manifest(2, 256, 3, [r.member_entry(d + "/elsewhere/a.sdx", 1, "dir/a.sdx"),
+                                                               r.member_entry(d + "/elsewhere/b.sdx", 2, "b.sdx")], []))' \
+    "$(cd "$(dirname "$0")" && pwd)" "$l"
+  check "merge of linked-in members" 0 "$simdex" merge -q "$l/set/s.sdxs"
+  [ -e "$l/elsewhere/a.sdx" ] && [ -e "$l/elsewhere/b.sdx" ] && ok || bad "a merge removed a file outside the set"
+  [ ! -L "$l/set/b.sdx" ] && ok || bad "a merge kept the link it no longer names"
+  check "the merged set answers" 0 "$simdex" query "$l/set/s.sdxs" 2
+  expect_grep "its answer" "$(printf '^2\t2\t0\t2$')" "$dir/out"
 fi
 
 # A set of more members than the soft limit on open files (each member keeps its descriptor): the

@@ -58,6 +58,9 @@ class SIMDEX_EXPORT SetWriter {
   SetWriter& operator=(const SetWriter&) = delete;
 
   bool exists() const;
+  // The generation of the manifest this writer last read or published (0 before the first add):
+  // after a change that threw, whether it published something first.
+  uint64_t generation() const;
   unsigned max_distance() const;  // the set's k (Error(usage) before the first add)
   uint32_t block_bytes() const;
 
