@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
   simdex::cli::refuse_empty_values(app);
   // Messages are made printable: they quote input lines and file names, which may hold escape sequences.
   int rc = 0;
+  std::string reported;  // the error said, if any
   try {
     if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
     simdex::cli::refuse_empty_assignments(argc, argv);
@@ -82,14 +83,18 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     rc = simdex::cli::report_parse_error(app, e, std::cout, std::cerr);
   } catch (const simdex::Error& e) {
-    std::cerr << "simdex: " << simdex::cli::printable(e.what()) << "\n";
+    reported = e.what();
+    std::cerr << "simdex: " << simdex::cli::printable(reported) << "\n";
     rc = e.code() == simdex::errc::usage ? 2 : 1;
   } catch (const std::exception& e) {
-    std::cerr << "simdex: " << simdex::cli::printable(e.what()) << "\n";
+    reported = simdex::cli::failure_message(e);
+    std::cerr << "simdex: " << simdex::cli::printable(reported) << "\n";
     rc = 1;
   }
-  // A write error met while an error was on its way out (the results before it could not be kept).
-  if (const std::string deferred = simdex::cli::take_deferred_error(); !deferred.empty()) {
+  // A write error met while an error was on its way out (the results before it could not be kept),
+  // unless it is that error, met again by the output's close.
+  if (const std::string deferred = simdex::cli::take_deferred_error();
+      !deferred.empty() && deferred != reported) {
     std::cerr << "simdex: " << simdex::cli::printable(deferred) << "\n";
     rc = 1;
   }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <new>
 #include <utility>
 
 #include "fingerprint/utf8.h"
@@ -51,6 +52,13 @@ void Output::close() {
 }
 
 std::string take_deferred_error() { return std::exchange(deferred_error, std::string()); }
+
+std::string failure_message(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) == nullptr) return e.what();
+  return std::string("out of memory (") + e.what() +
+         "): a smaller --memory, fewer --threads, or a higher limit on the process's memory (ulimit -v) "
+         "may let it run";
+}
 
 void append_json_string(fmt::memory_buffer& b, std::string_view text) {
   // JSON text is UTF-8: bytes that are not (a file name, a query line) become U+FFFD, as a

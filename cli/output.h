@@ -98,6 +98,10 @@ class Output {
 // A write error an Output met in its destructor (then an exception was already on its way), or "".
 std::string take_deferred_error();
 
+// What a command that stopped on `e` (not a simdex::Error) says: its what(), and for std::bad_alloc
+// (a `ulimit -v` below what the memory bound and threads take) what to lower.
+std::string failure_message(const std::exception& e);
+
 // `text` as a JSON string, quotes included: '"', '\' and control bytes escaped; bytes that are not
 // UTF-8 become U+FFFD (maximal subparts, as spec/FINGERPRINT.md step 1 repairs a text).
 void append_json_string(fmt::memory_buffer& b, std::string_view text);

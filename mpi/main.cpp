@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   simdex::mpi::add_clusters_command(app);
   simdex::cli::refuse_empty_values(app);
   int rc = 0;
+  std::string reported;  // the error rank 0 said, if any
   try {
     if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
     simdex::cli::refuse_empty_assignments(argc, argv);
@@ -53,14 +54,18 @@ int main(int argc, char** argv) {
   } catch (const simdex::mpi::JobFailed& e) {
     rc = e.status;                    // the failing ranks printed why
   } catch (const simdex::Error& e) {  // outside a step: every rank met it alike
-    if (rank == 0) std::cerr << "simdex-mpi: " << simdex::cli::printable(e.what()) << "\n";
+    reported = e.what();
+    if (rank == 0) std::cerr << "simdex-mpi: " << simdex::cli::printable(reported) << "\n";
     rc = e.code() == simdex::errc::usage ? 2 : 1;
   } catch (const std::exception& e) {
-    std::cerr << "simdex-mpi: rank " << rank << ": " << simdex::cli::printable(e.what()) << "\n";
+    std::cerr << "simdex-mpi: rank " << rank << ": "
+              << simdex::cli::printable(simdex::cli::failure_message(e)) << "\n";
     std::fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);  // this rank alone: the others may wait in a collective
   }
-  if (const std::string deferred = simdex::cli::take_deferred_error(); !deferred.empty()) {
+  // Unless it is the error said, met again by the output's close.
+  if (const std::string deferred = simdex::cli::take_deferred_error();
+      !deferred.empty() && deferred != reported) {
     std::cerr << "simdex-mpi: rank " << rank << ": " << simdex::cli::printable(deferred) << "\n";
     rc = 1;
   }

@@ -38,6 +38,7 @@ for c in "${commands[@]}"; do
   # shellcheck disable=SC2086
   if "$simdex" $c > /dev/full 2>"$dir/err"; then bad "$c > /dev/full exits 0"; else ok; fi
   expect_grep "full message: $c" "simdex: io: writing standard output: No space left on device" "$dir/err"
+  [ "$(wc -l < "$dir/err")" = 1 ] && ok || bad "$c > /dev/full: not one message: $(cat "$dir/err")"
   if "$simdex" $c >&- 2>"$dir/err"; then bad "$c with stdout closed exits 0"; else ok; fi
   expect_grep "closed message: $c" "simdex: io: writing standard output: Bad file descriptor" "$dir/err"
 done
@@ -46,6 +47,14 @@ if "$simdex" fingerprint "$dir/doc.jsonl" > /dev/full 2>"$dir/err"; then bad "fi
 expect_grep "full message: fingerprint" "writing standard output: No space left on device" "$dir/err"
 if "$simdex" fingerprint "$dir/doc.jsonl" -o /dev/full 2>"$dir/err"; then bad "fingerprint -o /dev/full exits 0"; else ok; fi
 expect_grep "full message: fingerprint -o" "writing '/dev/full': No space left on device" "$dir/err"
+# A file size limit (ulimit -f): the write that passes it fails (EFBIG) as a full disk's does, with
+# a message and no temporary file left (SIGXFSZ ended simdex in silence, leaving them).
+mkdir "$dir/fsize"
+if (ulimit -f 8 && "$simdex" build -q -o "$dir/fsize/big.sdx" "$dir/in.tsv") 2>"$dir/err"; then
+  bad "a build past ulimit -f exits 0"
+else ok; fi
+expect_grep "ulimit -f message" "cannot write .*: File too large" "$dir/err"
+[ -z "$(ls -A "$dir/fsize")" ] && ok || bad "a build past ulimit -f left: $(ls -A "$dir/fsize")"
 # A reader that stops early (`| head`): SIGPIPE ends simdex without a message, as coreutils.
 for c in "pairs $dir/a.sdx" "join $dir/a.sdx $dir/in.tsv" "query $dir/many.sdx 7"; do
   # shellcheck disable=SC2086

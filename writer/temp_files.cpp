@@ -241,6 +241,11 @@ void remove_temporary_files_on_signals() {
     sigemptyset(&action.sa_mask);
     ::sigaction(sig, &action, nullptr);
   }
+  // A file size limit (ulimit -f) ended the process by SIGXFSZ, silently and leaving its files:
+  // ignored, the write that passes it fails with EFBIG, an error as a full disk's.
+  struct sigaction old {};
+  if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+    ::signal(SIGXFSZ, SIG_IGN);
 }
 
 }  // namespace simdex

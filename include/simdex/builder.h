@@ -53,6 +53,7 @@ SIMDEX_EXPORT uint64_t default_memory_bytes();
 // Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those whose action is the default) that remove
 // the temporary files of the builds in progress, then end the process by the same signal. The CLI
 // calls it; without it a signal leaves the files to the next build's cleanup (spec/FORMAT.md §11).
+// SIGXFSZ, where its action is the default, is ignored: a write past `ulimit -f` fails (EFBIG).
 SIMDEX_EXPORT void remove_temporary_files_on_signals();
 
 struct BuildSummary {
