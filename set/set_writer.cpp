@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -15,6 +17,7 @@
 #include "set/set_snapshot.h"
 #include "simdex/set.h"
 #include "writer/atomic_file.h"
+#include "writer/temp_files.h"
 
 namespace simdex {
 
@@ -60,11 +63,14 @@ struct SetWriter::State {
       file.write(bytes.data(), bytes.size());
       file.sync();
     } catch (const Error& e) {
-      throw Error(e.code(), e.detail() + ": the manifest '" + path +
-                                "' was not replaced, the set is unchanged (its next writer removes the "
-                                "files written for this change)");
+      throw Error(e.code(),
+                  e.detail() + ": the manifest '" + path +
+                      "' was not replaced, the set is unchanged (the files written for this change are "
+                      "removed)");
     }
     require_unchanged_manifest();
+    for (writer::UnpublishedFile& f : unnamed) f.release();  // named from the rename on
+    unnamed.clear();
     file.publish();
     change.bytes_written += bytes.size();
     std::set<std::string> named;
@@ -127,10 +133,21 @@ struct SetWriter::State {
   // Writes `builder` as the member named for `generation`; checks it suits the set.
   format::SetEntry write_member(IndexBuilder& builder, uint64_t generation, SetChange& change) {
     const std::string name = set::member_name(path, generation);
-    const std::string pending = set::pending_entry_path(path, name);
-    builder.write(pending);
-    set::publish_entry_file(path, pending, name);
+    write_entry(name, [&](const std::string& pending) { builder.write(pending); });
     return published_member(name, generation, change);
+  }
+
+  // The files of this change that no published manifest names yet: removed by a signal (a member of
+  // 100 GB is not left for the next writer to find) or an error, kept from the manifest's rename on.
+  std::deque<writer::UnpublishedFile> unnamed;
+
+  // The entry `name` written by write(pending) under its pending name, then given its name.
+  void write_entry(const std::string& name, const std::function<void(const std::string&)>& write) {
+    const std::string pending = set::pending_entry_path(path, name);
+    unnamed.emplace_back(pending);  // a name of this process's (its id): no other file has it
+    write(pending);
+    set::publish_entry_file(path, pending, name);
+    unnamed.emplace_back(set::entry_path(path, name));  // this writer's now (the link would have failed)
   }
 
   // The entry of the member just written as `name`; checks it suits the set.
@@ -171,9 +188,9 @@ struct SetWriter::State {
     for (std::size_t i = 0; i < m.members.size(); ++i)
       if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) next.members.push_back(m.members[i]);
     const std::string name = set::member_name(path, generation);
-    const std::string pending = set::pending_entry_path(path, name);
-    const set::MergeSummary merged = set::write_merged(*snapshot, pending, build);
-    set::publish_entry_file(path, pending, name);
+    set::MergeSummary merged;
+    write_entry(name,
+                [&](const std::string& pending) { merged = set::write_merged(*snapshot, pending, build); });
     change.merged_entries += merged.entries_read;
     next.members.push_back(published_member(name, generation, change));
     drop_unneeded_tombstones(next);
@@ -304,11 +321,11 @@ SetChange SetWriter::remove(std::span<const uint64_t> ids) {
   t.ids.erase(std::unique(t.ids.begin(), t.ids.end()), t.ids.end());
   const std::vector<uint8_t> bytes = t.encode();
   const std::string name = set::tombstone_name(s.path, t.generation);
-  const std::string pending = set::pending_entry_path(s.path, name);
-  writer::AtomicFile file(pending);
-  file.write(bytes.data(), bytes.size());
-  file.publish();
-  set::publish_entry_file(s.path, pending, name);
+  s.write_entry(name, [&](const std::string& pending) {
+    writer::AtomicFile file(pending);
+    file.write(bytes.data(), bytes.size());
+    file.publish();
+  });
   change.written.push_back(name);
   change.bytes_written += bytes.size();
   format::SetManifest next = m;

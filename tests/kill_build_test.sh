@@ -78,5 +78,36 @@ for sig in INT TERM; do
   left=$(ls -a "$dir" | grep -E '^\.fp\.out|^fp\.out')
   [ -z "$left" ] && ok || bad "fingerprint SIG$sig: left $left"
 done
+# A set's merge stopped by SIGINT or SIGTERM at random moments: the set verifies and its directory
+# holds only the files its manifest names (a merged member written, or given its name, before the
+# manifest named it was left behind: as large as the members merged).
+mkdir "$dir/set.ref"
+for part in 1 2 3; do
+  sed -n "${part}~3p" "$dir/new.tsv" | "$simdex" add -q --no-merge "$dir/set.ref/s.sdxs" - || bad "set member $part"
+done
+rm -f "$dir/set.ref/s.sdxs.lock"
+cp -a "$dir/set.ref" "$dir/set"
+start=$(date +%s%N); "$simdex" merge -q "$dir/set/s.sdxs"; took=$(( ($(date +%s%N) - start) / 1000000 ))
+named() { "$simdex" info --json "$1" | grep -o '"name":"[^"]*"' | cut -d'"' -f4 | sort; }
+merges=0
+set -m
+for round in $(seq 1 "$rounds"); do
+  sig=$([ $((round % 2)) = 0 ] && echo INT || echo TERM)
+  rm -rf "$dir/set"; cp -a "$dir/set.ref" "$dir/set"
+  "$simdex" merge -q "$dir/set/s.sdxs" &
+  pid=$!
+  sleep "$(moment)"
+  kill -s "$sig" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null; rc=$?
+  if [ "$rc" = $((128 + $(kill -l "$sig"))) ]; then merges=$((merges+1)); ok
+  elif [ "$rc" = 0 ]; then took=$((took / 2 + 1)); ok
+  else bad "merge SIG$sig round $round: exit status $rc"; fi
+  "$simdex" verify "$dir/set/s.sdxs" >/dev/null && ok || bad "merge SIG$sig round $round: the set does not verify"
+  left=$(comm -13 <(named "$dir/set/s.sdxs") <(ls -A "$dir/set" | grep -vx 's.sdxs\|s.sdxs.lock' | sort))
+  [ -z "$left" ] && ok || bad "merge SIG$sig round $round (rc $rc): files the manifest does not name: $left"
+done
+set +m
+[ "$merges" -gt 0 ] && ok || bad "no merge ended by a signal (timing too short)"
+echo "signals ended $merges of $rounds merges (a merge takes ${took} ms)"
 echo "killed $killed of $rounds builds (build takes ${took} ms)"
 finish

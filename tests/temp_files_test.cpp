@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "test_util.h"
 #include "writer/atomic_file.h"
@@ -184,4 +185,36 @@ TEST_CASE("a forked child's cleanup spares the temporary files of its parent's b
   int status = 0;
   REQUIRE(::waitpid(child, &status, 0) == child);
   CHECK(temporary_files() == 1);
+}
+
+TEST_CASE("an unpublished file is removed by the signal cleanup and when dropped, until released") {
+  TempDir dir;
+  auto make = [&](const std::string& name) {
+    std::ofstream(dir.file(name)) << "a member no manifest names yet";
+    return dir.file(name);
+  };
+  // The signal cleanup (run in a forked child, as a signal's handler would: it forgets the
+  // registry, so the child registers its own) removes a registered one, and a released one stays.
+  const std::string by_signal = make("by-signal"), kept = make("kept");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    writer::UnpublishedFile removed(by_signal), released(kept);
+    released.release();
+    writer::remove_registered_temps();
+    ::_exit(0);  // no destructor runs: only the cleanup removed anything
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK_FALSE(fs::exists(by_signal));
+  CHECK(fs::exists(kept));
+  // Dropped (an error on the way to the manifest): removed; released first: kept.
+  const std::string dropped = make("dropped");
+  { writer::UnpublishedFile f(dropped); }
+  CHECK_FALSE(fs::exists(dropped));
+  {
+    writer::UnpublishedFile f(kept);
+    f.release();
+  }
+  CHECK(fs::exists(kept));
 }

@@ -214,6 +214,20 @@ void remove_unlocked(const std::string& dir, const std::string& prefix) {
   ::closedir(d);
 }
 
+UnpublishedFile::UnpublishedFile(std::string path) : path_(std::move(path)), slot_(register_path(path_)) {}
+
+UnpublishedFile::~UnpublishedFile() {
+  if (released_) return;
+  ::unlink(path_.c_str());  // before unregistering, as OwnedTemp's
+  unregister(slot_);
+}
+
+void UnpublishedFile::release() {
+  unregister(slot_);
+  slot_ = -1;
+  released_ = true;
+}
+
 void remove_registered_temps() noexcept {
   const int saved = errno;
   for (auto& slot : slots) {

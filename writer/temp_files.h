@@ -39,6 +39,26 @@ class OwnedTemp {
   bool renamed_ = false;
 };
 
+// A file this process wrote under a name that nothing reads yet (a set's new member before the
+// manifest that names it): removed by the signal cleanup while registered, and when dropped unless
+// released. Register it only once the name is this process's (no other file can have it).
+class UnpublishedFile {
+ public:
+  explicit UnpublishedFile(std::string path);
+  ~UnpublishedFile();  // removes the file unless released
+  UnpublishedFile(const UnpublishedFile&) = delete;
+  UnpublishedFile& operator=(const UnpublishedFile&) = delete;
+
+  // Before the step that makes the file someone else's (the manifest's rename): neither a signal
+  // nor the destructor removes it then.
+  void release();
+
+ private:
+  std::string path_;
+  int slot_ = -1;  // in the signal registry; -1: not registered (or released)
+  bool released_ = false;
+};
+
 // Removes the files in `dir` whose names start with `prefix` and whose lock nobody holds.
 void remove_unlocked(const std::string& dir, const std::string& prefix);
 
