@@ -59,9 +59,19 @@ MergeSummary write_by_builder(const SetSnapshot& s, const std::string& path, con
 MergeSummary write_merged(const SetSnapshot& s, const std::string& path, const BuildOptions& given,
                           writer::Durability durability) {
   // The merged member records the fingerprint settings its members record (they agree, or this
-  // throws settings_mismatch); members built from fingerprints record none and add none.
+  // throws settings_mismatch: it would record one for fingerprints made two ways); members built
+  // from fingerprints record none and add none. A scratch file, for pairs and clusters, records
+  // none: they read no settings, and a set whose members differ is good (spec/SET.md).
   BuildOptions options = given;
-  options.fingerprint_settings = s.fingerprint_settings();
+  options.fingerprint_settings.reset();
+  if (durability != writer::Durability::scratch) try {
+      options.fingerprint_settings = s.fingerprint_settings();
+    } catch (const Error& e) {
+      if (e.code() != errc::settings_mismatch) throw;
+      throw Error(e.code(), e.detail() +
+                                "; they cannot be merged into one member, which would record one of them for "
+                                "the fingerprints of both");
+    }
   check_members(s);
   for (const auto& m : s.members())
     if (!reader::table0_ascending(*m.index)) return write_by_builder(s, path, options);

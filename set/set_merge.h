@@ -19,7 +19,9 @@ struct MergeSummary {
 };
 
 // The same bytes as an IndexBuilder given the live pairs and `options` (k and block size: the set's).
-// Durability::scratch: a file for this process only, not flushed to disk (SetSnapshot::merged_index).
+// Durability::scratch: a file for this process only, not flushed to disk, recording no fingerprint
+// settings (SetSnapshot::merged_index, for pairs and clusters). Else it records the members' settings:
+// Error(settings_mismatch) where two members record different ones.
 MergeSummary write_merged(const SetSnapshot& snapshot, const std::string& path, const BuildOptions& options,
                           writer::Durability durability = writer::Durability::durable);
 

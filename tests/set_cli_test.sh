@@ -179,6 +179,15 @@ open(d + "/mixed.sdxs", "wb").write(r.encode_manifest(2, 256, 3, [r.member_entry
   expect_grep "json says they differ" '"fingerprint_settings_differ":true' "$dir/out"
   check "a text query refuses it" 1 "$simdex" query --text "$dir/mixed.sdxs" "$dir/sa.jsonl"
   expect_grep "names the mismatch" "settings_mismatch" "$dir/err"
+  # Its batch jobs by fingerprint are answered (they were refused: the set's one temporary index
+  # recorded the members' settings); a merge is refused, saying why, and changes nothing.
+  check "pairs of it" 0 "$simdex" pairs --ids "$dir/mixed.sdxs"
+  check "clusters of it" 0 "$simdex" clusters --min-size 1 "$dir/mixed.sdxs"
+  [ "$(wc -l < "$dir/out")" = 2 ] && ok || bad "clusters of the mixed set: $(cat "$dir/out")"
+  cp "$dir/mixed.sdxs" "$dir/mixed.before"
+  check "a merge of it" 1 "$simdex" merge -q "$dir/mixed.sdxs"
+  expect_grep "says why" "settings_mismatch: .*cannot be merged into one member" "$dir/err"
+  same "the refused merge changed nothing" "$dir/mixed.sdxs" "$dir/mixed.before"
 fi
 
 # Members linked in from elsewhere (spec/SET.md §2.2): a merge removes the links it no longer
