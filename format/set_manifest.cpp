@@ -246,7 +246,7 @@ void Tombstone::check_size(uint64_t size, const SetEntry& entry) {
       size != kTombstoneHeaderBytes + 8 * entry.count)
     throw bad_tombstone(entry, std::to_string(size) + " bytes, not those of the " +
                                    std::to_string(entry.count) +
-                                   " ids its manifest entry counts (32 + 8 a id)");
+                                   " ids its manifest entry counts (32 + 8 bytes an id)");
 }
 
 Tombstone Tombstone::decode(const uint8_t* data, std::size_t size, const SetEntry& entry) {
