@@ -31,6 +31,8 @@ void run_clusters(ClustersArgs a) {
   resolve_format(a.format, a.style, a.ids, keys.has_value());
   const ResultFormat f{a.format, a.style, a.ids};
   const MappedKeyMap* key_map = keys ? &*keys : nullptr;
+  refuse_output_over_inputs(a);
+  Output out(a.output);
   const IndexInput opened(a.index);
   const Index& index = *opened;
   Progress progress(Progress::wanted(a.quiet, a.progress));
@@ -42,7 +44,6 @@ void run_clusters(ClustersArgs a) {
   ClusterOptions c;
   c.min_size = a.min_size;
   c.size_in_ids = ids;
-  Output out;
   std::vector<uint64_t> values;
   std::vector<std::vector<uint64_t>> all;  // --sort only
   find_clusters(index, o, c, [&](std::span<const ClusterMember> members) {

@@ -133,11 +133,12 @@ class ChunkedJoin {
 
 void run_join(const JoinArgs& a) {
   refuse_two_stdin_inputs(a.index, a.queries, "queries", "give the queries as a file");
+  refuse_output_over_inputs(a, a.queries);
+  Output out(a.output);
   const IndexInput opened(a.index);
   const Index& index = *opened;
   index.search_distance(a.k);  // refuse a k above the index's before reading a possibly long query input
   if (a.text) require_index_settings(index, a.index, a.text_options);  // and texts made another way
-  Output out;
   Progress progress(Progress::wanted(a.quiet, a.progress));
   ChunkedJoin joiner(index, a, out, progress);
   // --keys: a query's key comes with its document (--text) or from the key map beside QUERIES, the

@@ -29,6 +29,8 @@ void run_pairs(PairsArgs a) {
   const bool ids = a.ids || keys;
   resolve_format(a.format, a.style, a.ids, keys.has_value());
   const ResultFormat f{a.format, a.style, ids};
+  refuse_output_over_inputs(a);
+  Output out(a.output);
   const IndexInput opened(a.index);
   const Index& index = *opened;
   Progress progress(Progress::wanted(a.quiet, a.progress));
@@ -39,7 +41,6 @@ void run_pairs(PairsArgs a) {
   o.with_ids = ids;
   o.duplicates = ids;
   o.progress = batch_progress(progress, "pairs", "blocks");
-  Output out;
   std::vector<NearPair> all;  // --sort only
   const BatchStats stats = find_pairs(index, o, [&](std::span<const NearPair> batch) {
     if (a.sort) {

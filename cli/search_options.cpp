@@ -2,6 +2,8 @@
 
 #include "cli/progress.h"
 #include "cli/threads_option.h"
+#include "simdex/keys.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
@@ -16,7 +18,19 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
         "--force", args.force,
         "Go on when the index's prefixes would make the work explode (by default refused above about "
         "1.1e12 entry comparisons, some minutes of one core: exit 1)");
+    cmd.add_option("-o,--output", args.output,
+                   "Write the results here instead of stdout (- is stdout): a file is replaced when the "
+                   "command succeeds (temporary file, fsync, rename; a failed run leaves what was there), "
+                   "a name ending .gz or .zst is compressed so, a device or FIFO is written as it is");
   }
+}
+
+void refuse_output_over_inputs(const SearchArgs& args, const std::string& queries) {
+  if (args.output == "-") return;
+  writer::refuse_input_as_output(args.index, args.output, "-o");
+  writer::refuse_replacing_set(args.output);
+  if (args.index != "-") writer::refuse_input_as_output(key_map_path(args.index), args.output, "-o");
+  if (!queries.empty()) writer::refuse_input_as_output(queries, args.output, "-o");
 }
 
 void add_preload_option(CLI::App& cmd, SearchArgs& args) {

@@ -19,7 +19,7 @@ void add_clusters_command(CLI::App& app);  // mpi/cmd_clusters.cpp
 // the results go.
 struct SpreadArgs : cli::SearchArgs {
   std::string assign = "size";
-  std::string output;      // rank 0's single output ("": standard output)
+  // (the base's `output`, -o: rank 0's single output, "-" standard output)
   std::string output_dir;  // one file per rank instead
 };
 // The options of SpreadArgs (the CLI's search options included).

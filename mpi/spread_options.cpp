@@ -15,9 +15,10 @@ void add_spread_options(CLI::App& cmd, SpreadArgs& args) {
                  "Which rank opens which member: size (largest first to the least loaded rank) or index "
                  "(member i on rank i mod P, where `simdex-mpi build` on P ranks wrote it)")
       ->capture_default_str();
-  auto* out = cmd.add_option("-o,--output", args.output,
-                             "Write the results to this file on rank 0 (published by rename when the job "
-                             "succeeds) instead of standard output");
+  auto* out = cmd.get_option("--output")
+                  ->description(
+                      "Write the results to this file on rank 0 (published by rename when the job "
+                      "succeeds) instead of standard output");
   cmd.add_option("--output-dir", args.output_dir,
                  "One file per rank, DIR/part-RRRRR.EXT (created; published by rename when the job succeeds; "
                  "refused when DIR holds the parts of an earlier job)")

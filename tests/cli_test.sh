@@ -194,6 +194,25 @@ printf '0xfd\t100\n0x1\t101\n0x1234567812345678\t102\n' > "$dir/q.tsv"
 check join 0 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" --sort
 [ "$(cat "$dir/out")" = "$(printf '100\t253\t255\t1\t10,12,14\n100\t253\t254\t2\t11\n100\t253\t240\t3\t15\n101\t1\t9223372036854775808\t2\t16')" ] \
   && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL join-out:"; cat "$dir/out"; }
+# -o FILE: the same lines as stdout (.gz compressed so); what the command reads is refused as it;
+# a run that fails leaves the file as it was.
+cp "$dir/out" "$dir/join.expected"
+check join-o 0 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" --sort -o "$dir/join.out"
+[ ! -s "$dir/out" ] && ok || bad "join -o also wrote stdout"
+same join-o-same "$dir/join.expected" "$dir/join.out"
+check pairs-o-gz 0 "$simdex" pairs "$dir/b.sdx" --sort -o "$dir/pairs.out.gz"
+[ "$(gzip -dc "$dir/pairs.out.gz")" = "$(printf '240\t254\t3\n254\t255\t1')" ] && ok || bad "pairs -o .gz: $(gzip -dc "$dir/pairs.out.gz")"
+check clusters-o 0 "$simdex" clusters "$dir/b.sdx" -o "$dir/clusters.out"
+[ "$(cat "$dir/clusters.out")" = "240,254,255" ] && ok || bad "clusters -o: $(cat "$dir/clusters.out")"
+cp "$dir/b.sdx" "$dir/b.before"
+check pairs-o-index 2 "$simdex" pairs "$dir/b.sdx" -o "$dir/b.sdx"
+expect_grep pairs-o-index-msg "is the same file as the input" "$dir/err"
+check join-o-queries 2 "$simdex" join "$dir/b.sdx" "$dir/q.tsv" -o "$dir/q.tsv"
+same pairs-o-index-kept "$dir/b.sdx" "$dir/b.before"
+printf '0xfd\nnot-a-fingerprint\n' > "$dir/q-bad.tsv"
+check join-o-failed 1 "$simdex" join "$dir/b.sdx" "$dir/q-bad.tsv" -o "$dir/join.out"
+same join-o-failed-kept "$dir/join.expected" "$dir/join.out"
+check clusters-o-nodir 1 "$simdex" clusters "$dir/b.sdx" -o "$dir/nodir/c.out"
 check join-stdin-json 0 bash -c "printf '255\n' | '$simdex' join '$dir/b.sdx' --json -k 0 --stats"
 expect_grep join-json-out '{"query_id":0,"query":255,"fingerprint":255,"distance":0,"ids":\[10,12,14\]}' "$dir/out"
 expect_grep join-stats "table 0: 1 of 1 blocks decoded" "$dir/err"
