@@ -570,8 +570,13 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
     # (The library's own temporary file: removed on a signal, at exit, or by the next run if killed.)
     spool = _simdex.dedup_spool(args["temp_dir"])
     try:
-        with _builtins.open(spool.path, "wb") as f:  # (open: simdex.open, an Index)
-            _spool_texts(source, f)
+        try:
+            with _builtins.open(spool.path, "wb") as f:  # (open: simdex.open, an Index)
+                _spool_texts(source, f)
+        except OSError as e:  # a full temp_dir: a simdex error as the library's own writes give
+            if isinstance(e, Error):
+                raise
+            raise FileError(f"cannot write the texts' temporary file '{spool.path}': {e.strerror}") from e
         raw = _simdex.dedup_file(spool.path, output, input_format="jsonl", id_field="id", text_field="text",
                                  **args)
     finally:

@@ -155,7 +155,11 @@ template <class T>
 struct u64_argument_caster {
   PYBIND11_TYPE_CASTER(T, const_name("int"));
   bool load(handle src, bool /*convert*/) {
-    if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr())) return false;
+    // Said here, not as pybind11's "incompatible function arguments" (no function takes another
+    // type where these are asked for).
+    if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr()))
+      throw type_error(std::string(T::kWhat) + " is an int (or a numpy integer), not " +
+                       Py_TYPE(src.ptr())->tp_name);
     const object number = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
     if (!number) throw error_already_set();
     const unsigned long long v = PyLong_AsUnsignedLongLong(number.ptr());

@@ -3,6 +3,8 @@
 import gzip
 import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -199,6 +201,26 @@ def test_texts_output_holds_the_kept_texts(texts, tmp_path):
     as_str = [t.decode() if isinstance(t, bytes) else t for t in everything]
     assert kept == [as_str[i] for i in result.keep]
     assert len(everything) - 1 in result.removed  # the duplicate of odd[0] goes
+
+
+def test_a_full_temp_dir_is_a_file_error(tmp_path):
+    # The texts' temporary file past a file size limit (EFBIG, as a full disk's ENOSPC; Python
+    # ignores SIGXFSZ): simdex.FileError naming the file, nothing left, the output not written.
+    code = """
+import resource, sys, simdex
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+try:
+    simdex.dedup(["some words of text number %d" % i for i in range(2000)], sys.argv[1], temp_dir=sys.argv[2])
+except simdex.FileError as e:
+    print("FileError:", e)
+"""
+    spool_dir = tmp_path / "tmp"
+    spool_dir.mkdir()
+    out = tmp_path / "kept.jsonl"
+    got = subprocess.run([sys.executable, "-c", code, str(out), str(spool_dir)], capture_output=True, text=True)
+    assert got.returncode == 0, got.stderr
+    assert "FileError: cannot write the texts' temporary file" in got.stdout and "File too large" in got.stdout
+    assert not out.exists() and list(spool_dir.iterdir()) == []
 
 
 def test_an_exception_of_the_iterable_goes_through(texts):

@@ -167,6 +167,9 @@ def test_ids_of_verify_and_repr(built):
         assert f in index
         missing = next(x for x in random_fingerprints(100, 9) if x not in set(stored.tolist()))
         assert index.ids_of(missing).size == 0 and missing not in index
+        for call in (lambda: index.query(1.0), lambda: index.ids_of("1"), lambda: None in index):
+            with pytest.raises(TypeError, match=r"^a fingerprint is an int \(or a numpy integer\), not "):
+                call()
         report = index.verify()
         assert report.ok and report.problems == [] and report.blocks_checked > 0
         assert repr(index).startswith("<simdex.Index ") and "k=3" in repr(index)

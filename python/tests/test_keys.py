@@ -74,13 +74,14 @@ def test_a_malformed_or_missing_key_map_is_an_error_naming_it(tmp_path):
     with pytest.raises(ValueError):  # as every uint64 argument of simdex: no wrapping
         simdex.KeyMap(good).keys_of([-1])
     # One id as an Index takes one fingerprint: an int in 0..2**64-1 (else UsageError naming it), a
-    # numpy integer too, never a bool (pybind11's TypeError "incompatible function arguments" for -1).
+    # numpy integer too, never a bool or a float (TypeError).
     keys = simdex.KeyMap(good)
     for call in (lambda: keys[-1], lambda: keys.get(2**64), lambda: -1 in keys):
         with pytest.raises(simdex.UsageError, match=r"an id is an integer in 0..2\*\*64-1, not "):
             call()
-    with pytest.raises(TypeError):
-        keys[True]
+    for not_an_int in (True, 5.0, "5", None):  # said as such, not as "incompatible function arguments"
+        with pytest.raises(TypeError, match=r"^an id is an int \(or a numpy integer\), not "):
+            keys[not_an_int]
     assert keys[np.uint64(5)] == "a" and keys.get(6) is None and 5 in keys and 6 not in keys
 
 
