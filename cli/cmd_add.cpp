@@ -146,9 +146,10 @@ class AddedKeys {
         set::pending_entry_path(set, std::filesystem::path(set).filename().string() + "-keys-before.tsv");
     ::unlink(before_.c_str());
     if (::link(key_map_path(set).c_str(), before_.c_str()) != 0)
-      throw Error(errc::io, "cannot link '" + before_ +
-                                "' to the set's key map (kept until the add is published): " +
-                                std::strerror(errno) + "; the set is unchanged");
+      throw Error(errc::io,
+                  "cannot link '" + before_ + "' to the set's key map (kept until the add is published): " +
+                      std::strerror(errno) + "; the set is unchanged",
+                  errno);
   }
 
   std::string input_;

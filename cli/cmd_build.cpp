@@ -57,7 +57,7 @@ std::string stdout_staging_path(const std::string& tmp_dir) {
 
 void stream_to_stdout(const std::string& staged) {
   const int fd = ::open(staged.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(errc::io, "cannot open " + staged + ": " + std::strerror(errno));
+  if (fd < 0) throw Error(errc::io, "cannot open " + staged + ": " + std::strerror(errno), errno);
   ::unlink(staged.c_str());
   Output out;
   std::vector<char> chunk(1 << 20);
@@ -66,7 +66,7 @@ void stream_to_stdout(const std::string& staged) {
     if (got < 0) {
       const int error = errno;
       ::close(fd);
-      throw Error(errc::io, "reading " + staged + ": " + std::strerror(error));
+      throw Error(errc::io, "reading " + staged + ": " + std::strerror(error), error);
     }
     if (got == 0) break;
     out.buffer().append(chunk.data(), chunk.data() + got);

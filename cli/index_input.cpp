@@ -28,7 +28,8 @@ void read_stdin_up_to(std::vector<uint8_t>& bytes, std::size_t limit) {
         io::read_some(STDIN_FILENO, bytes.data() + size, std::min(bytes.size(), limit) - size);
     if (got == 0) break;
     if (got < 0)
-      throw Error(errc::io, std::string("reading the index from standard input: ") + std::strerror(errno));
+      throw Error(errc::io, std::string("reading the index from standard input: ") + std::strerror(errno),
+                  errno);
     size += static_cast<std::size_t>(got);
   }
   bytes.resize(size);

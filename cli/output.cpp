@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <filesystem>
 #include <new>
 #include <utility>
@@ -21,11 +22,43 @@ Output::Output(const std::string& path) : file_(path.empty() ? "-" : path) {}
 
 Output::~Output() {
   if (closed_ || !file_.in_place()) return;  // an unpublished file: its temporary file is removed
+  // Left by an error (a key map's line that cannot be read while a hit's line is printed): the
+  // lines printed whole are kept, the one being printed goes (a reader gets no half a JSON line).
+  if (std::uncaught_exceptions() > 0 && flush_at_ != kUnitBytes) buffer_.resize(complete_lines_bytes());
   try {
     close();
   } catch (const Error& e) {
     if (deferred_error.empty()) deferred_error = e.what();
   }
+}
+
+std::size_t Output::complete_lines_bytes() const {
+  if (buffer_.size() == 0) return 0;
+  const void* last = ::memrchr(buffer_.data(), '\n', buffer_.size());
+  return last ? static_cast<std::size_t>(static_cast<const char*>(last) - buffer_.data()) + 1 : 0;
+}
+
+void Output::flush_complete_lines() {
+  if (flush_at_ == kUnitBytes) return flush();  // a unit is written whole or not at all, as it is
+  const std::size_t complete = complete_lines_bytes();
+  const std::size_t tail = buffer_.size() - complete;
+  if (tail > kLineHeld) return flush();
+  if (complete == 0) return;
+  struct Keep {  // the tail moved to the front, also on failure (then dropped with the rest)
+    fmt::memory_buffer& b;
+    std::size_t complete;
+    bool failed = true;
+    ~Keep() {
+      if (failed) {
+        b.clear();
+        return;
+      }
+      std::memmove(b.data(), b.data() + complete, b.size() - complete);
+      b.resize(b.size() - complete);
+    }
+  } keep{buffer_, complete};
+  file_.write(std::string_view(buffer_.data(), complete));
+  keep.failed = false;
 }
 
 void Output::flush() {

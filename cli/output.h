@@ -38,8 +38,9 @@ class Output {
   // work), a device or a FIFO is opened and written as it is. "" or "-": standard output.
   explicit Output(const std::string& path);
   // Writes what is still buffered to standard output or a device, so a command that stops on an
-  // error keeps what it computed; a file not closed is left as it was. A write error here (when
-  // close() was not reached) is remembered for take_deferred_error().
+  // error keeps what it computed (its whole lines: not the one an error cut); a file not closed is
+  // left as it was. A write error here (when close() was not reached) is remembered for
+  // take_deferred_error().
   ~Output();
   Output(const Output&) = delete;
   Output& operator=(const Output&) = delete;
@@ -50,9 +51,12 @@ class Output {
     maybe_flush();
   }
   // For code that appends to buffer() directly: writes once 64 KiB are held (a unit: 64 MiB).
+  // The lines printed whole go; the line being printed stays, so that an error before its end
+  // leaves none of it written (a line longer than kLineHeld goes as it comes: a cluster of 10M ids).
   void maybe_flush() {
-    if (buffer_.size() >= flush_at_) flush();
+    if (buffer_.size() >= flush_at_) flush_complete_lines();
   }
+  static constexpr std::size_t kLineHeld = std::size_t{1} << 20;
   // A unit (an answer of `query --serve`) reaches the reader whole or not at all: what is printed
   // after begin_unit() is held in memory, up to kUnitBytes, until end_unit(); discard_unit() drops
   // it, and says false when it outgrew that bound and its start has been written already.
@@ -87,6 +91,8 @@ class Output {
   void finish();
 
  private:
+  std::size_t complete_lines_bytes() const;  // bytes of buffer_ up to and with its last '\n'
+  void flush_complete_lines();
   writer::OutputFile file_;
   bool closed_ = false;
   fmt::memory_buffer buffer_;

@@ -260,7 +260,7 @@ std::vector<std::string> list_files(const fs::path& dir) {
   if (ec) {
     std::error_code is_dir;
     const fs::path where = fs::is_directory(last, is_dir) ? last : last.parent_path();
-    throw Error(errc::io, "cannot list directory '" + where.string() + "': " + ec.message());
+    throw Error(errc::io, "cannot list directory '" + where.string() + "': " + ec.message(), ec.value());
   }
   std::sort(files.begin(), files.end());
   return files;

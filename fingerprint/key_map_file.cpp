@@ -18,7 +18,7 @@ KeyMapFile::~KeyMapFile() { ::close(fd_); }
 std::string_view KeyMapFile::read(const std::function<void(std::uint64_t id, std::string_view key)>& each) {
   if (done_) return {};
   const ssize_t got = io::read_some(fd_, chunk_.data(), chunk_.size());
-  if (got < 0) throw Error(errc::io, "read error on key map '" + path_ + "': " + std::strerror(errno));
+  if (got < 0) throw Error(errc::io, "read error on key map '" + path_ + "': " + std::strerror(errno), errno);
   if (got == 0) {
     done_ = true;
     lines_.finish();

@@ -251,7 +251,7 @@ struct KeyMap::Bytes {
 int open_key_map_file(const std::string& path) {
   // O_NONBLOCK: opening a FIFO would wait for a writer (a regular file's reads ignore the flag).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error(errc::io, "cannot open key map '" + path + "': " + std::strerror(errno));
+  if (fd < 0) throw Error(errc::io, "cannot open key map '" + path + "': " + std::strerror(errno), errno);
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
@@ -274,7 +274,7 @@ KeyMap KeyMap::read(const std::string& path) {
     if (got < 0) {
       const int error = errno;
       ::close(fd);
-      throw Error(errc::io, "read error on key map '" + path + "': " + std::strerror(error));
+      throw Error(errc::io, "read error on key map '" + path + "': " + std::strerror(error), error);
     }
     if (got == 0) break;
     bytes->data.resize(have + static_cast<std::size_t>(got));

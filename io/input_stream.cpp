@@ -258,7 +258,7 @@ class DecodingBuf : public std::streambuf {
 
 // A failed read or seek of the input: errc::io with the system's reason.
 [[noreturn]] void throw_read_error(const std::string& name) {
-  throw Error(errc::io, "reading " + name + ": " + std::strerror(errno));
+  throw Error(errc::io, "reading " + name + ": " + std::strerror(errno), errno);
 }
 
 Source fd_source(int fd, const std::string& name) {
@@ -318,7 +318,7 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
   if (path != "-") {
     name_ = path;
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno));
+    if (fd < 0) throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno), errno);
     impl_->fd = fd;
   }
   impl_->read_fd = fd;

@@ -167,7 +167,8 @@ void run_build(const BuildArgs& a) {
     if (::rename(pending.c_str(), file.path.c_str()) != 0) {
       const int err = errno;
       ::unlink(pending.c_str());
-      throw Error(errc::io, "cannot rename '" + pending + "' to '" + file.path + "': " + std::strerror(err));
+      throw Error(errc::io, "cannot rename '" + pending + "' to '" + file.path + "': " + std::strerror(err),
+                  err);
     }
     writer::fsync_directory(set::set_directory(a.output));
     OpenOptions plain;

@@ -18,7 +18,7 @@ namespace simdex::mpi {
 
 namespace {
 [[noreturn]] void fail_io(const std::string& what, const std::string& path) {
-  throw Error(errc::io, what + " " + path + ": " + std::strerror(errno));
+  throw Error(errc::io, what + " " + path + ": " + std::strerror(errno), errno);
 }
 
 // A plain file mapped read-only (empty files map nothing).

@@ -42,7 +42,7 @@ MemberPlan plan_members(const std::string& path, int ranks, Assign how) {
   } else {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-      throw Error(errc::io, "cannot open index '" + path + "': " + std::strerror(errno));
+      throw Error(errc::io, "cannot open index '" + path + "': " + std::strerror(errno), errno);
     set::require_regular_file(path);
     plan.names.push_back(path);
     plan.bytes.push_back(0);

@@ -26,11 +26,12 @@ void allow_more_open_files(std::size_t more, const std::string& what) {
   if (wanted <= limit.rlim_cur) return;
   limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
   if (limit.rlim_cur >= wanted && ::setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
-  throw Error(errc::io, "cannot open " + what + ": the files of its " + std::to_string(more) +
-                            " members each stay open, and the process may have " +
-                            std::to_string(limit.rlim_max) +
-                            " open files (ulimit -n, the hard limit): raise it (once is enough to merge the "
-                            "set's members into one, simdex merge)");
+  throw Error(errc::io,
+              "cannot open " + what + ": the files of its " + std::to_string(more) +
+                  " members each stay open, and the process may have " + std::to_string(limit.rlim_max) +
+                  " open files (ulimit -n, the hard limit): raise it (once is enough to merge the "
+                  "set's members into one, simdex merge)",
+              EMFILE);
 }
 
 MappedFile::MappedFile(const std::string& path, bool watch_changes, const std::string& what) : path_(path) {
@@ -45,25 +46,27 @@ MappedFile::MappedFile(const std::string& path, bool watch_changes, const std::s
                       std::to_string(limit.rlim_cur) +
                       " open files (ulimit -n); each open index, and each member of an open index "
                       "set, keeps one: raise the limit (once, to merge a set's members into one with "
-                      "simdex merge)");
+                      "simdex merge)",
+                  EMFILE);
     }
-    throw Error(errc::io, "cannot open " + what + " '" + path +
-                              "': " + (e == ENOENT ? "no such file" : std::strerror(e)));
+    throw Error(
+        errc::io,
+        "cannot open " + what + " '" + path + "': " + (e == ENOENT ? "no such file" : std::strerror(e)), e);
   }
   try {
     struct stat st {};
     if (fstat(fd_, &st) != 0)
-      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno));
+      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno), errno);
     if (!S_ISREG(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is not a regular file");
     // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
     if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);
     if (fstat(fd_, &st) != 0)
-      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno));
+      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno), errno);
     if (st.st_size == 0) return;  // nothing to map; the parser reports the file as too small
     const auto bytes = static_cast<std::size_t>(st.st_size);
     void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED)
-      throw Error(errc::io, "cannot map " + what + " '" + path + "': " + std::strerror(errno));
+      throw Error(errc::io, "cannot map " + what + " '" + path + "': " + std::strerror(errno), errno);
     data_ = static_cast<const uint8_t*>(p);
     size_ = bytes;
     if (watch_) watch_->watch_mapping(data_, size_);

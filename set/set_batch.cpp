@@ -174,7 +174,7 @@ Index SetSnapshot::merged_index(const BatchOptions& options) const {
   const std::string tmp = writer::system_temp_directory();
   std::string dir = tmp + "/simdex-set-XXXXXX";
   if (!::mkdtemp(dir.data()))
-    throw Error(errc::io, "cannot create a directory in '" + tmp + "': " + std::strerror(errno));
+    throw Error(errc::io, "cannot create a directory in '" + tmp + "': " + std::strerror(errno), errno);
   const std::string path = dir + "/merged.sdx";
   struct Cleanup {
     const std::string &file, &dir;

@@ -94,7 +94,8 @@ void publish_entry_file(const std::string& manifest_path, const std::string& pen
     if (::rename(pending.c_str(), target.c_str()) != 0) {
       const int err = errno;
       ::unlink(pending.c_str());
-      throw Error(errc::io, "cannot rename '" + pending + "' to '" + target + "': " + std::strerror(err));
+      throw Error(errc::io, "cannot rename '" + pending + "' to '" + target + "': " + std::strerror(err),
+                  err);
     }
   }
   writer::fsync_directory(set_directory(manifest_path));
@@ -128,7 +129,7 @@ std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes
     const int err = errno;
     if (fd >= 0) ::close(fd);
     if (fd < 0 && err != ENOENT && err != ENOTDIR && err != ELOOP)
-      throw Error(errc::io, "cannot open '" + path + "': " + std::strerror(err));
+      throw Error(errc::io, "cannot open '" + path + "': " + std::strerror(err), err);
     throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
   }
   if (size) *size = static_cast<uint64_t>(st.st_size);
@@ -140,7 +141,8 @@ std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes
   if (r < 0 || static_cast<std::size_t>(r) < bytes.size()) {
     const int err = errno;
     ::close(fd);
-    throw Error(errc::io, "reading '" + path + "': " + (r >= 0 ? "file shrank" : std::strerror(err)));
+    throw Error(errc::io, "reading '" + path + "': " + (r >= 0 ? "file shrank" : std::strerror(err)),
+                r >= 0 ? 0 : err);
   }
   ::close(fd);
   return bytes;
@@ -183,7 +185,7 @@ SetLock::SetLock(const std::string& manifest_path, bool wait, const std::functio
     created_ = fd_ >= 0;
     if (!created_ && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0)
-      throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno));
+      throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno), errno);
     const bool poll = wait && waiting;
     while (::flock(fd_, LOCK_EX | (wait && !poll ? 0 : LOCK_NB)) != 0) {
       if (errno == EINTR) continue;
@@ -202,7 +204,7 @@ SetLock::SetLock(const std::string& manifest_path, bool wait, const std::functio
       if (err == EWOULDBLOCK)
         throw Error(errc::io,
                     "another writer holds the set's lock '" + path + "'; try again when it is done");
-      throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err));
+      throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err), err);
     }
     if (holds_file_at_path()) return;
     ::close(fd_);

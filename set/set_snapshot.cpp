@@ -139,7 +139,7 @@ Index SetSnapshot::reopen() const {
   // A manifest gone is the error open() gives a missing file (io), not a member's (member_missing).
   struct stat st {};
   if (::stat(path_.c_str(), &st) != 0)
-    throw Error(errc::io, "cannot open index set '" + path_ + "': " + std::strerror(errno));
+    throw Error(errc::io, "cannot open index set '" + path_ + "': " + std::strerror(errno), errno);
   auto impl = std::make_unique<Index::Impl>();
   impl->options = options_;
   impl->composite = open(path_, options_, this);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <deque>
 #include <filesystem>
 #include <functional>
@@ -47,7 +48,8 @@ struct SetWriter::State {
   }
   const format::SetManifest& current() const {
     if (!manifest)
-      throw Error(errc::io, "there is no index set at '" + path + "' (no such file): create it with add");
+      throw Error(errc::io, "there is no index set at '" + path + "' (no such file): create it with add",
+                  ENOENT);
     return *manifest;
   }
 

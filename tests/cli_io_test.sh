@@ -133,6 +133,17 @@ printf '{"id": 1, "text": "one"}\n{"id": 2, "text": "two"}\n{"id": 3\n' > "$dir/
 check "fingerprint: bad line" 1 "$simdex" fingerprint "$dir/docs-bad.jsonl"
 expect_grep "fingerprint: bad line named" "docs-bad.jsonl:3:" "$dir/err"
 [ "$(cut -f2 "$dir/out" | tr '\n' ' ')" = "1 2 " ] && ok || { bad "fingerprint: documents before the bad line:"; cat "$dir/out"; }
+# A hit whose key cannot be read (its key map's line damaged) stops the command: the lines before
+# it are written whole, and no part of its own (a reader got half a JSON line).
+printf '{"id":"k:a","text":"alpha beta gamma delta epsilon"}\n{"id":"k:b","text":"ships sail over the open sea"}\n{"id":"k:c","text":"a third text of other words"}\n' > "$dir/keyed.jsonl"
+check "keyed build" 0 "$simdex" build -q --text -o "$dir/keyed.sdx" "$dir/keyed.jsonl"
+python3 -c 'import sys; p = sys.argv[1]; b = open(p, "rb").read(); open(p, "wb").write(b.replace(b"\tk:b\n", b"\tk\x01b\n"))' "$dir/keyed.sdx.keys.tsv"
+for fmt in --json ""; do
+  check "a damaged key of a hit $fmt" 1 "$simdex" query --keys $fmt -k 0 --text "$dir/keyed.sdx" "$dir/keyed.jsonl"
+  expect_grep "a damaged key named $fmt" "the key is not escaped as the spec says" "$dir/err"
+  [ "$(grep -c 'k:a' "$dir/out")" = 1 ] && [ "$(tail -c 1 "$dir/out" | od -An -c | tr -d ' ')" = '\n' ] && ! grep -q 'k:c' "$dir/out" \
+    && ok || bad "a damaged key $fmt: not the first query's line alone: $(cat "$dir/out")"
+done
 
 # --- 13. Hostile bytes: escaped in messages, and every JSON output parses.
 printf '1\n\033[31mred\0337\n' > "$dir/esc.tsv"

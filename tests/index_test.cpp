@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 #include <sys/resource.h>
 
+#include <cerrno>
 #include <csignal>
 #include <filesystem>
 
@@ -230,14 +231,17 @@ TEST_CASE("a write that fails mid-build, tables written by several workers: an e
         const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
         REQUIRE(::setrlimit(RLIMIT_FSIZE, &bound) == 0);
         std::string error;
+        int os_error = 0;
         try {
           build(dir.file("cut.sdx"), pairs, o);
         } catch (const Error& e) {
           error = e.what();
+          os_error = e.os_error();
         }
         ::setrlimit(RLIMIT_FSIZE, &old);
         std::signal(SIGXFSZ, old_handler);
         CHECK(error.find("cannot write") != std::string::npos);
+        CHECK(os_error == EFBIG);  // the cause, for a caller to test
         CHECK(!std::filesystem::exists(dir.file("cut.sdx")));
         for (const auto& e : std::filesystem::directory_iterator(dir.file("")))
           CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);

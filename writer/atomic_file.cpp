@@ -32,7 +32,7 @@ std::string base_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
-  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno));
+  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno), errno);
 }
 }  // namespace
 
@@ -316,8 +316,11 @@ void require_target_directory(const std::string& target) {
   const std::string dir = std::filesystem::path(target).parent_path().string();
   std::error_code ec;
   if (dir.empty() || std::filesystem::is_directory(dir, ec)) return;
-  throw Error(errc::io, "cannot write " + target + ": '" + dir + "' " +
-                            (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
+  const bool exists = std::filesystem::exists(dir, ec);
+  throw Error(
+      errc::io,
+      "cannot write " + target + ": '" + dir + "' " + (exists ? "is not a directory" : "does not exist"),
+      exists ? ENOTDIR : ENOENT);
 }
 
 }  // namespace simdex::writer

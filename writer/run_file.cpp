@@ -35,7 +35,8 @@ ScratchSpace::ScratchSpace(std::string dir) : dir_(dir.empty() ? system_temp_dir
   std::error_code ec;
   // Checked now, not at the first spill: a large build would find out only after reading its input.
   if (!std::filesystem::is_directory(dir_, ec))
-    throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory");
+    throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory",
+                std::filesystem::exists(dir_, ec) ? ENOTDIR : ENOENT);
   remove_unlocked(dir_, kPrefix);  // leftovers of killed builds
 }
 
@@ -70,14 +71,14 @@ TempFile::~TempFile() { space_.account(-static_cast<int64_t>(size_)); }  // file
 
 void TempFile::append(const void* data, std::size_t bytes) {
   if (!io::pwrite_all(file_.fd(), data, bytes, size_))
-    throw Error(errc::io, os_error("cannot write temporary file", path()));
+    throw Error(errc::io, os_error("cannot write temporary file", path()), errno);
   size_ += bytes;
   space_.account(static_cast<int64_t>(bytes));
 }
 
 std::size_t TempFile::read_at(uint64_t offset, void* data, std::size_t bytes) const {
   const ssize_t done = io::pread_full(file_.fd(), data, bytes, offset);
-  if (done < 0) throw Error(errc::io, os_error("cannot read temporary file", path()));
+  if (done < 0) throw Error(errc::io, os_error("cannot read temporary file", path()), errno);
   return static_cast<std::size_t>(done);
 }
 

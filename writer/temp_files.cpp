@@ -120,7 +120,7 @@ bool is_own(const struct stat& st) {
 }
 
 [[noreturn]] void fail(const std::string& what, const std::string& path) {
-  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno));
+  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno), errno);
 }
 
 void remove_temps_and_die(int sig) {

@@ -66,8 +66,13 @@ class SIMDEX_EXPORT Error : public std::runtime_error {
  public:
   Error(errc code, const std::string& detail)
       : std::runtime_error(message(code, detail)), code_(code), detail_(detail) {}
+  // An error caused by a system call that failed with errno `os_error` (its text is in `detail`).
+  Error(errc code, const std::string& detail, int os_error) : Error(code, detail) { os_error_ = os_error; }
   errc code() const noexcept { return code_; }
   const std::string& detail() const noexcept { return detail_; }  // what() without the code's name
+  // The errno of the system call that failed (ENOSPC, ENOENT, ...); 0 when none did (a bad file, a
+  // bad argument) or the cause was not a system call's.
+  int os_error() const noexcept { return os_error_; }
 
  private:
   static std::string message(errc code, const std::string& detail) {
@@ -77,6 +82,7 @@ class SIMDEX_EXPORT Error : public std::runtime_error {
   }
   errc code_;
   std::string detail_;
+  int os_error_ = 0;
 };
 
 }  // namespace simdex

@@ -576,7 +576,9 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
         except OSError as e:  # a full temp_dir: a simdex error as the library's own writes give
             if isinstance(e, Error):
                 raise
-            raise FileError(f"cannot write the texts' temporary file '{spool.path}': {e.strerror}") from e
+            error = FileError(f"cannot write the texts' temporary file '{spool.path}': {e.strerror}")
+            error.errno = e.errno
+            raise error from e
         raw = _simdex.dedup_file(spool.path, output, input_format="jsonl", id_field="id", text_field="text",
                                  **args)
     finally:

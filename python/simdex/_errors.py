@@ -67,10 +67,14 @@ def error_class(code):
     return _BY_CODE.get(code, FormatError)
 
 
-def make_error(message, code):
-    """An instance of error_class(code) carrying `code` (OSError takes no second argument)."""
+def make_error(message, code, os_error=0):
+    """An instance of error_class(code) carrying `code` (OSError takes no second argument); an
+    OSError's errno is `os_error`, the failed system call's (e.errno == errno.ENOSPC), when there was
+    one. (Its strerror stays None: the message, which says it, stays str(e).)"""
     exc = error_class(code)(message)
     exc.code = code
+    if os_error and isinstance(exc, OSError):
+        exc.errno = os_error
     return exc
 
 

@@ -14,7 +14,8 @@ void bind_errors(py::module_& m) {
     } catch (const Error& e) {
       const std::string code(errc_name(e.code()));
       try {
-        py::object exc = py::module_::import("simdex._errors").attr("make_error")(e.what(), code);
+        py::object exc =
+            py::module_::import("simdex._errors").attr("make_error")(e.what(), code, e.os_error());
         PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exc.ptr())), exc.ptr());
       } catch (py::error_already_set& failed) {
         failed.restore();  // the package is broken: say why rather than lose the error

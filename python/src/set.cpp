@@ -2,6 +2,7 @@
 // while it writes. Reading a set is simdex.open's (Index::open tells a set by its magic).
 #include "simdex/set.h"
 
+#include <cerrno>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,7 +47,7 @@ SetWriterOptions writer_options(bool wait, bool merge_after_add, std::uint64_t m
 // remove and merge change a set that exists (SetWriter would take a lock beside a missing one).
 void require_set(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw Error(errc::io, "no index set at " + path);
+  if (!std::filesystem::exists(path, ec)) throw Error(errc::io, "no index set at " + path, ENOENT);
 }
 
 py::object add(const std::string& path, const U64Array& fingerprints, const std::optional<U64Array>& ids,

@@ -1,5 +1,6 @@
 """simdex.dedup: the answers of `simdex dedup` (same engine), on paths and on iterables of texts."""
 
+import errno
 import gzip
 import json
 import os
@@ -212,14 +213,14 @@ resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
 try:
     simdex.dedup(["some words of text number %d" % i for i in range(2000)], sys.argv[1], temp_dir=sys.argv[2])
 except simdex.FileError as e:
-    print("FileError:", e)
+    print("FileError:", e, e.errno)
 """
     spool_dir = tmp_path / "tmp"
     spool_dir.mkdir()
     out = tmp_path / "kept.jsonl"
     got = subprocess.run([sys.executable, "-c", code, str(out), str(spool_dir)], capture_output=True, text=True)
     assert got.returncode == 0, got.stderr
-    assert "FileError: cannot write the texts' temporary file" in got.stdout and "File too large" in got.stdout
+    assert "FileError: cannot write the texts' temporary file" in got.stdout and "File too large 27" in got.stdout
     assert not out.exists() and list(spool_dir.iterdir()) == []
 
 
@@ -300,8 +301,9 @@ def test_bad_arguments_raise_clear_errors(texts, tmp_path):
         simdex.dedup(["a text", 3])
     with pytest.raises(TypeError, match="path or an iterable"):
         simdex.dedup(42)
-    with pytest.raises(simdex.FileError, match="missing.jsonl"):
+    with pytest.raises(simdex.FileError, match="missing.jsonl") as missing:
         simdex.dedup(tmp_path / "missing.jsonl")
+    assert missing.value.errno == errno.ENOENT and isinstance(missing.value, OSError)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "fine"}\n{"text": 3}\n')
     with pytest.raises(simdex.InputError, match=":2"):
