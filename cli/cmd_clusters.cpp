@@ -12,6 +12,7 @@
 #include "cli/output_style.h"
 #include "cli/progress.h"
 #include "cli/search_options.h"
+#include "cli/whole_number.h"
 #include "simdex/batch.h"
 
 namespace simdex::cli {
@@ -91,13 +92,14 @@ void add_clusters_command(CLI::App& app) {
       "Examples:\n"
       "  simdex clusters docs.sdx -k 3 --min-size 3\n"
       "  simdex clusters docs.sdx --ids > duplicate-documents.txt\n"
-      "  simdex clusters docs.sdx --keys                # keys from docs.sdx.keys.tsv\n"
+      "  simdex clusters docs.sdx --keys                # keys from docs.sdx.keys.tsv (an index built\n"
+      "                                                 # from documents with string keys or paths)\n"
       "  simdex clusters docs.sdx --format seomoz");
   add_search_options(*cmd, *args, true);
   cmd->add_flag("--ids", args->ids, "Print the clusters' ids instead of their fingerprints");
   add_keys_option(*cmd, args->keys);
   cmd->add_option("--min-size", args->min_size, "Smallest cluster printed (default 2)")
-      ->check(CLI::Range(1, 1 << 30));
+      ->check(whole_number(1, 1 << 30));
   add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");
   cmd->callback([args] { run_clusters(*args); });

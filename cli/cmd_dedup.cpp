@@ -12,6 +12,7 @@
 #include "cli/progress.h"
 #include "cli/text_options.h"
 #include "cli/threads_option.h"
+#include "cli/whole_number.h"
 #include "simdex/builder.h"
 #include "simdex/dedup.h"
 #include "simdex/error.h"
@@ -137,7 +138,7 @@ void add_dedup_command(CLI::App& app) {
   cmd->add_option("-k,--max-distance", args->k,
                   "Documents whose fingerprints differ in at most k bits are duplicates")
       ->capture_default_str()
-      ->check(CLI::Range(0, 32));
+      ->check(whole_number(0, 32));
   cmd->add_option("--keep", args->keep, "Which document of a cluster is kept: first, longest or shortest")
       ->check(CLI::IsMember({"first", "longest", "shortest"}))
       ->capture_default_str();

@@ -8,6 +8,7 @@
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/whole_number.h"
 #include "format/floor_bits.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -146,7 +147,7 @@ void add_plan_command(CLI::App& app) {
   cmd->add_option("n", args->count, "Number of distinct fingerprints (1000000, 1e9, 250M)")->required();
   cmd->add_option("-k,--max-distance", args->k, "Largest Hamming distance queries will ask for")
       ->capture_default_str()
-      ->check(CLI::Range(0, 32));
+      ->check(whole_number(0, 32));
   cmd->add_flag("--json", args->json, "JSON Lines, one object per scheme");
   cmd->callback([args] { run_plan(*args); });
 }

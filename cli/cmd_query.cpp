@@ -125,7 +125,8 @@ void add_query_command(CLI::App& app) {
       "or a directory, as for `simdex fingerprint`), each document is fingerprinted and queried, and\n"
       "each line starts with the document's id: QUERY_ID<TAB>QUERY<TAB>FINGERPRINT<TAB>DISTANCE<TAB>IDS\n"
       "(JSON: an extra \"query_id\" field); with --keys, a document's key if it has one.\n\n"
-      "INDEX may be - (stdin, read into memory) when the queries are arguments or a --text file.\n\n"
+      "INDEX may be - (stdin: mapped when it is a file, read into memory from a pipe) when the queries are\n"
+      "arguments or a --text file.\n\n"
       "Examples:\n"
       "  printf '0x1f2e3d4c5b6a7988\\n' | simdex query docs.sdx -k 2\n"
       "  coproc simdex query --serve --json docs.sdx");

@@ -13,6 +13,7 @@
 #include "cli/command_names.h"
 #include "cli/commands.h"
 #include "cli/empty_values.h"
+#include "cli/help_format.h"
 #include "cli/output.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 success, 1 failure (bad input, corrupt index, verify problems), 2 usage error.",
       "simdex"};
   app.require_subcommand(1);
+  simdex::cli::use_help_format(app);
   // SIGINT, SIGTERM, SIGHUP, SIGPIPE leave no temporary file of any command's outputs behind.
   simdex::remove_temporary_files_on_signals();
   // The library's version, and the format versions it writes and reads.

@@ -2,6 +2,7 @@
 
 #include "cli/progress.h"
 #include "cli/threads_option.h"
+#include "cli/whole_number.h"
 #include "simdex/keys.h"
 #include "writer/atomic_file.h"
 
@@ -10,7 +11,7 @@ namespace simdex::cli {
 void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
   cmd.add_option("index", args.index, "Index file, or - to read it from stdin")->required();
   cmd.add_option("-k,--max-distance", args.k, "Hamming distance (default: the index's k; not above it)")
-      ->check(CLI::Range(0, 64));
+      ->check(whole_number(0, 64));
   add_progress_flags(cmd, args.quiet, args.progress);
   if (threads) {
     add_threads_option(cmd, args.threads);
@@ -43,7 +44,8 @@ void add_preload_option(CLI::App& cmd, SearchArgs& args) {
          "cached read in 2 MiB pages where the system allows, which makes later probes faster). Without it, "
          "open costs the same for any file size and each page is read when first "
          "needed")
-      ->check(CLI::IsMember({"keys", "all"}));
+      ->check(CLI::IsMember({"keys", "all"}))
+      ->option_text("[=keys|all]");
 }
 
 OpenOptions SearchArgs::open_options() const {

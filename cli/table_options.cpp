@@ -1,5 +1,7 @@
 #include "cli/table_options.h"
 
+#include "cli/whole_number.h"
+
 namespace simdex::cli {
 
 void add_table_options(CLI::App& cmd, TableArgs& args, TablesOf of, const std::string& scheme_help) {
@@ -15,7 +17,7 @@ void add_table_options(CLI::App& cmd, TableArgs& args, TablesOf of, const std::s
                            "README \"Choosing k for text\"; a larger k gives more tables)"
                          : "k of a new set (default for an existing set: its own; another is refused)")
           ->capture_default_str()
-          ->check(CLI::Range(0, 32));
+          ->check(whole_number(0, 32));
   args.block_bytes_option =
       cmd.add_option(
              "--block-bytes", args.block_bytes,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/output.h"
+#include "cli/whole_number.h"
 #include "fingerprint/document_fingerprints.h"
 #include "simdex/documents.h"
 #include "simdex/error.h"
@@ -21,7 +22,7 @@ void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
                  "auto: a directory is 'dir', anything else 'jsonl'.\n"
                  "jsonl: one JSON object a line with a text field and an optional id field.\n"
                  "lines: one document a line, id = 0-based line number.\n"
-                 "dir: one document a file, keyed by its path; see --key-map")
+                 "dir: one document a file, keyed by its path (spec/KEYS.md)")
       ->check(CLI::IsMember({"auto", "jsonl", "lines", "dir"}))
       ->capture_default_str()
       ->group(g);
@@ -38,7 +39,7 @@ void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
       ->group(g);
   cmd.add_option("--shingle", o.shingle_size,
                  "Tokens per feature: 1 = single words, 3 = word 3-shingles (spec/FINGERPRINT.md step 5)")
-      ->check(CLI::Range(1u, FingerprintOptions::max_shingle_size))
+      ->check(whole_number(1, FingerprintOptions::max_shingle_size))
       ->capture_default_str()
       ->group(g);
   cmd.add_option("--weighting", o.weighting,

@@ -14,6 +14,7 @@
 #include "cli/keys_option.h"
 #include "cli/lines.h"
 #include "cli/output.h"
+#include "cli/progress.h"
 #include "cli/table_options.h"
 #include "cli/threads_option.h"
 #include "format/set_manifest.h"
@@ -219,11 +220,10 @@ void run_build(const BuildArgs& a) {
   for (std::size_t at = 0, nl; (nl = old_names.find('\n', at)) != std::string::npos; at = nl + 1)
     ::unlink(set::entry_path(a.output, old_names.substr(at, nl - at)).c_str());
   if (world.root() && !a.quiet) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "simdex-mpi: wrote " << a.output << ": " << members << " members on " << world.size()
               << " ranks, " << fingerprints << " fingerprints and " << ids
               << " ids over the members (a fingerprint in several members counts in each), " << bytes
-              << " bytes of members in " << seconds << " s\n";
+              << " bytes of members in " << cli::elapsed_text(start) << "\n";
   }
 }
 }  // namespace

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "cli/batch_output.h"
+#include "cli/whole_number.h"
 #include "mpi/commands.h"
 #include "mpi/forest.h"
 #include "mpi/members.h"
@@ -154,9 +155,9 @@ void add_clusters_command(CLI::App& app) {
           [](std::string& value) -> std::string {
             if (value == "0" || value == "1")
               return "--min-size below 2 prints every stored fingerprint: use `simdex clusters`";
-            return CLI::Range(2, 1 << 30)(value);
+            return cli::whole_number(2, 1 << 30)(value);
           },
-          "INT in [2 - 1073741824]"));
+          "[2 - 1073741824]"));
   cli::add_format_options(*cmd, args->format, args->style);
   cmd->add_flag("--sort", args->sort, "Sort members and clusters (holds them all in memory)");
   cmd->callback([args] { run_clusters(*args); });

@@ -150,6 +150,12 @@ void add_join_command(CLI::App& app) {
                   "physical memory)");
   cmd->add_flag("--text", args->text, "Queries are documents instead of fingerprints");
   cli::add_text_options(*cmd, args->text_options, true);
+  // No --keys here (ranks print ids): a directory of documents needs --key-map alone.
+  args->text_options.keys_flag.clear();
+  cmd->get_option("--key-map")
+      ->description(
+          "Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of the queries' string keys and paths here "
+          "(default: none; a directory of documents needs one)");
   cmd->callback([args] { run_join(*args); });
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/command_names.h"
 #include "cli/empty_values.h"
+#include "cli/help_format.h"
 #include "cli/output.h"
 #include "mpi/commands.h"
 #include "mpi/world.h"
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
       "order may differ). Exit codes: 0 success, 1 failure of any rank, 2 usage error.",
       "simdex-mpi"};
   app.require_subcommand(1);
+  simdex::cli::use_help_format(app);
   // A rank that mpirun stops (SIGINT, SIGTERM) leaves no temporary file of its member or output.
   simdex::remove_temporary_files_on_signals();
   app.set_version_flag("--version", std::string("simdex-mpi ") + simdex::version());

@@ -31,6 +31,6 @@ const char* const kSpreadHelp =
     "shared file system, or each machine may hold at the same path the manifest, the tombstones and the\n"
     "members its ranks open (docs/SCALE.md says how to place them). A rank that fails stops the job:\n"
     "its error names the rank and the file, the exit status is 1 (2 for a usage error), and -o or\n"
-    "--output-dir files are not published.\n";
+    "--output-dir files (join, pairs) are not published.\n";
 
 }  // namespace simdex::mpi

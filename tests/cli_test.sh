@@ -341,8 +341,13 @@ expect_grep number-too-large-msg "usage: --block-bytes 99999999999999999999: not
 for c in "build -o $dir/x.sdx $dir/in.tsv" "pairs $dir/t.sdx" "join $dir/t.sdx $dir/in.tsv" "clusters $dir/t.sdx"; do
   check "threads-0: ${c%% *}" 0 "$simdex" $c -q --threads 0
   check "threads-4097: ${c%% *}" 2 "$simdex" $c -q --threads 4097
-  expect_grep "threads-4097-msg: ${c%% *}" "usage: --threads: Value 4097 not in range 0 to 4096" "$dir/err"
+  expect_grep "threads-4097-msg: ${c%% *}" "usage: --threads: 4097 is not in the range 0 to 4096" "$dir/err"
 done
+# A value that is no whole number is said to be none (it was "not in range 0 to 64").
+for v in abc 2.5 '' -1; do
+  check "k-not-a-number: '$v'" 2 "$simdex" query "$dir/t.sdx" -k "$v" 1
+done
+expect_grep k-not-a-number-msg "usage: --max-distance: '-1' is not a whole number (0 to 64)" "$dir/err"
 check join-two-stdins 2 "$simdex" join - -
 expect_grep join-two-stdins-msg "give the queries as a file" "$dir/err"
 check format-and-json 2 "$simdex" pairs --format tsv --json "$dir/t.sdx"
