@@ -58,7 +58,9 @@ void add_text_options(CLI::App& cmd, TextOptions& o, bool queries) {
          "--key-map,--paths", o.paths_file,
          std::string("Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of string keys and paths here ") +
              (queries ? "(default: none; a directory of documents needs one, or --keys)"
-                      : "(default: beside the output, OUTPUT.keys.tsv)"))
+                      : "(default: beside the output, OUTPUT.keys.tsv)") +
+             "; an input without string keys gives a map of no entry")
+      ->each([&o](const std::string&) { o.key_map_flag = true; })
       ->group(g);
 }
 
@@ -176,7 +178,8 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   // A map beside the output from an earlier run is stale once this one's goes to --key-map FILE.
   const std::string beside = listing_beside.empty() ? "" : key_map_path(listing_beside);
   const std::string stale = !o.paths_file.empty() && beside != key_map ? beside : "";
-  if (keys.key_count() > 0 && !key_map.empty())
+  // A file named by --key-map holds this input's keys, none included: never an earlier run's.
+  if ((keys.key_count() > 0 || o.key_map_flag) && !key_map.empty())
     return std::move(PendingKeyMap::of(keys, key_map).also_remove(stale));
   if (keys.key_count() > 0 && o.note_unmapped_keys)
     std::cerr

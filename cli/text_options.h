@@ -24,10 +24,11 @@ struct TextOptions {
   std::string text_field = "text";
   std::string field_flag;  // "--id-field" or "--text-field" when given: JSON Lines only
   unsigned shingle_size = 3;
-  std::string weighting = "frequency";                 // frequency | binary
-  std::string stopwords = "none";                      // none | english
-  std::string stopwords_file;                          // more stopwords, one a line
-  std::string paths_file;                              // --key-map (alias --paths): where the key map goes
+  std::string weighting = "frequency";  // frequency | binary
+  std::string stopwords = "none";       // none | english
+  std::string stopwords_file;           // more stopwords, one a line
+  std::string paths_file;               // --key-map (alias --paths): where the key map goes
+  bool key_map_flag = false;            // --key-map was given: a map is written there even without keys
   std::size_t max_line_bytes = std::size_t{64} << 20;  // longest JSONL or lines document (not a flag)
   bool note_unmapped_keys = false;  // say on stderr when keys were read but no key map is written
   bool keys_printed = false;        // the command prints each document's key (as keys_flag asks)

@@ -155,7 +155,8 @@ void add_join_command(CLI::App& app) {
   cmd->get_option("--key-map")
       ->description(
           "Write the key map (ID<TAB>KEY lines, spec/KEYS.md) of the queries' string keys and paths here "
-          "(default: none; a directory of documents needs one)");
+          "(default: none; a directory of documents needs one); an input without string keys gives a map "
+          "of no entry");
   cmd->callback([args] { run_join(*args); });
 }
 

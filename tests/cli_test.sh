@@ -260,6 +260,12 @@ expect_grep fp-dir-stdout-msg "needs --key-map" "$dir/err"
 check fp-dir-map-device 1 "$simdex" fingerprint "$dir/docs" -o - --key-map /dev/null
 expect_grep fp-dir-map-device-msg "'/dev/null' exists and is not a regular file" "$dir/err"
 [ ! -s "$dir/out" ] && ok || bad "fp --key-map /dev/null printed fingerprints before failing"
+# --key-map FILE of an input without string keys: a map of no entry, never an earlier run's keys.
+printf '#simdex-keys 1\n1\tstale\n' > "$dir/named.keys.tsv"
+printf '{"id":1,"text":"an integer id"}\n' > "$dir/ints.jsonl"
+check fp-map-no-keys 0 "$simdex" fingerprint -q "$dir/ints.jsonl" -o "$dir/ints.fp" --key-map "$dir/named.keys.tsv"
+[ "$(cat "$dir/named.keys.tsv")" = "#simdex-keys 1" ] && ok || bad "--key-map of no keys: $(cat "$dir/named.keys.tsv")"
+[ ! -e "$dir/ints.fp.keys.tsv" ] && ok || bad "--key-map of no keys wrote a map beside the output too"
 check fp-dir-map-nodir 1 "$simdex" fingerprint "$dir/docs" -o - --key-map "$dir/nosuch/k.tsv"
 [ ! -s "$dir/out" ] && ok || bad "fp --key-map in a missing directory printed fingerprints before failing"
 check fp-dir-json 0 "$simdex" fingerprint --json "$dir/docs"
