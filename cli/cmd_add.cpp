@@ -121,20 +121,24 @@ class AddedKeys {
   // then refused). A writer killed in between leaves the extended map, which holds every key of the
   // set and more (a key without a live pair is never printed), and the kept one for the set's next
   // writer to remove.
-  void finish(const std::string& set, bool published) {
+  // Never throws: it runs on the way out of a failed add too, whose error is the one to report.
+  void finish(const std::string& set, bool published) noexcept {
     if (!extended_) return;
     extended_ = false;
     const std::string set_map = key_map_path(set);
     if (published) {
-      if (!before_.empty()) ::unlink(before_.c_str());
-    } else if (before_.empty()) {
-      ::unlink(set_map.c_str());  // the add made the map: none before
-    } else if (::rename(before_.c_str(), set_map.c_str()) != 0) {
+      if (!before_.empty()) ::unlink(before_.c_str());  // a second name: nothing to make durable
+      return;
+    }
+    if (before_.empty() ? ::unlink(set_map.c_str()) != 0 : ::rename(before_.c_str(), set_map.c_str()) != 0) {
       std::cerr << "simdex: warning: could not put back the key map " << printable(set_map) << " ("
                 << std::strerror(errno) << "): it holds the keys of documents not added too\n";
       return;
     }
-    writer::fsync_directory(set::set_directory(set));
+    try {
+      writer::fsync_directory(set::set_directory(set));
+    } catch (const Error&) {  // put back all the same; only its durability is in doubt
+    }
   }
 
  private:

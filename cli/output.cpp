@@ -44,21 +44,14 @@ void Output::flush_complete_lines() {
   const std::size_t tail = buffer_.size() - complete;
   if (tail > kLineHeld) return flush();
   if (complete == 0) return;
-  struct Keep {  // the tail moved to the front, also on failure (then dropped with the rest)
-    fmt::memory_buffer& b;
-    std::size_t complete;
-    bool failed = true;
-    ~Keep() {
-      if (failed) {
-        b.clear();
-        return;
-      }
-      std::memmove(b.data(), b.data() + complete, b.size() - complete);
-      b.resize(b.size() - complete);
-    }
-  } keep{buffer_, complete};
-  file_.write(std::string_view(buffer_.data(), complete));
-  keep.failed = false;
+  try {
+    file_.write(std::string_view(buffer_.data(), complete));
+  } catch (...) {
+    buffer_.clear();  // as flush(): the bytes cannot be written, and the destructor must not retry
+    throw;
+  }
+  std::memmove(buffer_.data(), buffer_.data() + complete, tail);  // the line being printed
+  buffer_.resize(tail);
 }
 
 void Output::flush() {
