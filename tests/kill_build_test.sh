@@ -23,6 +23,19 @@ start=$(date +%s%N); "$simdex" build -q --scheme paper-20 -o "$dir/timing.sdx" "
 # halves `took` for the next rounds: measured while other tests load the machine, it can be many
 # times what the rounds take once they are done.
 moment() { awk -v r="$RANDOM" -v t="$took" 'BEGIN { printf "%.3f", (r / 32767) * t * 1.1 / 1000 }'; }
+# signal_at_moment SIG WHAT COMMAND...: runs COMMAND, sends it SIG at a moment(), and checks that it
+# died by SIG (counted in $signalled) or ended first (halving `took`); its status is left in $rc.
+signal_at_moment() {
+  local sig=$1 what=$2; shift 2
+  "$@" &
+  local pid=$!
+  sleep "$(moment)"
+  kill -s "$sig" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null; rc=$?
+  if [ "$rc" = $((128 + $(kill -l "$sig"))) ]; then signalled=$((signalled+1)); ok
+  elif [ "$rc" = 0 ]; then took=$((took / 2 + 1)); ok
+  else bad "$what: exit status $rc"; fi
+}
 killed=0
 for round in $(seq 1 "$rounds"); do
   cp "$dir/old.ref" "$dir/target.sdx"
@@ -43,14 +56,8 @@ for sig in INT TERM; do
   set -m  # own process group: a background job of a script would otherwise start with SIGINT ignored
   for round in $(seq 1 $(( (rounds + 2) / 3 ))); do
     cp "$dir/old.ref" "$dir/target.sdx"
-    "$simdex" build -q --scheme paper-20 --memory 1M -o "$dir/target.sdx" "$dir/new.tsv" &
-    pid=$!
-    sleep "$(moment)"
-    kill -s "$sig" "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null; rc=$?
-    if [ "$rc" = $((128 + $(kill -l "$sig"))) ]; then signalled=$((signalled+1)); ok
-    elif [ "$rc" = 0 ]; then took=$((took / 2 + 1)); ok
-    else bad "SIG$sig round $round: exit status $rc"; fi
+    signal_at_moment "$sig" "SIG$sig round $round" \
+      "$simdex" build -q --scheme paper-20 --memory 1M -o "$dir/target.sdx" "$dir/new.tsv"
     if cmp -s "$dir/target.sdx" "$dir/old.ref" || cmp -s "$dir/target.sdx" "$dir/new.ref"; then ok; else bad "SIG$sig round $round: target is neither the old nor the new file"; fi
     left=$(ls -a "$dir" | grep -E '\.tmp-|\.simdex-sort-')
     [ -z "$left" ] && ok || bad "SIG$sig round $round: temporary files left: $left"
@@ -78,6 +85,7 @@ for sig in INT TERM; do
   left=$(ls -a "$dir" | grep -E '^\.fp\.out|^fp\.out')
   [ -z "$left" ] && ok || bad "fingerprint SIG$sig: left $left"
 done
+echo "killed $killed of $rounds builds (build takes ${took} ms)"
 # A set's merge stopped by SIGINT or SIGTERM at random moments: the set verifies and its directory
 # holds only the files its manifest names (a merged member written, or given its name, before the
 # manifest named it was left behind: as large as the members merged).
@@ -89,25 +97,17 @@ rm -f "$dir/set.ref/s.sdxs.lock"
 cp -a "$dir/set.ref" "$dir/set"
 start=$(date +%s%N); "$simdex" merge -q "$dir/set/s.sdxs"; took=$(( ($(date +%s%N) - start) / 1000000 ))
 named() { "$simdex" info --json "$1" | grep -o '"name":"[^"]*"' | cut -d'"' -f4 | sort; }
-merges=0
+signalled=0
 set -m
 for round in $(seq 1 "$rounds"); do
   sig=$([ $((round % 2)) = 0 ] && echo INT || echo TERM)
   rm -rf "$dir/set"; cp -a "$dir/set.ref" "$dir/set"
-  "$simdex" merge -q "$dir/set/s.sdxs" &
-  pid=$!
-  sleep "$(moment)"
-  kill -s "$sig" "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null; rc=$?
-  if [ "$rc" = $((128 + $(kill -l "$sig"))) ]; then merges=$((merges+1)); ok
-  elif [ "$rc" = 0 ]; then took=$((took / 2 + 1)); ok
-  else bad "merge SIG$sig round $round: exit status $rc"; fi
+  signal_at_moment "$sig" "merge SIG$sig round $round" "$simdex" merge -q "$dir/set/s.sdxs"
   "$simdex" verify "$dir/set/s.sdxs" >/dev/null && ok || bad "merge SIG$sig round $round: the set does not verify"
   left=$(comm -13 <(named "$dir/set/s.sdxs") <(ls -A "$dir/set" | grep -vx 's.sdxs\|s.sdxs.lock' | sort))
   [ -z "$left" ] && ok || bad "merge SIG$sig round $round (rc $rc): files the manifest does not name: $left"
 done
 set +m
-[ "$merges" -gt 0 ] && ok || bad "no merge ended by a signal (timing too short)"
-echo "signals ended $merges of $rounds merges (a merge takes ${took} ms)"
-echo "killed $killed of $rounds builds (build takes ${took} ms)"
+[ "$signalled" -gt 0 ] && ok || bad "no merge ended by a signal (timing too short)"
+echo "signals ended $signalled of $rounds merges (a merge takes ${took} ms)"
 finish
