@@ -143,6 +143,13 @@ struct SetWriter::State {
   // 100 GB is not left for the next writer to find) or an error, kept from the manifest's rename on.
   std::deque<writer::UnpublishedFile> unnamed;
 
+  // At the start of each change: the files of one that failed before its manifest go (a retry takes
+  // the same generation, whose names they hold).
+  State& begin_change() {
+    unnamed.clear();
+    return *this;
+  }
+
   // The entry `name` written by write(pending) under its pending name, then given its name.
   void write_entry(const std::string& name, const std::function<void(const std::string&)>& write) {
     const std::string pending = set::pending_entry_path(path, name);
@@ -264,7 +271,7 @@ unsigned SetWriter::max_distance() const { return state_->current().max_distance
 uint32_t SetWriter::block_bytes() const { return state_->current().block_bytes; }
 
 SetChange SetWriter::add(IndexBuilder& builder) {
-  State& s = *state_;
+  State& s = state_->begin_change();
   SetChange change;
   // Checked before the builder's pairs are used up: after this error it can go to another set.
   const BuildOptions& o = builder.options();
@@ -307,7 +314,7 @@ SetChange SetWriter::add(IndexBuilder& builder) {
 }
 
 SetChange SetWriter::remove(std::span<const uint64_t> ids) {
-  State& s = *state_;
+  State& s = state_->begin_change();
   s.current();
   if (ids.empty()) throw Error(errc::usage, "no ids to remove");
   SetChange change;
@@ -339,7 +346,7 @@ SetChange SetWriter::remove(std::span<const uint64_t> ids) {
 }
 
 SetChange SetWriter::merge() {
-  State& s = *state_;
+  State& s = state_->begin_change();
   const format::SetManifest& m = s.current();
   SetChange change;
   change.generation = m.generation;

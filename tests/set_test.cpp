@@ -475,6 +475,16 @@ TEST_CASE("a manifest that cannot be written (a full disk) leaves the set as it 
     CHECK(e.path().filename().string().find(".pending-") == std::string::npos);
   SetWriter(s).remove(std::vector<uint64_t>{2});
   CHECK(Index::open(s).query(0x20, 0).empty());
+  // The same writer, tried again once the disk has room: the files of its failed try go first
+  // (the retry's tombstone has the same generation, whose name they took).
+  SetWriter again(s);
+  REQUIRE(::setrlimit(RLIMIT_FSIZE, &bound) == 0);
+  std::signal(SIGXFSZ, SIG_IGN);
+  CHECK_THROWS_AS(again.remove(std::vector<uint64_t>{1}), Error);
+  ::setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  again.remove(std::vector<uint64_t>{1});
+  CHECK(Index::open(s).query(0x10, 0).empty());
 }
 
 TEST_CASE("a writer removes the temporary files of a writer that died, and no file of its own") {
