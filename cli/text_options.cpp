@@ -76,7 +76,7 @@ void warn_of_unmatchable(const std::vector<std::string>& words, const std::strin
     if (problem.empty()) continue;
     if (++unmatchable <= kShown)
       std::cerr << "simdex: warning: stopwords file '" << printable(file) << "': " << printable(problem)
-                << "; it never matches (a stopword is one word: spec/FINGERPRINT.md step 4)\n";
+                << "\n";
   }
   if (unmatchable > kShown)
     std::cerr << "simdex: warning: stopwords file '" << printable(file) << "': " << unmatchable - kShown

@@ -201,14 +201,18 @@ std::string stopword_problem(std::string_view word) {
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
     return "\"" + std::string(s.substr(0, cut)) + "...\"";
   };
-  if (tokens.empty()) return quoted(word) + " has no letter, mark or number: it is no token";
-  if (tokens.size() == 1)
-    return quoted(word) + " holds separators around its one token " + quoted(tokens.front());
-  std::string out = quoted(word) + " is " + std::to_string(tokens.size()) + " tokens:";
-  constexpr std::size_t kTokensShown = 8;
-  for (std::size_t t = 0; t < tokens.size() && t < kTokensShown; ++t) out += " " + quoted(tokens[t]);
-  if (tokens.size() > kTokensShown) out += " ...";
-  return out;
+  std::string out = quoted(word);
+  if (tokens.empty()) {
+    out += " has no letter, mark or number: it is no token";
+  } else if (tokens.size() == 1) {
+    out += " holds separators around its one token " + quoted(tokens.front());
+  } else {
+    out += " is " + std::to_string(tokens.size()) + " tokens:";
+    constexpr std::size_t kTokensShown = 8;
+    for (std::size_t t = 0; t < tokens.size() && t < kTokensShown; ++t) out += " " + quoted(tokens[t]);
+    if (tokens.size() > kTokensShown) out += " ...";
+  }
+  return out + "; it never matches (a stopword is one word: spec/FINGERPRINT.md step 4)";
 }
 
 std::uint64_t fingerprint(std::string_view utf8, const FingerprintOptions& options) {

@@ -64,8 +64,9 @@ SIMDEX_EXPORT const std::vector<std::string>& english_stopwords();
 
 // Why the stopword entry `word` can never match (spec step 4 drops a token equal to an entry, and
 // steps 1-3 make this entry no token, several, or one with separators around it), e.g. `"don't" is
-// 2 tokens: "don" "t"`; empty when it can match. The entry is quoted as given. For the places that
-// take a user's list (the CLI warns, Python warns); Fingerprinter accepts any entry, as the spec does.
+// 2 tokens: "don" "t"; it never matches (...)`; empty when it can match. The entry is quoted as given. For
+// the places that take a user's list (the CLI warns, Python warns); Fingerprinter accepts any entry, as the
+// spec does.
 SIMDEX_EXPORT std::string stopword_problem(std::string_view word);
 
 // Computes fingerprints with reusable scratch buffers: after the first few documents, fingerprinting

@@ -26,9 +26,7 @@ FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weig
     // A warning, not an error, as the CLI's: "don't" is two tokens and drops nothing.
     const std::string problem = stopword_problem(o.stopwords.back());
     if (!problem.empty()) {
-      const std::string message = "stopword " + problem +
-                                  "; it never matches (a stopword is one "
-                                  "word: spec/FINGERPRINT.md step 4)";
+      const std::string message = "stopword " + problem;
       // A bytes stopword may not be UTF-8: its message shows U+FFFD there.
       const auto text = py::reinterpret_steal<py::object>(
           PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace"));
