@@ -60,12 +60,14 @@ CharClass classify_with_icu(char32_t c) {
 }  // namespace
 
 const CharClass* bmp_classes() {
-  static const auto bmp = [] {
-    auto t = std::make_unique<CharClass[]>(0x10000);
+  // Never freed: a daemon thread of a Python program may fingerprint while exit() runs the static
+  // destructors.
+  static const CharClass* const bmp = [] {
+    auto* t = new CharClass[0x10000];
     for (char32_t b = 0; b < 0x10000; ++b) t[b] = b < 0x80 ? ascii_classes[b] : classify_with_icu(b);
     return t;
   }();
-  return bmp.get();
+  return bmp;
 }
 
 CharClass classify(char32_t c) {

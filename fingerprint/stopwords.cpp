@@ -5,7 +5,9 @@
 namespace simdex {
 
 const std::vector<std::string>& english_stopwords() {
-  static const std::vector<std::string> words{
+  // Never destroyed: a daemon thread of a Python program may make a Fingerprinter while exit() runs
+  // the static destructors.
+  static const std::vector<std::string>& words = *new std::vector<std::string>{
       "a",   "an",    "and",  "are",   "as",    "at",   "be",   "but", "by",  "for",  "if",
       "in",  "into",  "is",   "it",    "no",    "not",  "of",   "on",  "or",  "such", "that",
       "the", "their", "then", "there", "these", "they", "this", "to",  "was", "will", "with"};

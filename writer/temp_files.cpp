@@ -111,8 +111,10 @@ bool names_fd(const std::string& path, int fd) {
 // This process's own temporary files (device, inode): cleanup never opens them. Where flock is
 // emulated by POSIX locks (NFS), a second lock from the same process would succeed, and closing any
 // descriptor of the file would drop the lock its build holds.
+// Never destroyed (as the normalizer's pages): a daemon thread of a Python program may still create or
+// remove a temporary file while exit() runs the static destructors ("double free" at exit, rarely).
 std::mutex own_mutex;
-std::set<std::pair<dev_t, ino_t>> own_files;
+std::set<std::pair<dev_t, ino_t>>& own_files = *new std::set<std::pair<dev_t, ino_t>>;
 
 bool is_own(const struct stat& st) {
   std::lock_guard lock(own_mutex);
