@@ -208,13 +208,20 @@ void run_add(AddArgs& a) {
   try {
     change = set.add(builder);
   } catch (...) {
-    // Published (the merge after it failed, or a full set merged first): the map stays extended.
+    // Something was published (the member, and then the merge after it threw what is no Error, or
+    // only a full set merged first): the map stays extended, as ids it names may be live.
     added_keys.finish(a.set, set.generation() != generation);
     throw;
   }
   added_keys.finish(a.set, true);
   progress.finish();
   report_set_change(a, "added", change, start);
+  // Exit status 0 all the same: the pairs are in, and a retry would add them twice.
+  if (!change.merge_failure.empty())
+    std::cerr << "simdex: warning: the pairs were added (generation " << change.generation
+              << "), but the merge of members after it failed: " << printable(change.merge_failure)
+              << "\nsimdex: the set answers as it should; the next add merges, or run: simdex merge "
+              << printable(a.set) << "\n";
 }
 }  // namespace
 
@@ -230,7 +237,9 @@ void add_add_command(CLI::App& app) {
       "The new member is published with a new manifest atomically (temp file, fsync, rename): readers keep\n"
       "the snapshot they opened. Then members of similar size are merged (size-tiered, 4 to a tier), so\n"
       "the member count stays logarithmic and a small add never rewrites a large member; --no-merge skips\n"
-      "that. One writer at a time: a second waits for SET.lock (or fails with --no-wait).\n\n"
+      "that; a merge that fails (a full disk) is a warning, exit status 0, as the pairs are in (a retry\n"
+      "would add them twice): the next add merges, or simdex merge. One writer at a time: a second waits\n"
+      "for SET.lock (or fails with --no-wait).\n\n"
       "Examples: simdex add docs.sdxs day1.tsv\n"
       "          simdex remove docs.sdxs 17 42\n"
       "          simdex merge docs.sdxs");

@@ -197,13 +197,19 @@ struct SetWriter::State {
     for (std::size_t i = 0; i < m.members.size(); ++i)
       if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) next.members.push_back(m.members[i]);
     const std::string name = set::member_name(path, generation);
-    set::MergeSummary merged;
-    write_entry(name,
-                [&](const std::string& pending) { merged = set::write_merged(*snapshot, pending, build); });
-    change.merged_entries += merged.entries_read;
-    next.members.push_back(published_member(name, generation, change));
-    drop_unneeded_tombstones(next);
-    publish(std::move(next), change);
+    const SetChange before = change;  // a merge that fails tells of nothing it wrote
+    try {
+      set::MergeSummary merged;
+      write_entry(name,
+                  [&](const std::string& pending) { merged = set::write_merged(*snapshot, pending, build); });
+      change.merged_entries += merged.entries_read;
+      next.members.push_back(published_member(name, generation, change));
+      drop_unneeded_tombstones(next);
+      publish(std::move(next), change);
+    } catch (...) {
+      change = before;
+      throw;
+    }
   }
 
   // A tombstone applies only to members older than it (§4): once none is, it can go.
@@ -306,9 +312,10 @@ SetChange SetWriter::add(IndexBuilder& builder) {
   try {
     s.merge_tiers(change);
   } catch (const Error& e) {
-    throw Error(e.code(), "the pairs were added (member '" + entry.name + "', generation " +
-                              std::to_string(generation) +
-                              ", published), but the merge after the add failed: " + e.detail());
+    // The add is done: an error would have the caller add the pairs again, and a merge left undone
+    // costs only answer time (the next add or merge does it). Its files go now.
+    s.unnamed.clear();
+    change.merge_failure = e.detail();
   }
   return change;
 }

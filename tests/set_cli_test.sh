@@ -300,6 +300,18 @@ check "remove --key doc-a" 0 "$simdex" remove -q "$r/s.sdxs" --key doc-a
 check "the set after" 0 "$simdex" clusters --min-size 1 --keys "$r/s.sdxs"
 grep -q doc-b "$dir/out" && ! grep -q doc-a "$dir/out" && ok || bad "remove --key: $(cat "$dir/out")"
 
+# An add whose merge after it fails (its name taken, as by a full disk's failure) is done: exit 0, a
+# warning that says so; a retry would hold the pairs twice.
+m="$dir/mf"; mkdir -p "$m"
+for i in 1 2 3; do printf '%d\t%d\n' $((i * 4096)) $i | "$simdex" add -q --no-merge "$m/s.sdxs" -; done
+echo "not simdex's" > "$m/s.sdxs-0000000000000005.sdx"  # the merge's generation; the add's is 4
+check "an add whose merge fails" 0 sh -c "printf '16384\t4\n' | \"$simdex\" add \"$m/s.sdxs\" -"
+expect_grep "warns that the pairs are in" "warning: the pairs were added (generation 4), but the merge of members after it failed: .*exists" "$dir/err"
+expect_grep "says what merges" "the next add merges, or run: simdex merge" "$dir/err"
+check "the added pairs answer" 0 sh -c "printf '16384\\n' | \"$simdex\" query -k 0 \"$m/s.sdxs\""
+expect_grep "the new member's" "^16384	16384	0	4" "$dir/out"
+ls -a "$m" | grep -q pending && bad "the failed merge left its file: $(ls -a "$m")" || ok
+
 # A name whose files' hidden temporary names would pass 255 bytes: refused before anything is written.
 long="$dir/$(printf 'n%.0s' $(seq 1 190)).sdxs"
 check "a set name too long for its files" 2 "$simdex" add -q "$long" "$dir/b.tsv"

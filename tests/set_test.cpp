@@ -487,6 +487,37 @@ TEST_CASE("a manifest that cannot be written (a full disk) leaves the set as it 
   CHECK(Index::open(s).query(0x10, 0).empty());
 }
 
+TEST_CASE("an add whose merge after it fails is done all the same, and says why (a retry would add twice)") {
+  TempDir dir;
+  const std::string s = dir.file("s.sdxs");
+  for (uint64_t id = 1; id <= 3; ++id) add_pairs(s, {{id << 8, id}}, without_merge());  // one tier
+  SetWriter w(s);
+  IndexBuilder b({.k = 3});
+  b.add(4 << 8, 4);
+  // The add publishes generation 4; its merge of the full tier, generation 5, finds its name taken.
+  const std::string blocker = set::entry_path(s, set::member_name(s, 5));
+  std::ofstream(blocker) << "not simdex's";
+  const SetChange change = w.add(b);
+  CHECK(change.merge_failure.find("exists") != std::string::npos);
+  CHECK(change.generation == 4);
+  CHECK(change.members == 4);
+  CHECK(change.written == std::vector<std::string>{set::member_name(s, 4)});  // the merge's not told
+  CHECK(change.merged_entries == 0);
+  CHECK(w.generation() == 4);
+  for (uint64_t id = 1; id <= 4; ++id) CHECK(Index::open(s).ids_of(id << 8).to_vector() == std::vector{id});
+  CHECK(read_bytes(blocker).size() == 12);
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    CHECK(e.path().filename().string().find(".pending-") == std::string::npos);  // the merge's went
+  // Once the name is free, the same writer's next change merges.
+  std::filesystem::remove(blocker);
+  IndexBuilder more({.k = 3});
+  more.add(5 << 8, 5);
+  const SetChange next = w.add(more);
+  CHECK(next.merge_failure.empty());
+  CHECK(next.merged_entries == 5);  // the tier: all five members of one pair
+  CHECK(Index::open(s).fingerprint_count() == 5);
+}
+
 TEST_CASE("a writer removes the temporary files of a writer that died, and no file of its own") {
   TempDir dir;
   const std::string s = dir.file("s.sdxs");

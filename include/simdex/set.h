@@ -46,6 +46,9 @@ struct SetChange {
   uint64_t bytes_written = 0;        // all files written, manifest included
   std::size_t members = 0;           // member count after the change
   uint64_t merged_entries = 0;       // (fingerprint, id) pairs read by merges
+  // add(): why the merge after it failed (Error::detail()), or empty. The pairs were published all
+  // the same: adding them again would hold them twice; the next add or merge() merges.
+  std::string merge_failure;
 };
 
 class SIMDEX_EXPORT SetWriter {
@@ -65,7 +68,8 @@ class SIMDEX_EXPORT SetWriter {
   uint32_t block_bytes() const;
 
   // Writes the builder's pairs as a new member (the builder's k and block size must be the set's)
-  // and publishes; then merges members of similar size unless merge_after_add is false.
+  // and publishes; then merges members of similar size unless merge_after_add is false. Throws only
+  // when nothing was published: a failed merge after the publication is SetChange::merge_failure.
   SetChange add(IndexBuilder& builder);
   // Publishes a tombstone: these ids are no longer live (an id added again later is live).
   SetChange remove(std::span<const uint64_t> ids);

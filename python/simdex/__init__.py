@@ -604,7 +604,9 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
     (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes;
     progress: as Builder.write's (stage "lock" while waiting for another writer; the stages start
     again for the merge). Stopped (Ctrl-C, progress) during that merge, the new member stays
-    published: the add is done, the merge is left to the next add or merge.
+    published: the add is done, the merge is left to the next add or merge. A merge that fails
+    (a full disk) does not raise, as the pairs are in and a retry would add them twice: a
+    RuntimeWarning says why, and the SetChange's merge_failure.
     """
     fps = _u64(fingerprints, "fingerprints")
     return _simdex.set_add(_path(set_path), fps, None if ids is None else _u64(ids, "ids"),

@@ -47,8 +47,12 @@ std::string utf8_bytes(py::handle item, const std::string& what);
 // utf8_of a text, the `position`-th: TypeError naming it for anything but a str or bytes.
 std::string_view text_utf8(py::handle item, std::size_t position, py::object& owner);
 
+// UTF-8 bytes as str, bytes that are not UTF-8 handled by the codec error handler `errors`.
+py::object decoded_str(std::string_view bytes, const char* errors);
 // A key as str: UTF-8, with bytes that are not (a directory's odd file names) as surrogate escapes.
 py::object key_str(std::string_view key);
+// A message as str (a path in it may not be UTF-8: U+FFFD there).
+inline py::object message_str(std::string_view message) { return decoded_str(message, "replace"); }
 
 void bind_errors(py::module_& m);
 void bind_fingerprint(py::module_& m);

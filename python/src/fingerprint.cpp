@@ -26,13 +26,9 @@ FingerprintOptions fingerprint_options(unsigned shingle, const std::string& weig
     // A warning, not an error, as the CLI's: "don't" is two tokens and drops nothing.
     const std::string problem = stopword_problem(o.stopwords.back());
     if (!problem.empty()) {
-      const std::string message = "stopword " + problem;
-      // A bytes stopword may not be UTF-8: its message shows U+FFFD there.
-      const auto text = py::reinterpret_steal<py::object>(
-          PyUnicode_DecodeUTF8(message.data(), static_cast<Py_ssize_t>(message.size()), "replace"));
+      const py::object text = message_str("stopword " + problem);  // a bytes stopword may not be UTF-8
       // stacklevel 2: the line that called simdex.fingerprint (or dedup), not the wrapper's.
-      if (!text || PyErr_WarnFormat(PyExc_UserWarning, 2, "%U", text.ptr()) != 0)
-        throw py::error_already_set();
+      if (PyErr_WarnFormat(PyExc_UserWarning, 2, "%U", text.ptr()) != 0) throw py::error_already_set();
     }
   }
   return o;

@@ -8,11 +8,7 @@
 
 namespace simdex::python {
 
-py::object key_str(std::string_view key) {
-  PyObject* s = PyUnicode_DecodeUTF8(key.data(), static_cast<Py_ssize_t>(key.size()), "surrogateescape");
-  if (!s) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(s);
-}
+py::object key_str(std::string_view key) { return decoded_str(key, "surrogateescape"); }
 
 namespace {
 

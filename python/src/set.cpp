@@ -23,13 +23,18 @@ const StructType& change_type() {
                       {"removed", "files removed after publication"},
                       {"bytes_written", "bytes of all files written, the manifest included"},
                       {"members", "member count after the change"},
-                      {"merged_entries", "(fingerprint, id) pairs read by merges"}});
+                      {"merged_entries", "(fingerprint, id) pairs read by merges"},
+                      {"merge_failure",
+                       "add: why the merge after it failed (a RuntimeWarning said it), or None; the pairs "
+                       "were added all the same"}});
   return *type;
 }
 
 py::object change_tuple(const SetChange& c) {
-  return change_type().make({py::int_(c.generation), py::cast(c.written), py::cast(c.removed),
-                             py::int_(c.bytes_written), py::int_(c.members), py::int_(c.merged_entries)});
+  return change_type().make(
+      {py::int_(c.generation), py::cast(c.written), py::cast(c.removed), py::int_(c.bytes_written),
+       py::int_(c.members), py::int_(c.merged_entries),
+       c.merge_failure.empty() ? py::none() : py::object(message_str(c.merge_failure))});
 }
 
 SetWriterOptions writer_options(bool wait, bool merge_after_add, std::uint64_t memory, unsigned threads,
@@ -72,6 +77,15 @@ py::object add(const std::string& path, const U64Array& fingerprints, const std:
     for (std::size_t i = 0; i < n; ++i) builder.add(fp[i], id ? id[i] : i);
     change = set.add(builder);
   });
+  if (!change.merge_failure.empty()) {
+    // A warning, not an error, as the CLI's: the pairs are in, and a retry would add them twice.
+    const py::object text =
+        message_str("the pairs were added (generation " + std::to_string(change.generation) +
+                    "), but the merge of members after it failed: " + change.merge_failure +
+                    "; the next add merges, or simdex.merge(set_path)");
+    // stacklevel 2: the line that called simdex.add, not the wrapper's.
+    if (PyErr_WarnFormat(PyExc_RuntimeWarning, 2, "%U", text.ptr()) != 0) throw py::error_already_set();
+  }
   return change_tuple(change);
 }
 

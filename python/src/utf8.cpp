@@ -77,4 +77,10 @@ std::string utf8_bytes(py::handle item, const std::string& what) {
   throw py::type_error(what + " is a str or bytes, not " + Py_TYPE(item.ptr())->tp_name);
 }
 
+py::object decoded_str(std::string_view bytes, const char* errors) {
+  PyObject* s = PyUnicode_DecodeUTF8(bytes.data(), static_cast<Py_ssize_t>(bytes.size()), errors);
+  if (!s) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(s);
+}
+
 }  // namespace simdex::python

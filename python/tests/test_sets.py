@@ -96,6 +96,21 @@ def test_set_errors(tmp_path):
     assert not (tmp_path / "none.sdxs.lock").exists()  # a writer that made no set leaves no lock
 
 
+def test_an_add_whose_merge_fails_warns_and_is_done(tmp_path):
+    path = tmp_path / "s.sdxs"
+    for i in (1, 2, 3):
+        assert simdex.add(path, [i << 12], ids=[i], merge=False).merge_failure is None
+    # The merge after the next add (generation 4) finds its name, generation 5's, taken.
+    (tmp_path / "s.sdxs-0000000000000005.sdx").write_text("not simdex's")
+    with pytest.warns(RuntimeWarning, match=r"the pairs were added \(generation 4\), but the merge") as told:
+        change = simdex.add(path, [4 << 12], ids=[4])
+    assert told[0].filename == __file__  # the caller's line, not the wrapper's
+    assert "exists" in change.merge_failure
+    assert (change.generation, change.members, change.merged_entries) == (4, 4, 0)
+    with simdex.open(path) as s:
+        assert [list(s.ids_of(i << 12)) for i in (1, 2, 3, 4)] == [[1], [2], [3], [4]]
+
+
 def test_reopen_of_a_set_gone_is_a_file_error(tmp_path):
     path = tmp_path / "s.sdxs"
     simdex.add(path, [1, 2, 3], ids=[1, 2, 3])
