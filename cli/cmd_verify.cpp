@@ -1,5 +1,7 @@
 // simdex verify: reads every byte of an index and checks it against the spec.
 
+#include <optional>
+
 #include "cli/commands.h"
 #include "cli/index_input.h"
 #include "cli/keys_option.h"
@@ -15,7 +17,8 @@ namespace {
 struct KeyMapReport {
   std::string path;
   std::uint64_t keys = 0;
-  std::string problem;  // empty when the map is well formed
+  std::string problem;      // empty when the map is well formed
+  errc code = errc::input;  // of the problem: input (a bad line) or io (the map cannot be read)
 };
 
 std::optional<KeyMapReport> verify_key_map(const KeysArg& arg, const std::string& index) {
@@ -27,8 +30,9 @@ std::optional<KeyMapReport> verify_key_map(const KeysArg& arg, const std::string
     while (!file.read([&](std::uint64_t, std::string_view) { ++r.keys; }).empty()) {
     }
   } catch (const Error& e) {
-    if (e.code() != errc::input) throw;
-    r.problem = e.what();
+    if (e.code() != errc::input && e.code() != errc::io) throw;
+    r.problem = e.what();  // a map that is missing is as bad as one with a bad line, and told alike
+    r.code = e.code();
   }
   return r;
 }
@@ -75,10 +79,12 @@ void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
   Output out;
   VerifyReport report;
   bool opened = true;
+  std::optional<Error> unreadable;  // the index could not be read (io): no verdict, but --json tells
   try {
     report = IndexInput(path)->verify();
   } catch (const Error& e) {
-    if (e.code() == errc::io) throw;
+    if (e.code() == errc::io && !json) throw;
+    if (e.code() == errc::io) unreadable = e;
     opened = false;
     report.problems.push_back({e.code(), "opening", e.what()});
   }
@@ -108,8 +114,9 @@ void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
       out.print("{}: BAD\n  {}\n", printable(keys->path), printable(keys->problem));
   }
   out.close();
+  if (unreadable) throw *unreadable;
   if (!report.ok()) throw Error(report.problems.front().code, "'" + path + "' failed verification");
-  if (keys && !keys->problem.empty()) throw Error(errc::input, "'" + keys->path + "' failed verification");
+  if (keys && !keys->problem.empty()) throw Error(keys->code, "'" + keys->path + "' failed verification");
 }
 }  // namespace
 
@@ -123,12 +130,14 @@ void add_verify_command(CLI::App& app) {
       "holds; otherwise prints each problem (rule name, where, what) and exits 1.\n"
       "With --json one line "
       "{\"index\":I,\"ok\":B,\"bytes_checked\":N,\"blocks_checked\":N,\"problems\":[{\"rule\":R,\n"
-      "\"where\":W,\"what\":M},...],\"unchecked\":[...]} (the exit status is the same).\n"
+      "\"where\":W,\"what\":M},...],\"unchecked\":[...]} (the exit status is the same; an index that\n"
+      "cannot be read, a missing file, is the problem of rule \"io\" at \"opening\").\n"
       "Opening an index checks only its header and layout; run verify after copying files around.\n"
       "--keys also reads the key map beside the index (INDEX.keys.tsv, a set's SET.keys.tsv; or FILE\n"
       "with --keys=FILE) and checks every line of it, which lookups (query --keys) do not: one more\n"
       "line `MAP: OK (N keys checked)` or `MAP: BAD` and what is wrong, with --json a field\n"
-      "\"key_map\":{\"path\":P,\"ok\":B,\"keys\":N,\"problem\":M or null}; exit 1 when it is bad.\n"
+      "\"key_map\":{\"path\":P,\"ok\":B,\"keys\":N,\"problem\":M or null}; exit 1 when it is bad (or\n"
+      "missing).\n"
       "INDEX - reads the index from stdin: `simdex build -o - in.tsv | simdex verify -`.");
   cmd->add_option("index", *path, "Index file, or - to read it from stdin")->required();
   cmd->add_flag("--json", *json, "One JSON object");

@@ -105,6 +105,17 @@ check "--hex and --dec" 2 "$simdex" query "$dir/docs.sdx" --hex --dec 1
 check "verify --json" 0 "$simdex" verify --json "$dir/docs.sdx"
 json_ok "verify --json" "$dir/out"
 expect_grep "verify --json ok" '"ok":true' "$dir/out"
+# What cannot be read is told in the object too: a script reading one object a file gets one.
+check "verify --json of a missing index" 1 "$simdex" verify --json "$dir/none.sdx"
+json_ok "verify --json of a missing index" "$dir/out"
+expect_grep "verify --json of a missing index: the problem" '"ok":false,.*"problems":\[{"rule":"io","where":"opening","what":"io: cannot open index' "$dir/out"
+expect_grep "verify --json of a missing index: stderr" "cannot open index '.*none.sdx': no such file" "$dir/err"
+check "verify --json --keys of a missing map" 1 "$simdex" verify --json --keys="$dir/none.keys.tsv" "$dir/docs.sdx"
+json_ok "verify --json --keys of a missing map" "$dir/out"
+expect_grep "verify --json --keys of a missing map: the problem" '"ok":true,.*"key_map":{"path":"[^"]*none.keys.tsv","ok":false,"keys":0,"problem":"io: cannot open key map' "$dir/out"
+check "verify --keys of a missing map" 1 "$simdex" verify --keys="$dir/none.keys.tsv" "$dir/docs.sdx"
+expect_grep "verify --keys of a missing map: the index is checked" "docs.sdx: OK" "$dir/out"
+expect_grep "verify --keys of a missing map: BAD" "none.keys.tsv: BAD" "$dir/out"
 # Each command's default stays; the other base prints the same numbers.
 to_dec() { python3 -c 'import re, sys
 print(re.sub(r"0x[0-9a-f]{16}", lambda m: str(int(m.group(0), 16)), sys.stdin.read()), end="")'; }
