@@ -22,6 +22,7 @@
 #include "cli/table_options.h"
 #include "cli/text_options.h"
 #include "cli/threads_option.h"
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "io/input_stream.h"
 #include "simdex/builder.h"
@@ -57,7 +58,7 @@ std::string stdout_staging_path(const std::string& tmp_dir) {
 
 void stream_to_stdout(const std::string& staged) {
   const int fd = ::open(staged.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(errc::io, "cannot open " + staged + ": " + std::strerror(errno), errno);
+  if (fd < 0) throw system_error("cannot open " + staged);
   ::unlink(staged.c_str());
   Output out;
   std::vector<char> chunk(1 << 20);

@@ -12,6 +12,7 @@
 #include "format/layout.h"
 #include "format/physical_memory.h"
 #include "format/set_manifest.h"
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 
@@ -27,9 +28,7 @@ void read_stdin_up_to(std::vector<uint8_t>& bytes, std::size_t limit) {
     const ssize_t got =
         io::read_some(STDIN_FILENO, bytes.data() + size, std::min(bytes.size(), limit) - size);
     if (got == 0) break;
-    if (got < 0)
-      throw Error(errc::io, std::string("reading the index from standard input: ") + std::strerror(errno),
-                  errno);
+    if (got < 0) throw system_error("reading the index from standard input");
     size += static_cast<std::size_t>(got);
   }
   bytes.resize(size);

@@ -15,6 +15,7 @@
 #include "cli/lines.h"
 #include "cli/output.h"
 #include "cli/query_output.h"
+#include "format/system_error.h"
 #include "io/input_stream.h"
 #include "simdex/error.h"
 
@@ -61,8 +62,7 @@ class LineReader {
       begin_ = 0;
       const ssize_t got = ::read(fd_, buffer_.data() + end_, buffer_.size() - end_);
       if (got < 0 && errno == EINTR) return Got::interrupted;
-      if (got < 0)
-        throw Error(errc::io, std::string("reading standard input: ") + std::strerror(errno), errno);
+      if (got < 0) throw system_error("reading standard input");
       if (got == 0) {  // a last line without '\n' is a line
         if (end_ == 0 && !skipping_) return Got::end;
         const bool too_long = std::exchange(skipping_, false) || end_ > io::max_pair_line_bytes;

@@ -20,6 +20,7 @@
 #include "fingerprint/document_fingerprints.h"
 #include "fingerprint/pending_key_map.h"
 #include "fingerprint/text_pipeline.h"
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "io/input_stream.h"
 #include "reader/change_watch.h"
@@ -116,16 +117,16 @@ bool readable_once(const std::string& input) {
 std::unique_ptr<writer::OwnedTemp> spool(const std::string& input, const std::string& name,
                                          const DedupOptions& o) {
   const int fd = input == "-" ? 0 : ::open(input.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(errc::io, "cannot open input '" + name + "': " + std::strerror(errno), errno);
+  if (fd < 0) throw system_error("cannot open input", name);
   const ClosedAtEnd close_input{input == "-" ? -1 : fd};
   auto copy = dedup_temp_file(temp_dir_of(o), ".input");
   std::vector<char> buffer(1 << 20);
   for (;;) {
     const ssize_t n = io::read_some(fd, buffer.data(), buffer.size());
-    if (n < 0) throw Error(errc::io, "reading " + name + ": " + std::string(std::strerror(errno)), errno);
+    if (n < 0) throw system_error("reading " + name);
     if (n == 0) break;
     if (!io::write_all(copy->fd(), buffer.data(), static_cast<std::size_t>(n)))
-      throw Error(errc::io, "writing '" + copy->path() + "': " + std::strerror(errno), errno);
+      throw system_error("writing", copy->path());
   }
   return copy;
 }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 
@@ -18,7 +19,7 @@ KeyMapFile::~KeyMapFile() { ::close(fd_); }
 std::string_view KeyMapFile::read(const std::function<void(std::uint64_t id, std::string_view key)>& each) {
   if (done_) return {};
   const ssize_t got = io::read_some(fd_, chunk_.data(), chunk_.size());
-  if (got < 0) throw Error(errc::io, "read error on key map '" + path_ + "': " + std::strerror(errno), errno);
+  if (got < 0) throw system_error("read error on key map", path_);
   if (got == 0) {
     done_ = true;
     lines_.finish();

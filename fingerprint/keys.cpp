@@ -13,6 +13,7 @@
 
 #include "fingerprint/key_map_lines.h"
 #include "format/huge_pages.h"
+#include "format/system_error.h"
 #include "format/xxh3.h"
 #include "io/fd_io.h"
 #include "simdex/documents.h"
@@ -251,7 +252,7 @@ struct KeyMap::Bytes {
 int open_key_map_file(const std::string& path) {
   // O_NONBLOCK: opening a FIFO would wait for a writer (a regular file's reads ignore the flag).
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error(errc::io, "cannot open key map '" + path + "': " + std::strerror(errno), errno);
+  if (fd < 0) throw system_error("cannot open key map", path);
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);

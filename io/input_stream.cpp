@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/run_tasks.h"
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 
@@ -257,9 +258,7 @@ class DecodingBuf : public std::streambuf {
 };
 
 // A failed read or seek of the input: errc::io with the system's reason.
-[[noreturn]] void throw_read_error(const std::string& name) {
-  throw Error(errc::io, "reading " + name + ": " + std::strerror(errno), errno);
-}
+[[noreturn]] void throw_read_error(const std::string& name) { throw system_error("reading " + name); }
 
 Source fd_source(int fd, const std::string& name) {
   return [fd, name](char* s, std::size_t n) -> std::size_t {
@@ -318,7 +317,7 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
   if (path != "-") {
     name_ = path;
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(errc::io, "cannot open input '" + path + "': " + std::strerror(errno), errno);
+    if (fd < 0) throw system_error("cannot open input", path);
     impl_->fd = fd;
   }
   impl_->read_fd = fd;

@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "cli/lines.h"
+#include "format/system_error.h"
 #include "io/input_stream.h"
 #include "simdex/error.h"
 
@@ -18,7 +19,7 @@ namespace simdex::mpi {
 
 namespace {
 [[noreturn]] void fail_io(const std::string& what, const std::string& path) {
-  throw Error(errc::io, what + " " + path + ": " + std::strerror(errno), errno);
+  throw system_error(what + " " + path);
 }
 
 // A plain file mapped read-only (empty files map nothing).

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "format/set_manifest.h"
+#include "format/system_error.h"
 #include "reader/fingerprint_scan.h"
 #include "reader/index_impl.h"
 #include "set/set_files.h"
@@ -41,8 +42,7 @@ MemberPlan plan_members(const std::string& path, int ranks, Assign how) {
     }
   } else {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-      throw Error(errc::io, "cannot open index '" + path + "': " + std::strerror(errno), errno);
+    if (::stat(path.c_str(), &st) != 0) throw system_error("cannot open index", path);
     set::require_regular_file(path);
     plan.names.push_back(path);
     plan.bytes.push_back(0);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "format/page_cache.h"
+#include "format/system_error.h"
 #include "simdex/error.h"
 
 namespace simdex::reader {
@@ -55,18 +56,15 @@ MappedFile::MappedFile(const std::string& path, bool watch_changes, const std::s
   }
   try {
     struct stat st {};
-    if (fstat(fd_, &st) != 0)
-      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno), errno);
+    if (fstat(fd_, &st) != 0) throw system_error("cannot stat " + what, path);
     if (!S_ISREG(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is not a regular file");
     // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
     if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);
-    if (fstat(fd_, &st) != 0)
-      throw Error(errc::io, "cannot stat " + what + " '" + path + "': " + std::strerror(errno), errno);
+    if (fstat(fd_, &st) != 0) throw system_error("cannot stat " + what, path);
     if (st.st_size == 0) return;  // nothing to map; the parser reports the file as too small
     const auto bytes = static_cast<std::size_t>(st.st_size);
     void* p = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
-    if (p == MAP_FAILED)
-      throw Error(errc::io, "cannot map " + what + " '" + path + "': " + std::strerror(errno), errno);
+    if (p == MAP_FAILED) throw system_error("cannot map " + what, path);
     data_ = static_cast<const uint8_t*>(p);
     size_ = bytes;
     if (watch_) watch_->watch_mapping(data_, size_);

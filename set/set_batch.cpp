@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "format/system_error.h"
 #include "format/thread_count.h"
 #include "set/set_merge.h"
 #include "set/set_snapshot.h"
@@ -173,8 +174,7 @@ Index SetSnapshot::merged_index(const BatchOptions& options) const {
   // would remove it between its publication and its open, as nobody holds a lock on it then.
   const std::string tmp = writer::system_temp_directory();
   std::string dir = tmp + "/simdex-set-XXXXXX";
-  if (!::mkdtemp(dir.data()))
-    throw Error(errc::io, "cannot create a directory in '" + tmp + "': " + std::strerror(errno), errno);
+  if (!::mkdtemp(dir.data())) throw system_error("cannot create a directory in", tmp);
   const std::string path = dir + "/merged.sdx";
   struct Cleanup {
     const std::string &file, &dir;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "format/set_manifest.h"
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
@@ -184,8 +185,7 @@ SetLock::SetLock(const std::string& manifest_path, bool wait, const std::functio
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     created_ = fd_ >= 0;
     if (!created_ && errno == EEXIST) fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0)
-      throw Error(errc::io, "cannot open the set's lock file '" + path + "': " + std::strerror(errno), errno);
+    if (fd_ < 0) throw system_error("cannot open the set's lock file", path);
     const bool poll = wait && waiting;
     while (::flock(fd_, LOCK_EX | (wait && !poll ? 0 : LOCK_NB)) != 0) {
       if (errno == EINTR) continue;

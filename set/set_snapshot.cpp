@@ -9,6 +9,7 @@
 #include <queue>
 
 #include "format/endian.h"
+#include "format/system_error.h"
 #include "reader/fingerprint_scan.h"
 #include "reader/index_impl.h"
 #include "reader/mapped_file.h"
@@ -138,8 +139,7 @@ std::unique_ptr<Index::Impl> open_set(const std::string& path, const OpenOptions
 Index SetSnapshot::reopen() const {
   // A manifest gone is the error open() gives a missing file (io), not a member's (member_missing).
   struct stat st {};
-  if (::stat(path_.c_str(), &st) != 0)
-    throw Error(errc::io, "cannot open index set '" + path_ + "': " + std::strerror(errno), errno);
+  if (::stat(path_.c_str(), &st) != 0) throw system_error("cannot open index set", path_);
   auto impl = std::make_unique<Index::Impl>();
   impl->options = options_;
   impl->composite = open(path_, options_, this);

@@ -14,6 +14,7 @@
 
 #include "format/page_cache.h"
 #include "format/set_manifest.h"
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 
@@ -31,9 +32,6 @@ std::string base_of(const std::string& path) {
   const auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
-[[noreturn]] void fail(const std::string& what, const std::string& path) {
-  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno), errno);
-}
 }  // namespace
 
 const std::string& checked_target(const std::string& target) {
@@ -44,7 +42,7 @@ const std::string& checked_target(const std::string& target) {
   struct stat st {};
   if (::lstat(target.c_str(), &st) != 0) {
     if (errno == ENOENT) return target;
-    fail("cannot check output", target);
+    throw system_error("cannot check output", target);
   }
   if (S_ISLNK(st.st_mode))
     throw Error(errc::io, "output '" + target +
@@ -178,7 +176,7 @@ bool AtomicFile::map_write(uint64_t offset, const void* data, std::size_t size) 
   }
   if (rc != 0) {
     if (errno == EOPNOTSUPP || errno == ENOSYS) return false;
-    fail("cannot write", temp_.path());
+    throw system_error("cannot write", temp_.path());
   }
   const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t from = offset / page * page;
@@ -209,15 +207,16 @@ void AtomicFile::skip_to(uint64_t offset) {
 
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
   cache_regions(offset, size, true);
-  if (!io::pwrite_all(temp_.fd(), data, size, offset)) fail("cannot write", temp_.path());
+  if (!io::pwrite_all(temp_.fd(), data, size, offset)) throw system_error("cannot write", temp_.path());
 }
 
 void AtomicFile::sync() {
   flush();
   // The tail that cache_regions added beyond the last byte written.
   if (extended_ > end_ && ::ftruncate(temp_.fd(), static_cast<off_t>(end_)) != 0)
-    fail("cannot truncate", temp_.path());
-  if (durability_ == Durability::durable && ::fsync(temp_.fd()) != 0) fail("cannot fsync", temp_.path());
+    throw system_error("cannot truncate", temp_.path());
+  if (durability_ == Durability::durable && ::fsync(temp_.fd()) != 0)
+    throw system_error("cannot fsync", temp_.path());
 }
 
 void AtomicFile::publish() {
@@ -227,7 +226,7 @@ void AtomicFile::publish() {
   if (::stat(target_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(temp_.fd(), old.st_mode & 07777);
   sync();
   checked_target(target_);  // it may have changed during the build
-  if (!temp_.rename_to(target_)) fail("cannot rename temporary file over", target_);
+  if (!temp_.rename_to(target_)) throw system_error("cannot rename temporary file over", target_);
   // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
   // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
   temp_.close();
@@ -285,12 +284,12 @@ void refuse_same_output(const std::string& a, const std::string& a_what, const s
 
 void fsync_directory(const std::string& dir) {
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) fail("cannot open directory", dir);
+  if (dfd < 0) throw system_error("cannot open directory", dir);
   const int rc = ::fsync(dfd);
   const int err = errno;
   ::close(dfd);
   errno = err;
-  if (rc != 0) fail("cannot fsync directory", dir);
+  if (rc != 0) throw system_error("cannot fsync directory", dir);
 }
 
 void refuse_replacing_set(const std::string& target) {

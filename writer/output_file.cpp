@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
 #include "writer/atomic_file.h"
@@ -54,8 +55,7 @@ struct OutputFile::Impl {
   }
   void sink(const char* data, std::size_t size) {
     if (file) return file->write(data, size);
-    if (!io::write_all(fd, data, size))
-      throw Error(errc::io, "writing " + name + ": " + std::strerror(errno), errno);
+    if (!io::write_all(fd, data, size)) throw system_error("writing " + name);
   }
   void deflate_all(std::string_view in, int flush) {
     gz.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
@@ -102,7 +102,7 @@ OutputFile::OutputFile(const std::string& path) : impl_(std::make_unique<Impl>()
       impl_->file.emplace(path);
     } else if ((impl_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
       impl_->fd = STDOUT_FILENO;  // nothing for ~Impl to close
-      throw Error(errc::io, "cannot write '" + path + "': " + std::strerror(errno), errno);
+      throw system_error("cannot write", path);
     }
   }
   if (impl_->codec != Codec::plain) impl_->out.resize(1 << 17);
@@ -141,7 +141,7 @@ void OutputFile::close() {
   if (impl_->file) return impl_->file->publish();
   if (impl_->fd == STDOUT_FILENO) return;
   const int fd = std::exchange(impl_->fd, STDOUT_FILENO);
-  if (::close(fd) != 0) throw Error(errc::io, "writing " + impl_->name + ": " + std::strerror(errno), errno);
+  if (::close(fd) != 0) throw system_error("writing " + impl_->name);
 }
 
 bool OutputFile::in_place() const { return !impl_->file; }

@@ -17,6 +17,7 @@
 #include <set>
 #include <utility>
 
+#include "format/system_error.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
 
@@ -121,10 +122,6 @@ bool is_own(const struct stat& st) {
   return own_files.count({st.st_dev, st.st_ino}) != 0;
 }
 
-[[noreturn]] void fail(const std::string& what, const std::string& path) {
-  throw Error(errc::io, what + " '" + path + "': " + std::strerror(errno), errno);
-}
-
 void remove_temps_and_die(int sig) {
   dying.store(true);
   wait_for_creations();
@@ -154,7 +151,7 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
       errno = open_error;
       // A taken name: the same process id in another PID namespace, or a leftover.
       if (errno == EEXIST && attempt < kAttempts) continue;
-      fail("cannot create temporary file", path_);
+      throw system_error("cannot create temporary file", path_);
     }
     // EWOULDBLOCK: another build's cleanup holds the fresh file and removes it. Other errors mean
     // the file system has no locks; cleanup cannot lock there either, so it removes nothing.
