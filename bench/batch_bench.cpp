@@ -6,6 +6,7 @@
 //                                 [--no-pairs] [--no-single] [--threads 1,2] (join's thread counts)
 //                                 [--ids] (join fills the hits' ids, as latency_bench's batches do)
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -97,7 +98,10 @@ std::vector<std::pair<uint64_t, uint64_t>> brute_pairs(std::vector<uint64_t> f, 
 }
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("simdex-batch-bench-" + name + ".sdx")).string();
+  // The process id in it: two runs at once (two build types) keep apart.
+  return (std::filesystem::temp_directory_path() /
+          ("simdex-batch-bench-" + std::to_string(::getpid()) + "-" + name + ".sdx"))
+      .string();
 }
 
 double build_index(const std::vector<uint64_t>& fps, const std::string& scheme, const std::string& path) {

@@ -5,6 +5,7 @@
 // Environment: SIMDEX_BENCH_KEYS (default 2000000 keys, URL-like, ~80 bytes a line),
 // SIMDEX_BENCH_DIR (default /tmp; the map is written there and removed at exit).
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -31,7 +32,9 @@ struct Data {
   std::vector<std::uint64_t> held, absent;
   Data() {
     const char* dir = std::getenv("SIMDEX_BENCH_DIR");
-    path = (std::filesystem::path(dir ? dir : "/tmp") / "simdex-key-map-bench.keys.tsv").string();
+    path = (std::filesystem::path(dir ? dir : "/tmp") /
+            ("simdex-key-map-bench-" + std::to_string(::getpid()) + ".keys.tsv"))
+               .string();
     const std::size_t n = env_size("SIMDEX_BENCH_KEYS", 2'000'000);
     if (n == 0) {
       std::fprintf(stderr, "key_map_bench: SIMDEX_BENCH_KEYS must be at least 1\n");
