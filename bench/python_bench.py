@@ -247,7 +247,8 @@ def main():
     t_py_big, py_big = best_of(1, lambda: py_dedup(big.tolist(), big_ids, 3))
     t_sdx_big, sdx_big = best_of(1, lambda: simdex_dedup(big, big_ids, 3, os.path.join(tmp, "big.sdx")))
     assert py_big == sdx_big, "the pure-Python index kept other fingerprints"
-    say("| dedup job (k = 3; keep one per cluster; both keep the same documents) | pure Python (s) | simdex (s) | ratio |")
+    say("| dedup job (k = 3; keep one per cluster; both keep the same documents) | pure Python (s, one thread) | "
+        f"simdex (s, {os.cpu_count()} threads but where a row says) | ratio |")
     say("|---|---:|---:|---:|")
     say(f"| corpus, {len(texts):,} documents: fingerprints (pure-Python MD5 simhash / `simdex.fingerprint`) | "
         f"{t_pyfp:.2f} | {t1:.3f} (1 thread) | {t_pyfp / t1:.0f}x |")
