@@ -218,8 +218,7 @@ void run_add(AddArgs& a) {
   report_set_change(a, "added", change, start);
   // Exit status 0 all the same: the pairs are in, and a retry would add them twice.
   if (!change.merge_failure.empty())
-    std::cerr << "simdex: warning: the pairs were added (generation " << change.generation
-              << "), but the merge of members after it failed: " << printable(change.merge_failure)
+    std::cerr << "simdex: warning: " << printable(change.merge_failure)
               << "\nsimdex: the set answers as it should; the next add merges, or run: simdex merge "
               << printable(a.set) << "\n";
 }

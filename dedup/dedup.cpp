@@ -10,7 +10,6 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
-#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <numeric>

@@ -17,8 +17,7 @@ inline Error system_error(const std::string& what) {
 }
 // "<what> '<path>': <strerror(errno)>".
 inline Error system_error(const std::string& what, const std::string& path) {
-  const int e = errno;
-  return Error(errc::io, what + " '" + path + "': " + std::strerror(e), e);
+  return system_error(what + " '" + path + "'");
 }
 
 }  // namespace simdex

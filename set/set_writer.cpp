@@ -315,7 +315,8 @@ SetChange SetWriter::add(IndexBuilder& builder) {
     // The add is done: an error would have the caller add the pairs again, and a merge left undone
     // costs only answer time (the next add or merge does it). Its files go now.
     s.unnamed.clear();
-    change.merge_failure = e.detail();
+    change.merge_failure = "the pairs were added (generation " + std::to_string(generation) +
+                           "), but the merge of members after it failed: " + e.detail();
   }
   return change;
 }

@@ -46,8 +46,9 @@ struct SetChange {
   uint64_t bytes_written = 0;        // all files written, manifest included
   std::size_t members = 0;           // member count after the change
   uint64_t merged_entries = 0;       // (fingerprint, id) pairs read by merges
-  // add(): why the merge after it failed (Error::detail()), or empty. The pairs were published all
-  // the same: adding them again would hold them twice; the next add or merge() merges.
+  // add(): the warning to give when the merge after it failed ("the pairs were added (generation G),
+  // but the merge of members after it failed: WHY"), or empty. The pairs were published all the
+  // same: adding them again would hold them twice; the next add or merge() merges.
   std::string merge_failure;
 };
 

@@ -80,9 +80,7 @@ py::object add(const std::string& path, const U64Array& fingerprints, const std:
   if (!change.merge_failure.empty()) {
     // A warning, not an error, as the CLI's: the pairs are in, and a retry would add them twice.
     const py::object text =
-        message_str("the pairs were added (generation " + std::to_string(change.generation) +
-                    "), but the merge of members after it failed: " + change.merge_failure +
-                    "; the next add merges, or simdex.merge(set_path)");
+        message_str(change.merge_failure + "; the next add merges, or simdex.merge(set_path)");
     // stacklevel 2: the line that called simdex.add, not the wrapper's.
     if (PyErr_WarnFormat(PyExc_RuntimeWarning, 2, "%U", text.ptr()) != 0) throw py::error_already_set();
   }
