@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +27,8 @@
 #include "io/input_stream.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
+#include "writer/run_file.h"
+#include "writer/temp_files.h"
 
 namespace simdex::cli {
 
@@ -42,18 +44,13 @@ struct BuildArgs : TableArgs {
   TextOptions text_options;
 };
 
-// `-o -`: the writer places the header last (it seeks), so the index is built in a temporary file
-// of the temporary directory, opened and unlinked at once (no file is left behind), then copied to
-// stdout. Returns the temporary file's path; stream_to_stdout() copies and removes it.
-std::string stdout_staging_path(const std::string& tmp_dir) {
+// `-o -`: the writer places the header last (it seeks), so the index is built in a directory of its
+// own in the temporary directory (writer::ScratchDirectory: nothing is left however the command ends),
+// then copied to stdout by stream_to_stdout(), which removes it.
+void refuse_terminal_stdout() {
   if (::isatty(STDOUT_FILENO))
     throw Error(errc::usage,
                 "-o - writes a binary index to stdout, which is a terminal: redirect it or name a file");
-  // Leftovers of killed `-o -` builds (their temporary files, "..simdex-stdout-PID-N.sdx.tmp-…", that no
-  // live build holds): removed here, since each build stages under a name of its own.
-  writer::remove_unlocked(tmp_dir, "..simdex-stdout-");
-  static int serial = 0;
-  return tmp_dir + "/.simdex-stdout-" + std::to_string(::getpid()) + "-" + std::to_string(serial++) + ".sdx";
 }
 
 void stream_to_stdout(const std::string& staged) {
@@ -77,12 +74,6 @@ void stream_to_stdout(const std::string& staged) {
   out.close();
 }
 
-// The temporary directory of `-o -` without --tmp-dir.
-std::string system_tmp_dir() {
-  const char* env = std::getenv("TMPDIR");
-  return env != nullptr && *env != '\0' ? env : "/tmp";
-}
-
 void run_build(const BuildArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   const bool to_stdout = a.output == "-";
@@ -91,7 +82,7 @@ void run_build(const BuildArgs& a) {
     throw Error(errc::usage, "input " + printable(a.input) +
                                  " is a directory: build reads fingerprint lines from a file (with --text, "
                                  "it fingerprints the directory's documents)");
-  if (!to_stdout) writer::refuse_input_as_output(a.input, a.output);
+  writer::refuse_input_as_output(a.input, a.output);
   if (!a.text && !a.text_options.paths_file.empty())
     throw Error(errc::usage,
                 "--key-map is for --text (documents); fingerprint lines bring their key map beside "
@@ -104,8 +95,15 @@ void run_build(const BuildArgs& a) {
   writer::require_target_directory(a.output);  // before the work: the message names the output
   writer::refuse_replacing_set(a.output);
   options.temp_dir = temp_dir_for(a.tmp_dir, to_stdout ? "-" : a.output);
-  if (options.temp_dir.empty()) options.temp_dir = system_tmp_dir();
-  const std::string target = to_stdout ? stdout_staging_path(options.temp_dir) : a.output;
+  if (options.temp_dir.empty()) options.temp_dir = writer::system_temp_directory();
+  std::optional<writer::ScratchDirectory> staging;
+  if (to_stdout) {
+    refuse_terminal_stdout();
+    staging.emplace(options.temp_dir, ".simdex-stdout-");
+  }
+  const std::string target = to_stdout ? staging->path() + "/index.sdx" : a.output;
+  std::optional<writer::UnpublishedFile> staged;  // a signal before the copy opens it removes it
+  if (to_stdout) staged.emplace(target);
   options.progress = [&](std::string_view stage, uint64_t done, uint64_t total) {
     progress.update(stage, done, total);
   };

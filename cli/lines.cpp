@@ -138,10 +138,14 @@ uint64_t parse_size(const std::string& text, const std::string& option) {
   if (bytes && *bytes > 1e18)  // beyond any machine's memory, and near uint64's end
     throw Error(errc::usage,
                 option + " " + text + ": too large (at most 1e18 bytes), expected a size such as 512M or 2G");
-  if (!bytes || !(*bytes >= 1 << 20))
+  if (!bytes || std::isnan(*bytes))
     throw Error(errc::usage,
                 option + " " + text +
-                    ": expected a size of at least 1M (a number, then K, M, G or T), such as 512M or 2G");
+                    ": not a size: expected a number, then K, M, G or T (powers of 1024), such as "
+                    "512M or 2G");
+  if (!(*bytes >= 1 << 20))
+    throw Error(errc::usage,
+                option + " " + text + ": too small, expected a size of at least 1M, such as 512M or 2G");
   return static_cast<uint64_t>(*bytes);
 }
 

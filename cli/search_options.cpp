@@ -1,5 +1,7 @@
 #include "cli/search_options.h"
 
+#include <filesystem>
+
 #include "cli/progress.h"
 #include "cli/threads_option.h"
 #include "cli/whole_number.h"
@@ -27,9 +29,8 @@ void add_search_options(CLI::App& cmd, SearchArgs& args, bool threads) {
 }
 
 void refuse_output_over_inputs(const SearchArgs& args, const std::string& queries) {
-  if (args.output == "-") return;
-  writer::refuse_input_as_output(args.index, args.output, "-o");
-  writer::refuse_replacing_set(args.output);
+  writer::refuse_input_as_output(args.index, args.output, "-o");  // "-": standard output, as it is open
+  if (args.output != "-") writer::refuse_replacing_set(args.output);
   if (args.index != "-") writer::refuse_input_as_output(key_map_path(args.index), args.output, "-o");
   if (!queries.empty()) writer::refuse_input_as_output(queries, args.output, "-o");
 }
@@ -49,6 +50,12 @@ void add_preload_option(CLI::App& cmd, SearchArgs& args) {
 }
 
 OpenOptions SearchArgs::open_options() const {
+  // `--preload all IDX`: the flag took no value (it takes one only after '='), and "all" became the
+  // index; said so, rather than "cannot open all".
+  std::error_code ec;
+  if (!preload.empty() && (index == "all" || index == "keys") && !std::filesystem::exists(index, ec))
+    throw Error(errc::usage, "--preload takes its value after '=' (--preload=" + index + "): '" + index +
+                                 "' was read as the index, and there is no such file");
   OpenOptions o;
   if (preload == "keys") o.preload = OpenOptions::Preload::keys;
   if (preload == "all") o.preload = OpenOptions::Preload::all;

@@ -29,6 +29,7 @@
 #include "simdex/index.h"
 #include "writer/atomic_file.h"
 #include "writer/output_file.h"
+#include "writer/run_file.h"
 #include "writer/temp_files.h"
 
 namespace simdex {
@@ -66,7 +67,7 @@ std::vector<std::uint64_t> DedupResult::removed_documents() const {
 
 std::unique_ptr<writer::OwnedTemp> dedup_temp_file(const std::string& dir_or_empty,
                                                    const std::string& suffix) {
-  const std::string dir = dir_or_empty.empty() ? fs::temp_directory_path().string() : dir_or_empty;
+  const std::string dir = dir_or_empty.empty() ? writer::system_temp_directory() : dir_or_empty;
   // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes: the
   // files, and the temporary index's own half-written file (AtomicFile's ".NAME.tmp-*", which
   // a write of that name would remove, but no run writes that name again).
@@ -91,7 +92,7 @@ struct Record {
 };
 
 std::string temp_dir_of(const DedupOptions& o) {
-  return o.temp_dir.empty() ? fs::temp_directory_path().string() : o.temp_dir;
+  return o.temp_dir.empty() ? writer::system_temp_directory() : o.temp_dir;
 }
 
 // A descriptor closed at the end of the scope (-1: none).

@@ -256,6 +256,7 @@ int open_key_map_file(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
+    if (S_ISDIR(st.st_mode)) throw Error(errc::io, "key map '" + path + "' is a directory", EISDIR);
     throw Error(errc::io, "key map '" + path + "' is not a regular file");
   }
   return fd;

@@ -57,6 +57,7 @@ MappedFile::MappedFile(const std::string& path, bool watch_changes, const std::s
   try {
     struct stat st {};
     if (fstat(fd_, &st) != 0) throw system_error("cannot stat " + what, path);
+    if (S_ISDIR(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is a directory", EISDIR);
     if (!S_ISREG(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is not a regular file");
     // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
     if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);

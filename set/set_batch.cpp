@@ -1,18 +1,14 @@
 // The batch jobs of simdex/batch.h over a set. join: each member's own join, its hits resolved
 // against the other members (live ids merged, a fingerprint reported from its home member only).
 // pairs and clusters: the job of one index of the set's live pairs, written for it (merged_index).
-#include <stdlib.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <filesystem>
 
-#include "format/system_error.h"
 #include "format/thread_count.h"
 #include "set/set_merge.h"
 #include "set/set_snapshot.h"
 #include "writer/radix_sort.h"
 #include "writer/run_file.h"
+#include "writer/temp_files.h"
 
 namespace simdex::set {
 
@@ -169,20 +165,11 @@ BatchStats SetSnapshot::join(std::span<const Query> queries, const BatchOptions&
 }
 
 Index SetSnapshot::merged_index(const BatchOptions& options) const {
-  // In a directory of its own: the cleanup of other processes' temporary files (writer/temp_files.h)
-  // would remove it between its publication and its open, as nobody holds a lock on it then.
-  const std::string tmp = writer::system_temp_directory();
-  std::string dir = tmp + "/simdex-set-XXXXXX";
-  if (!::mkdtemp(dir.data())) throw system_error("cannot create a directory in", tmp);
-  const std::string path = dir + "/merged.sdx";
-  struct Cleanup {
-    const std::string &file, &dir;
-    ~Cleanup() {
-      std::error_code ec;  // the file is mapped by then, or was never written
-      std::filesystem::remove(file, ec);
-      std::filesystem::remove(dir, ec);
-    }
-  } cleanup{path, dir};
+  // In a directory of its own, removed on return (the file is mapped by then), on a signal, or by
+  // the next run after a kill; the published file too is removed on a signal.
+  const writer::ScratchDirectory scratch(writer::system_temp_directory(), ".simdex-merged-");
+  const std::string path = scratch.path() + "/merged.sdx";
+  const writer::UnpublishedFile published(path);
   BuildOptions build;
   build.k = manifest_.max_distance;
   build.block_bytes = manifest_.block_bytes;

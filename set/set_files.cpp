@@ -202,8 +202,8 @@ SetLock::SetLock(const std::string& manifest_path, bool wait, const std::functio
       }
       ::close(fd_);
       if (err == EWOULDBLOCK)
-        throw Error(errc::io,
-                    "another writer holds the set's lock '" + path + "'; try again when it is done");
+        throw Error(errc::io, "another writer holds the set's lock '" + path + "'; try again when it is done",
+                    err);
       throw Error(errc::io, "cannot lock '" + path + "': " + std::strerror(err), err);
     }
     if (holds_file_at_path()) return;

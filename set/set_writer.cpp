@@ -287,6 +287,11 @@ SetChange SetWriter::add(IndexBuilder& builder) {
                                  " and block size " + std::to_string(s.manifest->block_bytes) +
                                  "; the pairs are for k = " + std::to_string(k) + " and block size " +
                                  std::to_string(o.block_bytes));
+  if (s.manifest && builder.pairs_added() == 0) {  // a day without documents: an empty member would
+    change.generation = s.manifest->generation;    // cost every reader a file to open, for nothing
+    change.members = s.manifest->members.size();
+    return change;
+  }
   // A manifest names at most 65,536 members (§2.1): a set that has them all (added without merging)
   // is merged first, unless merging is off.
   if (s.manifest && s.manifest->members.size() >= format::kMaxSetEntries) {

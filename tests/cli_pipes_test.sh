@@ -32,10 +32,15 @@ same "fingerprint of stdin" "$dir/docs.fp" "$dir/out"
 check build-file 0 "$simdex" build -q -o "$dir/docs.sdx" -k 3 "$dir/docs.fp"
 check build-pipe 0 bash -c "'$simdex' fingerprint '$dir/docs.jsonl' -o - | '$simdex' build -q -o - -k 3 - > '$dir/piped.sdx'"
 same "build -o - gives the bytes of build -o FILE" "$dir/docs.sdx" "$dir/piped.sdx"
-# A killed `-o -` build's temporary file in the staging directory goes with the next one.
-mkdir "$dir/stage"; printf 'partial' > "$dir/stage/..simdex-stdout-999999-0.sdx.tmp-999999-0"
+# A killed `-o -` build's directory in the staging directory (no process holds its lock) goes with
+# the next build, with what it holds; a live one's (locked) stays.
+mkdir -p "$dir/stage/.simdex-stdout-Killed" "$dir/stage/.simdex-stdout-Live"
+printf 'partial' > "$dir/stage/.simdex-stdout-Killed/..index.sdx.tmp-999999-0"
+flock "$dir/stage/.simdex-stdout-Live" sleep 30 & holder=$!
+sleep 0.3
 check build-pipe-cleans 0 bash -c "'$simdex' build -q -o - -k 3 --tmp-dir '$dir/stage' '$dir/docs.fp' > '$dir/staged.sdx'"
-[ -z "$(ls -A "$dir/stage")" ] && ok || bad "left in the staging directory: $(ls -A "$dir/stage")"
+[ "$(ls -A "$dir/stage")" = ".simdex-stdout-Live" ] && ok || bad "in the staging directory: $(ls -A "$dir/stage")"
+kill "$holder"; wait "$holder" 2>/dev/null
 check build-pipe-text 0 bash -c "'$simdex' build --text -q -o - -k 3 - < '$dir/docs.jsonl' > '$dir/piped-text.sdx'"
 # (a --text index records its fingerprint settings, spec/FORMAT.md §5.2: compare with --text to a file)
 check build-file-text 0 "$simdex" build --text -q -o "$dir/docs-text.sdx" -k 3 "$dir/docs.jsonl"

@@ -18,6 +18,15 @@ same query-preload-all-same "$dir/query.expected" "$dir/out"
 check query-preload-bad 2 "$simdex" query "$dir/a.sdx" --preload=most 0xff
 expect_grep query-preload-bad-why "keys" "$dir/err"
 # An empty value names nothing (an unset shell variable): a usage error, not the option's absence.
+check query-preload-spaced 2 "$simdex" query --preload all "$dir/a.sdx" 0xff
+expect_grep query-preload-spaced-msg "--preload takes its value after '=' (--preload=all)" "$dir/err"
+check memory-unit 2 "$simdex" build -q --memory 1E -o "$dir/m.sdx" "$dir/in.tsv"
+expect_grep memory-unit-msg "not a size: expected a number, then K, M, G or T" "$dir/err"
+check memory-small 2 "$simdex" build -q --memory 10K -o "$dir/m.sdx" "$dir/in.tsv"
+expect_grep memory-small-msg "too small, expected a size of at least 1M" "$dir/err"
+check tmpdir-empty 0 env TMPDIR= "$simdex" dedup -q --input-format lines "$dir/in.tsv" -o -
+check tmpdir-missing 1 env TMPDIR="$dir/no-such-dir" "$simdex" dedup -q --input-format lines "$dir/in.tsv" -o -
+expect_grep tmpdir-missing-msg "no temporary directory: TMPDIR='$dir/no-such-dir': No such file or directory" "$dir/err"
 check query-preload-empty 2 "$simdex" query "$dir/a.sdx" --preload= 0xff
 expect_grep query-preload-empty-msg "--preload=: an empty value names nothing" "$dir/err"
 check query-empty-fingerprint 2 "$simdex" query "$dir/a.sdx" ''
@@ -145,6 +154,28 @@ check target-is-input-other-path 2 "$simdex" build -q -o "$dir/./self.tsv" "$dir
 check target-is-stdin 2 bash -c "'$simdex' build -q -o '$dir/self.tsv' < '$dir/self.tsv'"
 cmp -s "$dir/in.tsv" "$dir/self.tsv" && pass=$((pass+1)) || { fail=$((fail+1)); echo "FAIL: self.tsv replaced"; }
 ls -a "$dir" | grep -q '\.tmp-' && { fail=$((fail+1)); echo "FAIL: temp file left by a refused target"; } || pass=$((pass+1))
+# Standard output onto the input: `>> IN` would read its own output without end, `> IN` emptied it.
+for cmd in "build -q" "fingerprint" "dedup -q" "fingerprint --json"; do
+  cp "$dir/in.tsv" "$dir/self.tsv"
+  check "stdout-appends-to-input ($cmd)" 2 timeout 20 bash -c "'$simdex' $cmd '$dir/self.tsv' -o - >> '$dir/self.tsv'"
+  expect_grep "stdout-appends-to-input-msg ($cmd)" "standard output is the same file as the input" "$dir/err"
+  same "stdout-appends-input-kept ($cmd)" "$dir/in.tsv" "$dir/self.tsv"
+done
+check join-stdout-appends-to-queries 2 bash -c "'$simdex' join '$dir/a.sdx' '$dir/self.tsv' >> '$dir/self.tsv'"
+expect_grep join-stdout-appends-to-queries-msg "standard output is the same file as the input" "$dir/err"
+check pairs-stdout-onto-index 2 bash -c "'$simdex' pairs '$dir/a.sdx' -o - >> '$dir/a.sdx'"
+check stdout-onto-stdin 2 timeout 20 bash -c "'$simdex' fingerprint - < '$dir/self.tsv' >> '$dir/self.tsv'"
+expect_grep stdout-onto-stdin-msg "the same file as the input <stdin>" "$dir/err"
+mkdir -p "$dir/docs-in"; printf 'one two three four\n' > "$dir/docs-in/a.txt"
+check stdout-into-input-directory 2 bash -c "'$simdex' fingerprint --json '$dir/docs-in' > '$dir/docs-in/out.fp'"
+expect_grep stdout-into-input-directory-msg "standard output ($dir/docs-in/out.fp) lies in the input directory" "$dir/err"
+check stdout-beside-input-directory 0 bash -c "'$simdex' fingerprint --json '$dir/docs-in' > '$dir/docs-in.fp'"
+check stdout-to-other-file 0 bash -c "'$simdex' build -q -o - '$dir/in.tsv' > '$dir/other.sdx'"
+# An output name the file system takes but its temporary file would not: refused before the work.
+long=$(printf 'x%.0s' $(seq 240))
+check long-output-name 2 "$simdex" build -q -o "$dir/$long" "$dir/in.tsv"
+expect_grep long-output-name-msg "is 240 bytes: its temporary file would pass" "$dir/err"
+check long-output-name-fits 0 "$simdex" build -q -o "$dir/${long:0:200}" "$dir/in.tsv"
 check no-command 2 "$simdex"
 check help 0 "$simdex" build --help
 expect_grep help-text "paper-20" "$dir/out"

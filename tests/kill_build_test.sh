@@ -110,4 +110,29 @@ done
 set +m
 [ "$signalled" -gt 0 ] && ok || bad "no merge ended by a signal (timing too short)"
 echo "signals ended $signalled of $rounds merges (a merge takes ${took} ms)"
+# `pairs` of a set of several members builds one index of its live pairs in $TMPDIR: stopped by a
+# signal it leaves nothing there; killed, what it left is removed by the next run.
+mkdir "$dir/tmp"
+pairs_of_set=(env TMPDIR="$dir/tmp" "$simdex" pairs -q "$dir/set.ref/s.sdxs" -o /dev/null)  # env execs simdex
+start=$(date +%s%N); "${pairs_of_set[@]}"; took=$(( ($(date +%s%N) - start) / 1000000 ))
+[ -z "$(ls -A "$dir/tmp")" ] && ok || bad "pairs of a set left in TMPDIR: $(ls -A "$dir/tmp")"
+signalled=0
+set -m
+for round in $(seq 1 "$rounds"); do
+  sig=$([ $((round % 2)) = 0 ] && echo INT || echo TERM)
+  signal_at_moment "$sig" "pairs SIG$sig round $round" "${pairs_of_set[@]}"
+  [ -z "$(ls -A "$dir/tmp")" ] && ok || bad "pairs SIG$sig round $round: left in TMPDIR: $(ls -A "$dir/tmp")"
+done
+set +m
+[ "$signalled" -gt 0 ] && ok || bad "no pairs ended by a signal (timing too short)"
+killed=0
+for round in $(seq 1 "$rounds"); do
+  "${pairs_of_set[@]}" & pid=$!
+  sleep "$(moment)"
+  if kill -9 "$pid" 2>/dev/null; then killed=$((killed+1)); else took=$((took / 2 + 1)); fi
+  wait "$pid" 2>/dev/null
+done
+"${pairs_of_set[@]}" && ok || bad "pairs after kills"
+[ -z "$(ls -A "$dir/tmp")" ] && ok || bad "pairs after $killed kills: left in TMPDIR: $(ls -A "$dir/tmp")"
+echo "signals ended $signalled of $rounds set pairs runs, kills $killed (a run takes ${took} ms)"
 finish

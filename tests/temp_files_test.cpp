@@ -218,3 +218,68 @@ TEST_CASE("an unpublished file is removed by the signal cleanup and when dropped
   }
   CHECK(fs::exists(kept));
 }
+
+TEST_CASE(
+    "a scratch directory goes with its files when dropped or on a signal, and after a kill with the next "
+    "one") {
+  TempDir dir;
+  const std::string parent = dir_of(dir);
+  auto scratch_directories = [&] {
+    int n = 0;
+    for (const auto& e : fs::directory_iterator(parent))
+      n += e.path().filename().string().rfind(".scratch-", 0) == 0;
+    return n;
+  };
+  {
+    writer::ScratchDirectory scratch(parent, ".scratch-");
+    CHECK(fs::is_directory(scratch.path()));
+    CHECK(fs::path(scratch.path()).parent_path() == fs::path(parent));
+    touch(scratch.path() + "/published.sdx");
+    // Another process's cleanup leaves a live one alone (its lock is held), as this process's does.
+    writer::remove_unlocked_directories(parent, ".scratch-");
+    CHECK(fs::exists(scratch.path() + "/published.sdx"));
+    const pid_t child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      writer::remove_unlocked_directories(parent, ".scratch-");
+      ::_exit(0);
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    CHECK(fs::exists(scratch.path() + "/published.sdx"));
+  }
+  CHECK(scratch_directories() == 0);  // dropped: with its file
+  // A signal's cleanup (in a child, as a handler would run it): the files registered in it first,
+  // then the directory.
+  pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    writer::ScratchDirectory scratch(parent, ".scratch-");
+    touch(scratch.path() + "/index.sdx");
+    writer::UnpublishedFile published(scratch.path() + "/index.sdx");
+    writer::remove_registered_temps();
+    ::_exit(0);  // no destructor runs
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(scratch_directories() == 0);
+  // Killed (it ends holding a file the registry does not name): the next one removes the lot.
+  child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    writer::ScratchDirectory scratch(parent, ".scratch-");
+    touch(scratch.path() + "/..index.sdx.tmp-1-0");
+    ::_exit(0);
+  }
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(scratch_directories() == 1);
+  {
+    writer::ScratchDirectory next(parent, ".scratch-");
+    CHECK(scratch_directories() == 1);  // the killed one's went, this one is there
+  }
+  CHECK(scratch_directories() == 0);
+  // A file of the same prefix is no scratch directory: left alone.
+  touch(parent + "/.scratch-file");
+  writer::remove_unlocked_directories(parent, ".scratch-");
+  CHECK(fs::exists(parent + "/.scratch-file"));
+}

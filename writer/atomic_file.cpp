@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <filesystem>
 
@@ -251,23 +252,39 @@ bool lies_in(const std::string& path, const struct stat& dir) {
   }
   return false;
 }
+
+// The path standard output was opened as (`> out.fp`), from /proc; "" where that cannot be read.
+std::string stdout_path() {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::read_symlink("/proc/self/fd/1", ec);
+  return ec || !p.is_absolute() ? std::string() : p.string();
+}
 }  // namespace
 
 void refuse_input_as_output(const std::string& input, const std::string& output, const std::string& what) {
   struct stat in {
   }, out{};
-  if (output.empty() || output == "-" || (input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0)
-    return;
-  if (input != "-" && S_ISDIR(in.st_mode) && lies_in(output, in))
-    throw Error(errc::usage, what + " " + output + " lies in the input directory " + input +
+  // Standard output counts too: `simdex dedup in.jsonl -o - >> in.jsonl` would read its own output
+  // without end, and `> in.fp` would have emptied the input before the run began.
+  // (A pipe, a terminal or a device as standard output is read by nothing.)
+  const bool to_stdout = output.empty() || output == "-";
+  if (to_stdout && (::fstat(1, &out) != 0 || !S_ISREG(out.st_mode))) return;
+  if ((input == "-" ? ::fstat(0, &in) : ::stat(input.c_str(), &in)) != 0) return;
+  const std::string shown = to_stdout ? "standard output" : what + " " + output;
+  const std::string out_path = to_stdout ? stdout_path() : output;
+  if (input != "-" && S_ISDIR(in.st_mode) && !out_path.empty() && lies_in(out_path, in))
+    throw Error(errc::usage, shown + (to_stdout ? " (" + out_path + ")" : std::string()) +
+                                 " lies in the input directory " + input +
                                  ": writing it would change the input while it is read, and the next run "
                                  "would read it as a document; write it outside " +
                                  input);
-  if (::stat(output.c_str(), &out) != 0) return;
+  if ((to_stdout ? ::fstat(1, &out) : ::stat(output.c_str(), &out)) != 0) return;
   if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
-    throw Error(errc::usage, what + " " + output + " is the same file as the input " +
-                                 (input == "-" ? "<stdin>" : input) +
-                                 ": it would replace its own input; write to another path");
+    throw Error(errc::usage,
+                shown + " is the same file as the input " + (input == "-" ? "<stdin>" : input) +
+                    (to_stdout ? ": it would read its own output, or an input the shell emptied; "
+                                 "redirect it to another file"
+                               : ": it would replace its own input; write to another path"));
 }
 
 void refuse_same_output(const std::string& a, const std::string& a_what, const std::string& b,
@@ -314,12 +331,26 @@ void require_target_directory(const std::string& target) {
   if (target.empty() || target == "-") return;
   const std::string dir = std::filesystem::path(target).parent_path().string();
   std::error_code ec;
-  if (dir.empty() || std::filesystem::is_directory(dir, ec)) return;
-  const bool exists = std::filesystem::exists(dir, ec);
-  throw Error(
-      errc::io,
-      "cannot write " + target + ": '" + dir + "' " + (exists ? "is not a directory" : "does not exist"),
-      exists ? ENOTDIR : ENOENT);
+  if (!dir.empty() && !std::filesystem::is_directory(dir, ec)) {
+    const bool exists = std::filesystem::exists(dir, ec);
+    throw Error(
+        errc::io,
+        "cannot write " + target + ": '" + dir + "' " + (exists ? "is not a directory" : "does not exist"),
+        exists ? ENOTDIR : ENOENT);
+  }
+  // The temporary file is ".NAME.tmp-PID-N": a name the file system takes may still be too long
+  // for it, found only when the work is done unless checked here.
+  constexpr std::size_t kTempExtra = 1 + 5 + 10 + 1 + 10;
+  const long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  const std::size_t limit = name_max > 0 ? static_cast<std::size_t>(name_max) : NAME_MAX;
+  const std::size_t length = base_of(target).size();
+  if (length + kTempExtra > limit)
+    throw Error(errc::usage,
+                "output name '" + base_of(target) + "' is " + std::to_string(length) +
+                    " bytes: its temporary file would pass the file system's " + std::to_string(limit) +
+                    "-byte limit on a name; give one of at most " +
+                    std::to_string(limit > kTempExtra ? limit - kTempExtra : 0) + " bytes",
+                ENAMETOOLONG);
 }
 
 }  // namespace simdex::writer

@@ -27,7 +27,8 @@ void require_target_directory(const std::string& target);
 // inode, so another path or a hard link to it is caught too; "-" as input is stdin), or `input` is
 // a directory (of documents) that `output` would lie in, at any depth: the output would change the
 // input while it is read, and be read as a document by the next run. `what` names the output in
-// the message ("output", "the key map", ...).
+// the message ("output", "the key map", ...). An `output` of "" or "-" is standard output, checked
+// as it is open (`>> input` and `> input` are refused too).
 void refuse_input_as_output(const std::string& input, const std::string& output,
                             const std::string& what = "output");
 // Error(usage) when two outputs of one job are one file (the same path once made absolute and

@@ -1,6 +1,7 @@
 #include "writer/run_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,13 +21,17 @@ std::string os_error(const std::string& what, const std::string& path) {
 }  // namespace
 
 std::string system_temp_directory() {
-  std::error_code ec;
-  std::string dir = std::filesystem::temp_directory_path(ec).string();
-  if (ec) {
-    const char* tmpdir = std::getenv("TMPDIR");
-    throw Error(errc::io, "no temporary directory: " +
-                              (tmpdir ? "TMPDIR='" + std::string(tmpdir) + "': " : std::string("/tmp: ")) +
-                              ec.message() + " (set TMPDIR to a directory with room for the work's files)");
+  // $TMPDIR when set and not empty (an empty one is unset, as the shell and mktemp read it).
+  const char* env = std::getenv("TMPDIR");
+  const std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
+  struct stat st {};
+  const bool found = ::stat(dir.c_str(), &st) == 0;
+  if (!found || !S_ISDIR(st.st_mode)) {
+    const int error = found ? ENOTDIR : errno;
+    throw Error(errc::io,
+                "no temporary directory: " + (dir == "/tmp" ? dir : "TMPDIR='" + dir + "'") + ": " +
+                    std::strerror(error) + " (set TMPDIR to a directory with room for the work's files)",
+                error);
   }
   return dir;
 }

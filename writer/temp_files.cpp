@@ -30,6 +30,7 @@ namespace {
 enum SlotState : int { kFree, kFilling, kLive, kRemoving };
 struct Slot {
   std::atomic<int> state{kFree};
+  bool directory = false;  // removed after the files (which it may hold), with rmdir
   char path[PATH_MAX];
 };
 static_assert(std::atomic<int>::is_always_lock_free, "a signal handler may only use lock-free atomics");
@@ -47,11 +48,12 @@ Slot slots[kSlots];
 
 // Returns the slot, or -1 when every slot is taken or the path is too long: that file is then only
 // removed by its owner or a later build's cleanup.
-int register_path(const std::string& path) {
+int register_path(const std::string& path, bool directory = false) {
   if (path.size() >= PATH_MAX) return -1;
   for (int i = 0; i < kSlots; ++i) {
     int expected = kFree;
     if (!slots[i].state.compare_exchange_strong(expected, kFilling)) continue;
+    slots[i].directory = directory;
     std::memcpy(slots[i].path, path.c_str(), path.size() + 1);
     slots[i].state.store(kLive);
     return i;
@@ -122,6 +124,20 @@ bool is_own(const struct stat& st) {
   return own_files.count({st.st_dev, st.st_ino}) != 0;
 }
 
+// The file open on `fd` made one of this process's own, and its id (for disown()).
+std::pair<dev_t, ino_t> own(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return {};
+  std::lock_guard lock(own_mutex);
+  own_files.insert({st.st_dev, st.st_ino});
+  return {st.st_dev, st.st_ino};
+}
+
+void disown(const std::pair<dev_t, ino_t>& id) {
+  std::lock_guard lock(own_mutex);
+  own_files.erase(id);
+}
+
 void remove_temps_and_die(int sig) {
   dying.store(true);
   wait_for_creations();
@@ -165,20 +181,14 @@ OwnedTemp::OwnedTemp(const std::function<std::string()>& next_name, int flags, m
       throw Error(errc::io,
                   "cannot create temporary file '" + path_ + "': removed by another build's cleanup");
   }
-  struct stat st {};
-  if (::fstat(fd_, &st) == 0) {
-    id_ = {st.st_dev, st.st_ino};
-    std::lock_guard lock(own_mutex);
-    own_files.insert(id_);
-  }
+  id_ = own(fd_);
 }
 
 OwnedTemp::~OwnedTemp() {
   if (!renamed_) ::unlink(path_.c_str());  // before unregistering: a signal in between finds it gone
   unregister(slot_);
   if (fd_ >= 0) ::close(fd_);
-  std::lock_guard lock(own_mutex);
-  own_files.erase(id_);
+  disown(id_);
 }
 
 bool OwnedTemp::rename_to(const std::string& target) {
@@ -195,22 +205,109 @@ int OwnedTemp::close() {
   return rc;
 }
 
-void remove_unlocked(const std::string& dir, const std::string& prefix) {
+namespace {
+// Removes the regular files in the directory open on `fd`, then the directory `path` itself.
+void remove_directory_and_files(int fd, const std::string& path) {
+  const int listed = ::dup(fd);
+  if (DIR* d = listed >= 0 ? ::fdopendir(listed) : nullptr) {
+    while (const dirent* e = ::readdir(d)) {
+      struct stat st {};
+      if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+        ::unlinkat(fd, e->d_name, 0);
+    }
+    ::closedir(d);
+  } else if (listed >= 0) {
+    ::close(listed);
+  }
+  ::rmdir(path.c_str());
+}
+
+// Removes the regular files (or, with `directories`, the directories and the files in them) in
+// `dir` whose names start with `prefix` and whose lock nobody holds.
+void remove_unlocked_entries(const std::string& dir, const std::string& prefix, bool directories) {
   DIR* d = ::opendir(dir.c_str());
   if (!d) return;
+  const auto wanted = [directories](const struct stat& st) {
+    return directories ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+  };
   while (const dirent* e = ::readdir(d)) {
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
     const std::string path = dir + "/" + e->d_name;
     struct stat st {};
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || is_own(st)) continue;
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (::lstat(path.c_str(), &st) != 0 || !wanted(st) || is_own(st)) continue;
+    const int fd =
+        ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (directories ? O_DIRECTORY : O_NONBLOCK));
     if (fd < 0) continue;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-        names_fd(path, fd))
-      ::unlink(path.c_str());
+    if (::fstat(fd, &st) == 0 && wanted(st) && ::flock(fd, LOCK_EX | LOCK_NB) == 0 && names_fd(path, fd)) {
+      if (directories)
+        remove_directory_and_files(fd, path);
+      else
+        ::unlink(path.c_str());
+    }
     ::close(fd);
   }
   ::closedir(d);
+}
+}  // namespace
+
+void remove_unlocked(const std::string& dir, const std::string& prefix) {
+  remove_unlocked_entries(dir, prefix, false);
+}
+
+void remove_unlocked_directories(const std::string& dir, const std::string& prefix) {
+  remove_unlocked_entries(dir, prefix, true);
+}
+
+ScratchDirectory::ScratchDirectory(const std::string& parent, const std::string& prefix) {
+  remove_unlocked_directories(parent, prefix);
+  constexpr int kAttempts = 100;
+  for (int attempt = 1;; ++attempt) {
+    path_ = parent + "/" + prefix + "XXXXXX";
+    bool made = false;
+    int error = 0;
+    {
+      const CreationWindow window;  // registered before a cleanup signal can end the process
+      if (dying.load())
+        throw Error(errc::io,
+                    "not creating a directory in '" + parent + "': the process is ending by a signal");
+      made = ::mkdtemp(path_.data()) != nullptr;
+      if (made) {
+        slot_ = register_path(path_, true);
+        fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      }
+      error = errno;
+    }
+    if (!made) {
+      errno = error;
+      throw system_error("cannot create a temporary directory in", parent);
+    }
+    // EWOULDBLOCK, or a directory gone (ENOENT, or another at its name): another process's
+    // cleanup took it before its lock. Other flock errors mean no locks here: none can lock it.
+    if (fd_ >= 0) {
+      const bool locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+      if ((locked || errno != EWOULDBLOCK) && names_fd(path_, fd_)) break;
+      ::close(fd_);
+      fd_ = -1;
+    } else if (error != ENOENT) {
+      unregister(slot_);
+      ::rmdir(path_.c_str());
+      errno = error;
+      throw system_error("cannot open the temporary directory", path_);
+    }
+    unregister(slot_);
+    slot_ = -1;
+    if (attempt >= kAttempts)
+      throw Error(errc::io, "cannot create a temporary directory in '" + parent +
+                                "': removed by another process's cleanup each time");
+  }
+  id_ = own(fd_);
+}
+
+ScratchDirectory::~ScratchDirectory() {
+  remove_directory_and_files(fd_, path_);  // before unregistering: a signal in between finds it gone
+  unregister(slot_);
+  ::close(fd_);
+  disown(id_);
 }
 
 UnpublishedFile::UnpublishedFile(std::string path) : path_(std::move(path)), slot_(register_path(path_)) {}
@@ -229,12 +326,14 @@ void UnpublishedFile::release() {
 
 void remove_registered_temps() noexcept {
   const int saved = errno;
-  for (auto& slot : slots) {
-    int expected = kLive;
-    if (!slot.state.compare_exchange_strong(expected, kRemoving)) continue;
-    ::unlink(slot.path);
-    slot.state.store(kFree);
-  }
+  for (bool directories : {false, true})  // the files first: a directory may hold some
+    for (auto& slot : slots) {
+      if (slot.state.load() != kLive || slot.directory != directories) continue;
+      int expected = kLive;
+      if (!slot.state.compare_exchange_strong(expected, kRemoving)) continue;
+      directories ? ::rmdir(slot.path) : ::unlink(slot.path);
+      slot.state.store(kFree);
+    }
   errno = saved;
 }
 

@@ -59,8 +59,32 @@ class UnpublishedFile {
   bool released_ = false;
 };
 
+// A directory of this process's own, "PARENT/PREFIX" and six random characters, for files it
+// publishes and opens at once (the index `build -o -` copies to stdout, the one index of a set's
+// live pairs): its writer's temporary files and the published file live in it, so that nothing
+// outlives the process however it ends. Held under an exclusive flock while it lives (removal of
+// what a killed process left never takes a live one: remove_unlocked_directories, which the
+// constructor runs first); removed, with the files in it, when dropped or on a cleanup signal.
+class ScratchDirectory {
+ public:
+  ScratchDirectory(const std::string& parent, const std::string& prefix);
+  ~ScratchDirectory();
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  int slot_ = -1;  // in the signal registry
+  std::pair<dev_t, ino_t> id_{};
+};
+
 // Removes the files in `dir` whose names start with `prefix` and whose lock nobody holds.
 void remove_unlocked(const std::string& dir, const std::string& prefix);
+// Removes the directories in `dir` whose names start with `prefix` and whose lock nobody holds (a
+// ScratchDirectory of a process that is gone), with the files in them.
+void remove_unlocked_directories(const std::string& dir, const std::string& prefix);
 
 // Async-signal-safe: removes every registered temporary file of this process. After it, the
 // process must end (the builds that owned the files fail).

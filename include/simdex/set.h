@@ -71,6 +71,8 @@ class SIMDEX_EXPORT SetWriter {
   // Writes the builder's pairs as a new member (the builder's k and block size must be the set's)
   // and publishes; then merges members of similar size unless merge_after_add is false. Throws only
   // when nothing was published: a failed merge after the publication is SetChange::merge_failure.
+  // A builder without pairs changes an existing set in nothing (no member, no manifest: the SetChange
+  // names the set's generation and writes no file); the first add creates the set all the same.
   SetChange add(IndexBuilder& builder);
   // Publishes a tombstone: these ids are no longer live (an id added again later is live).
   SetChange remove(std::span<const uint64_t> ids);

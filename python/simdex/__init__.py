@@ -21,17 +21,19 @@ processes of a multiprocessing pool. Failures raise simdex.Error, whose .code
 is the spec's name for the failure.
 """
 
+import array as _array
 from collections import namedtuple as _namedtuple
 import json as _json
 import operator as _operator
 import builtins as _builtins
+import errno as _errno
 import os as _os
 
 import numpy as _np
 
 from . import _simdex
 from ._errors import (Error, FileChangedError, FileError, FormatError, InputError, UsageError,
-                      WorkLimitError)
+                      WorkLimitError, make_error as _make_error)
 from ._simdex import BuildSummary, Hit, Problem, SetChange, VerifyReport, english_stopwords, unicode_version
 
 __version__ = _simdex.__version__
@@ -64,6 +66,17 @@ _BOOLS = frozenset((bool, _np.bool_))
 
 def _u64(values, name):
     """values as a contiguous 1-D np.uint64 array, refusing what would change the numbers."""
+    if not isinstance(values, (_np.ndarray, list, tuple, _array.array)):  # an array's items are numbers
+        try:
+            byte_format = memoryview(values).format.lstrip("@=<>!") in ("B", "b", "c")
+        except TypeError:  # not a buffer
+            byte_format = False
+        if byte_format:  # numpy would read one number per byte of raw uint64 data
+            raise TypeError(f"{name} is a buffer of bytes ({type(values).__name__}), not of uint64: for raw "
+                            f"little-endian fingerprints pass np.frombuffer({name}, dtype='<u8')")
+    if isinstance(values, _np.ma.MaskedArray) and _np.ma.is_masked(values):
+        raise UsageError(f"{name} is a masked array with masked values, which numpy would pass on as "
+                         f"numbers: pass {name}.compressed() (the values not masked)")
     a = _np.asarray(values)
     if isinstance(values, (list, tuple)) and a.dtype.kind in "iu" and not _BOOLS.isdisjoint(map(type, values)):
         # numpy reads [True, 2] as [1, 2]; a bool is no fingerprint (the type check is C-speed)
@@ -246,6 +259,11 @@ def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memor
     """
     if temp_dir is None:
         temp_dir = _os.path.dirname(_os.path.abspath(_path(path)))
+        if not _os.path.isdir(temp_dir):  # said of the output, not of a temporary directory
+            missing = not _os.path.exists(temp_dir)
+            raise _make_error(f"cannot write {_path(path)}: '{temp_dir}' "
+                              f"{'does not exist' if missing else 'is not a directory'}",
+                              "io", _errno.ENOENT if missing else _errno.ENOTDIR)
     b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
                 temp_dir=temp_dir)
     try:
@@ -274,6 +292,8 @@ class Index(_simdex.Index):
     def __init__(self, *args, **kwargs):
         if self._constructed:  # pybind11 would ignore it: the Index would stay on its old file
             raise TypeError("this simdex.Index is open already: open another with simdex.open()")
+        if args and not isinstance(args[0], _simdex.Index):
+            args = (_path(args[0]),) + args[1:]  # a pathlib.Path, bytes: as open() takes them
         super().__init__(*args, **kwargs)
 
     def ids_of(self, fingerprint):
@@ -284,10 +304,11 @@ class Index(_simdex.Index):
         """Every (query, stored fingerprint) pair within k bits, on `threads` threads (0: all cores).
 
         fingerprints: array-like of uint64 queries; ids: optional ids for them (query_id).
-        force: run even when the estimated work exceeds the default limit (WorkLimitError).
-        progress: a callable(stage, done, total), stage "join", called a few times a second.
-        Returns Matches(query, query_id, fingerprint, distance, id), numpy arrays, one row per
-        stored id of each hit, sorted by (query, distance, fingerprint, id).
+        force: run even when the estimated work exceeds the default limit, or the rows would not
+        fit in half the memory the process may have (about 100 bytes a row): WorkLimitError
+        otherwise. progress: a callable(stage, done, total), stage "join", called a few times a
+        second. Returns Matches(query, query_id, fingerprint, distance, id), numpy arrays, one row
+        per stored id of each hit, sorted by (query, distance, fingerprint, id).
         """
         fps = _u64(fingerprints, "fingerprints")
         qids = None if ids is None else _u64(ids, "ids")
@@ -299,7 +320,8 @@ class Index(_simdex.Index):
     def pairs(self, k=None, threads=0, force=False, progress=None):
         """Every pair (a, b), a < b, of distinct stored fingerprints within k bits: Pairs(a, b,
         distance) of numpy arrays sorted by (a, b). `simdex pairs` computes the same. progress: a
-        callable(stage, done, total), stage "pairs", called a few times a second."""
+        callable(stage, done, total), stage "pairs", called a few times a second. force: as join's
+        (the work limit, and the rows' bound of half the process's memory, about 70 bytes a row)."""
         return Pairs(*self._pairs(_count(k, "k", True), _count(threads, "threads"), _flag(force, "force"),
                                   _progress(progress)))
 
@@ -325,6 +347,8 @@ class Index(_simdex.Index):
         return len(self._ids_of(fingerprint)) > 0
 
     def __enter__(self):
+        if self.closed:  # as a closed file's: a with block must not begin on nothing
+            raise UsageError(f"{self!r} is closed: open it again with simdex.open()")
         return self
 
     def __exit__(self, *exc):
@@ -368,6 +392,10 @@ class KeyMap(_simdex.KeyMap):
     def keys_of(self, ids):
         """The keys of `ids` (array-like of uint64), in order: a list of str, None where an id has none."""
         return super().keys_of(_u64(ids, "ids"))
+
+    def __iter__(self):
+        """The ids that have a key, ascending (as a dict iterates its keys): reads the whole map."""
+        return iter(self.ids().tolist())
 
     def __reduce__(self):  # every protocol (0 and 1 aborted the interpreter inside pybind11)
         # Pickled (multiprocessing spawn): mapped again by its absolute path in the other process.
@@ -438,6 +466,10 @@ class DedupResult:
         self.without_words = without_words
         self.output = output
         self._keep = None
+
+    def __reduce__(self):  # every protocol (__slots__ alone pickles only with 2 and above)
+        return (DedupResult, (self.documents, self.removed, self.k, self.keep_policy, self.clusters,
+                              self.without_words, self.output))
 
     @property
     def keep(self):

@@ -2,6 +2,8 @@
 the failure (spec/FORMAT.md "Reader rules" for a malformed file, else io, usage, input,
 file_changed, work_limit or settings_mismatch); usage and input errors are also ValueErrors, io errors OSErrors."""
 
+import errno as _errno
+
 
 class Error(Exception):
     """A simdex failure. .code is the rule's name, e.g. "bad_magic" or "usage"."""
@@ -30,6 +32,9 @@ class FileError(Error, OSError):
     """A file could not be opened, read or written."""
 
     code = "io"
+
+    def __reduce__(self):  # pickled (from a pool's worker): rebuilt as the same FileNotFoundError, ...
+        return (make_error, (str(self), self.code, self.errno or 0))
 
 
 class FormatError(Error):
@@ -67,11 +72,32 @@ def error_class(code):
     return _BY_CODE.get(code, FormatError)
 
 
+def _file_error_for(builtin):
+    """A FileError that is also `builtin` (FileNotFoundError, ...), as OSError(errno, ...) picks one:
+    `except FileNotFoundError` catches a missing index as it catches a missing file of open()."""
+    return type("FileError", (FileError, builtin), {"__doc__": FileError.__doc__, "__module__": "simdex"})
+
+
+_FILE_ERROR_BY_ERRNO = {
+    _errno.ENOENT: _file_error_for(FileNotFoundError),
+    _errno.EEXIST: _file_error_for(FileExistsError),
+    _errno.EISDIR: _file_error_for(IsADirectoryError),
+    _errno.ENOTDIR: _file_error_for(NotADirectoryError),
+    _errno.EACCES: _file_error_for(PermissionError),
+    _errno.EPERM: _file_error_for(PermissionError),
+    _errno.EAGAIN: _file_error_for(BlockingIOError),
+}
+
+
 def make_error(message, code, os_error=0):
     """An instance of error_class(code) carrying `code` (OSError takes no second argument); an
     OSError's errno is `os_error`, the failed system call's (e.errno == errno.ENOSPC), when there was
-    one. (Its strerror stays None: the message, which says it, stays str(e).)"""
-    exc = error_class(code)(message)
+    one, and a FileError for ENOENT, EACCES, ... is also FileNotFoundError, PermissionError, ... (Its
+    strerror stays None: the message, which says it, stays str(e).)"""
+    cls = error_class(code)
+    if cls is FileError:
+        cls = _FILE_ERROR_BY_ERRNO.get(os_error, FileError)
+    exc = cls(message)
     exc.code = code
     if os_error and isinstance(exc, OSError):
         exc.errno = os_error

@@ -152,6 +152,14 @@ class StructType {
   PyTypeObject* type_ = nullptr;
 };
 
+// A bool, Python's or numpy's (np.bool_ still passes as an integer, with a DeprecationWarning): no
+// fingerprint, id or count.
+inline bool is_bool(PyObject* o) {
+  if (PyBool_Check(o)) return true;
+  const std::string_view name = Py_TYPE(o)->tp_name;
+  return name == "numpy.bool_" || name == "numpy.bool";
+}
+
 }  // namespace simdex::python
 
 namespace pybind11::detail {
@@ -161,7 +169,7 @@ struct u64_argument_caster {
   bool load(handle src, bool /*convert*/) {
     // Said here, not as pybind11's "incompatible function arguments" (no function takes another
     // type where these are asked for).
-    if (PyBool_Check(src.ptr()) || !PyIndex_Check(src.ptr()))
+    if (simdex::python::is_bool(src.ptr()) || !PyIndex_Check(src.ptr()))
       throw type_error(std::string(T::kWhat) + " is an int (or a numpy integer), not " +
                        Py_TYPE(src.ptr())->tp_name);
     const object number = reinterpret_steal<object>(PyNumber_Index(src.ptr()));

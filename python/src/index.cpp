@@ -3,6 +3,8 @@
 // mapping goes when the last call using it returns.
 #include "simdex/index.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "format/huge_pages.h"
+#include "format/physical_memory.h"
 #include "python/src/bindings.h"
 #include "set/set_files.h"
 #include "simdex/batch.h"
@@ -60,6 +63,40 @@ BatchOptions batch_options(std::optional<int> k, unsigned threads, bool force, p
   o.progress = SignalCheck(progress);  // Ctrl-C and the caller's progress
   return o;
 }
+
+// The rows a call that returns whole arrays (join, pairs) may gather: half the memory the process
+// may have (the machine's, or less under an address-space limit, ulimit -v), at `row_bytes` a row
+// at its peak. Past them the call stops with Error(work_limit) instead of being killed for memory
+// (N equal queries of a fingerprint stored with N ids make N² rows); force=True lifts the bound.
+class RowBound {
+ public:
+  // `job`: the method's name ("join"), as Index.join and as `simdex join` names it.
+  RowBound(bool force, std::size_t row_bytes, const char* job) : job_(job), row_bytes_(row_bytes) {
+    if (force) return;
+    std::uint64_t memory = format::physical_memory_bytes();
+    rlimit as{};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        (memory == 0 || as.rlim_cur < memory))
+      memory = as.rlim_cur;
+    if (memory > 0) limit_ = memory / 2 / row_bytes;
+  }
+  void add() {
+    if (++rows_ > limit_) fail();
+  }
+
+ private:
+  [[noreturn]] void fail() const {
+    throw Error(errc::work_limit,
+                std::string("Index.") + job_ + "'s result passed " + std::to_string(limit_) + " rows (" +
+                    std::to_string(limit_ * row_bytes_ >> 20) +
+                    " MiB, half the memory this process may have) and would not fit: give fewer queries "
+                    "at a time or a smaller k, or force=True to go on (the CLI's `simdex " +
+                    job_ + "` writes its results as it finds them)");
+  }
+  const char* job_;
+  std::size_t row_bytes_;
+  std::uint64_t limit_ = UINT64_MAX, rows_ = 0;
+};
 
 template <class Ids>
 py::tuple ids_tuple(const Ids& ids) {
@@ -115,7 +152,7 @@ class PyIndex {
     std::optional<int> k;
     if (!k_arg.is_none()) {
       long long v = -1;
-      if (!PyBool_Check(k_arg.ptr()) && !PyFloat_Check(k_arg.ptr()))
+      if (!is_bool(k_arg.ptr()) && !PyFloat_Check(k_arg.ptr()))
         if (PyObject* n = PyNumber_Index(k_arg.ptr())) {
           int overflow = 0;
           v = PyLong_AsLongLongAndOverflow(n, &overflow);
@@ -176,6 +213,8 @@ class PyIndex {
     std::vector<std::vector<Row>> chunks;
     std::vector<std::size_t> start(n + 1, 0);
     format::HugeBuffer<Row> rows;
+    // A row at its peak: in its chunk and in `rows`, then in `rows` and the five arrays.
+    RowBound bound(force, 2 * sizeof(Row) + 36, "join");
     without_gil([&] {
       for (std::size_t i = 0; i < n; ++i) queries[i] = {fingerprints.data()[i], ids ? ids->data()[i] : i};
       std::size_t total = 0;
@@ -184,6 +223,7 @@ class PyIndex {
           for (std::uint64_t id : h.ids) {
             if (chunks.empty() || chunks.back().size() == chunks.back().capacity())
               chunks.emplace_back().reserve(std::size_t{1} << 16);
+            bound.add();
             chunks.back().push_back({h.query, h.fingerprint, id, h.distance});
             ++start[h.query + 1];
             ++total;
@@ -229,9 +269,14 @@ class PyIndex {
     const auto index = get();
     const BatchOptions o = batch_options(k, threads, force, progress);
     std::vector<std::tuple<std::uint64_t, std::uint64_t, unsigned>> all;
+    // A row at its peak: in `all` as it doubles, or in `all` and the three arrays.
+    RowBound bound(force, 2 * sizeof(all[0]) + 20, "pairs");
     without_gil([&] {
       find_pairs(*index, o, [&](std::span<const NearPair> batch) {
-        for (const NearPair& p : batch) all.emplace_back(p.a, p.b, p.distance);
+        for (const NearPair& p : batch) {
+          bound.add();
+          all.emplace_back(p.a, p.b, p.distance);
+        }
       });
       std::sort(all.begin(), all.end());
     });

@@ -181,6 +181,17 @@ def test_clusters_are_the_brute_force_components(texts):
     assert len(result.clusters) > 20  # the planted duplicates were found
 
 
+def test_a_result_pickles_with_every_protocol(texts):
+    import pickle
+    result = simdex.dedup(texts, k=6)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # __slots__ alone took 2 and above only
+        again = pickle.loads(pickle.dumps(result, protocol))
+        assert type(again) is simdex.DedupResult and repr(again) == repr(result)
+        assert again.keep.tolist() == result.keep.tolist() and again.removed.tolist() == result.removed.tolist()
+        assert [plain(c) for c in again.clusters] == [plain(c) for c in result.clusters]
+        assert type(again.clusters[0]) is simdex.DedupCluster
+
+
 def test_texts_equal_the_path_form(texts, tmp_path):
     source = tmp_path / "texts.jsonl"
     write_jsonl(source, [{"text": t} for t in texts])

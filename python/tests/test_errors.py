@@ -349,3 +349,70 @@ def test_a_path_with_a_nul_byte_is_refused_not_cut_short(tmp_path, index_path):
         with pytest.raises(ValueError, match="null byte"):
             call()
     assert not victim.exists()
+
+
+def test_buffers_of_bytes_are_refused_not_read_one_number_a_byte(index_path, tmp_path):
+    import mmap
+    raw = np.array([0x1234, 2**64 - 1], dtype="<u8").tobytes()
+    (tmp_path / "raw.bin").write_bytes(raw)
+    with open(tmp_path / "raw.bin", "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        with simdex.open(index_path) as index:
+            for buffer in (raw, bytearray(raw), memoryview(raw), mapped):
+                with pytest.raises(TypeError, match=r"np\.frombuffer\(fingerprints, dtype='<u8'\)"):
+                    index.join(buffer)
+                with pytest.raises(TypeError, match="buffer of bytes"):
+                    simdex.build(tmp_path / "b.sdx", buffer)
+            # The way it names works, and a buffer of uint64 passes as it is.
+            assert index.join(np.frombuffer(mapped, dtype="<u8")).query.dtype == np.int64
+            import array
+            assert index.join(array.array("Q", [5, 6])).query.size == index.join([5, 6]).query.size
+    assert not (tmp_path / "b.sdx").exists()
+
+
+def test_masked_values_and_numpy_bools_are_refused(index_path):
+    with simdex.open(index_path) as index:
+        masked = np.ma.masked_array(np.array([1, 2], dtype=np.uint64), mask=[False, True])
+        with pytest.raises(simdex.UsageError, match="masked"):
+            index.join(masked)
+        unmasked = np.ma.masked_array(np.array([1, 2], dtype=np.uint64), mask=[False, False])
+        assert index.join(unmasked).query.size == index.join([1, 2]).query.size
+        for call in (lambda: index.query(np.bool_(True)), lambda: index.ids_of(np.bool_(False)),
+                     lambda: np.bool_(True) in index):
+            with pytest.raises(TypeError, match="not numpy.bool"):
+                call()
+        with pytest.raises(simdex.UsageError, match="k must be an integer"):
+            index.query(1, k=np.bool_(True))
+
+
+def test_file_errors_are_the_builtin_oserror_of_their_errno(tmp_path, index_path):
+    import errno
+    with pytest.raises(FileNotFoundError) as e:
+        simdex.open(tmp_path / "missing.sdx")
+    assert isinstance(e.value, simdex.FileError) and e.value.errno == errno.ENOENT
+    assert type(e.value).__name__ == "FileError" and type(e.value).__module__ == "simdex"
+    again = pickle.loads(pickle.dumps(e.value))  # from a pool's worker: the same kind
+    assert isinstance(again, FileNotFoundError) and isinstance(again, simdex.FileError)
+    assert again.errno == errno.ENOENT and str(again) == str(e.value)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        simdex.build(tmp_path / "no" / "such" / "dir.sdx", [1, 2])
+    os.mkdir(tmp_path / "d.sdx")
+    with pytest.raises(IsADirectoryError) as e:
+        simdex.open(tmp_path / "d.sdx")
+    assert e.value.errno == errno.EISDIR
+
+
+def test_a_closed_index_cannot_begin_a_with_block(index_path):
+    index = simdex.open(index_path)
+    index.close()
+    with pytest.raises(simdex.UsageError, match="closed"):
+        with index:
+            pass
+
+
+def test_an_index_takes_a_path_object_as_open_does(index_path):
+    import pathlib
+    index = simdex.Index(pathlib.Path(index_path))
+    try:
+        assert len(index) == len(simdex.open(index_path))
+    finally:
+        index.close()

@@ -99,6 +99,7 @@ def test_a_key_map_pickles_by_path_and_answers_in_other_processes(tmp_path, monk
     for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # 0 and 1 aborted the interpreter once
         again = pickle.loads(pickle.dumps(keys, protocol))
         assert again.keys_of([5, 10, 7]) == ["a", "b\tc", None] and len(again) == 2
+    assert list(keys) == [5, 10] and dict((i, keys[i]) for i in keys) == {5: "a", 10: "b\tc"}
     assert repr(keys) == f"simdex.KeyMap({str(path)!r})"
     monkeypatch.chdir(tmp_path)  # by its absolute path: a worker elsewhere finds it
     relative = simdex.KeyMap("m.keys.tsv")

@@ -314,3 +314,28 @@ def test_a_program_that_handles_sigterm_keeps_its_handler(tmp_path):
     """)
     result = subprocess.run([sys.executable, "-c", script], env=ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.split() == ["handled", "alive"], result
+
+
+def test_a_join_whose_rows_would_not_fit_stops_with_a_work_limit_error(tmp_path):
+    """5,000 queries of a fingerprint stored with 5,000 ids: 25M rows (2.5 GB). Under a 3 GiB
+    address-space limit the bound is half of it: the call stops with WorkLimitError, not MemoryError
+    or the kernel's OOM killer, and the process goes on (a small join works after it)."""
+    code = textwrap.dedent("""
+        import resource, sys
+        import numpy as np
+        import simdex
+        simdex.build("many_ids.sdx", np.full(5000, 7, dtype=np.uint64), ids=np.arange(5000, dtype=np.uint64))
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.RLIM_INFINITY))
+        with simdex.open("many_ids.sdx") as index:
+            try:
+                index.join(np.full(5000, 7, dtype=np.uint64), threads=2)
+                print("no error")
+            except simdex.WorkLimitError as e:
+                print("WorkLimitError:", e)
+            print("small join:", index.join([7, 7]).query.size)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=dict(ENV, OPENBLAS_NUM_THREADS="1"),
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "WorkLimitError: work_limit: Index.join's result passed" in r.stdout and "force=True" in r.stdout, r.stdout
+    assert "small join: 10000" in r.stdout, r.stdout

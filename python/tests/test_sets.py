@@ -96,6 +96,20 @@ def test_set_errors(tmp_path):
     assert not (tmp_path / "none.sdxs.lock").exists()  # a writer that made no set leaves no lock
 
 
+def test_an_add_of_nothing_leaves_a_set_as_it_is(tmp_path):
+    path = tmp_path / "s.sdxs"
+    first = simdex.add(path, [], ids=[], k=3)  # the first add creates the set all the same
+    assert first.generation == 1 and first.members == 1
+    last = simdex.add(path, [1, 2], ids=[10, 20])
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    change = simdex.add(path, np.empty(0, dtype=np.uint64), ids=[])
+    assert (change.generation, change.members) == (last.generation, last.members) == (2, 2)
+    assert (change.written, change.bytes_written, change.removed) == ([], 0, [])
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no member, no manifest
+    with simdex.open(path) as s:
+        assert list(s.ids_of(2)) == [20]
+
+
 def test_an_add_whose_merge_fails_warns_and_is_done(tmp_path):
     path = tmp_path / "s.sdxs"
     for i in (1, 2, 3):
