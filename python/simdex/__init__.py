@@ -123,8 +123,8 @@ def _path(path):
     return path
 
 
-def _count(value, name, optional=False, below=2**31):
-    """`value` checked as a count or size (an int in [0, below), not a bool; None too where
+def _count(value, name, optional=False, below=2**31, least=0):
+    """`value` checked as a count or size (an int in [least, below), not a bool; None too where
     `optional`): a UsageError naming `name` instead of pybind11's "incompatible function arguments"."""
     if value is None and optional:
         return value
@@ -132,8 +132,8 @@ def _count(value, name, optional=False, below=2**31):
         n = None if isinstance(value, (bool, _np.bool_)) else _operator.index(value)  # numpy ints too
     except TypeError:
         n = None
-    if n is None or not 0 <= n < below:
-        raise UsageError(f"{name} must be an integer in 0..{below - 1}, not {value!r}")
+    if n is None or not least <= n < below:
+        raise UsageError(f"{name} must be an integer in {least}..{below - 1}, not {value!r}")
     return n
 
 
@@ -186,7 +186,7 @@ def fingerprint(texts, shingle=3, weighting="frequency", stopwords=None, threads
     """
     if isinstance(texts, (str, bytes)):
         raise TypeError("texts must be an iterable of texts; for one text use fingerprint([text])[0]")
-    return _simdex.fingerprint_texts(texts, _count(shingle, "shingle"), weighting, _stopword_list(stopwords),
+    return _simdex.fingerprint_texts(texts, _count(shingle, "shingle", least=1, below=17), weighting, _stopword_list(stopwords),
                                      _count(threads, "threads"))
 
 
@@ -576,7 +576,7 @@ def dedup(source, output=None, *, k=DOCUMENT_K, keep="first", shingle=3, weighti
     """
     k = _count(k, "k", below=33)
     memory = _count(memory, "memory", optional=True, below=2**63)
-    args = dict(k=k, keep=keep, shingle=_count(shingle, "shingle"), weighting=weighting,
+    args = dict(k=k, keep=keep, shingle=_count(shingle, "shingle", least=1, below=17), weighting=weighting,
                 stopwords=_stopword_list(stopwords), index=_optional_path(index), memory=memory or 0,
                 threads=_count(threads, "threads"),
                 temp_dir=_optional_path(temp_dir), progress=_progress(progress))

@@ -122,10 +122,11 @@ def test_bad_arguments():
         simdex.fingerprint("one text")
     with pytest.raises(TypeError, match="item 1 is int"):
         simdex.fingerprint(["ok", 5])
-    with pytest.raises(ValueError, match="shingle"):
-        simdex.fingerprint(["a"], shingle=0)
-    with pytest.raises(ValueError, match="shingle"):
-        simdex.fingerprint(["a"], shingle=17)
+    for bad in (0, 17, -1, 2**40):  # one message for every value out of range, as the CLI's
+        with pytest.raises(simdex.UsageError, match=rf"^shingle must be an integer in 1\.\.16, not {bad}$"):
+            simdex.fingerprint(["a"], shingle=bad)
+        with pytest.raises(simdex.UsageError, match=r"shingle must be an integer in 1\.\.16"):
+            simdex.dedup(["a"], shingle=bad)
     with pytest.raises(ValueError, match="weighting"):
         simdex.fingerprint(["a"], weighting="tfidf")
     with pytest.raises(ValueError, match="stopwords"):
