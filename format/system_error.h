@@ -1,6 +1,8 @@
 // The Error of a system call that just failed: its errno kept (Error::os_error()) and said.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -13,7 +15,15 @@ namespace simdex {
 // may set errno again (`what` is built first: an allocation that succeeds leaves errno alone).
 inline Error system_error(const std::string& what) {
   const int e = errno;
-  return Error(errc::io, what + ": " + std::strerror(e), e);
+  std::string said = what + ": " + std::strerror(e);
+  if (e == EMFILE) {  // the one cause the user can change, and how
+    struct rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+      said += " (this process may have " + std::to_string(limit.rlim_cur) +
+              " open files, ulimit -n: raise it; a build's external sort keeps up to 63 runs of each "
+              "level open, an open index set a file for each member)";
+  }
+  return Error(errc::io, said, e);
 }
 // "<what> '<path>': <strerror(errno)>".
 inline Error system_error(const std::string& what, const std::string& path) {

@@ -47,6 +47,14 @@ if "$simdex" fingerprint "$dir/doc.jsonl" > /dev/full 2>"$dir/err"; then bad "fi
 expect_grep "full message: fingerprint" "writing standard output: No space left on device" "$dir/err"
 if "$simdex" fingerprint "$dir/doc.jsonl" -o /dev/full 2>"$dir/err"; then bad "fingerprint -o /dev/full exits 0"; else ok; fi
 expect_grep "full message: fingerprint -o" "writing '/dev/full': No space left on device" "$dir/err"
+# Too few descriptors for an external sort's runs: the message says which limit to raise.
+python3 -c "
+import random
+r = random.Random(3)
+print('\n'.join(f'{r.getrandbits(64)}\t{i}' for i in range(400000)))" > "$dir/many.tsv"
+check "external sort past ulimit -n" 1 bash -c "ulimit -n 12 && '$simdex' build -q --memory 1M -o '$dir/nofile.sdx' '$dir/many.tsv'"
+expect_grep "external sort past ulimit -n: message" "Too many open files (this process may have 12 open files, ulimit -n: raise it" "$dir/err"
+[ ! -e "$dir/nofile.sdx" ] && ok || bad "a build past ulimit -n left its output"
 # A file size limit (ulimit -f): the write that passes it fails (EFBIG) as a full disk's does, with
 # a message and no temporary file left (SIGXFSZ ended simdex in silence, leaving them).
 mkdir "$dir/fsize"
