@@ -8,6 +8,7 @@
 #include "cli/output.h"
 #include "fingerprint/key_map_file.h"
 #include "simdex/index.h"
+#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
@@ -75,6 +76,8 @@ void print_json(Output& out, const std::string& path, const VerifyReport& r,
 }
 
 void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
+  // Before any report: one printed to standard output would go into the file it is about.
+  writer::refuse_input_as_output(path, "-");
   const std::optional<KeyMapReport> keys = verify_key_map(keys_arg, path);
   Output out;
   VerifyReport report;
@@ -83,7 +86,7 @@ void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
   try {
     report = IndexInput(path)->verify();
   } catch (const Error& e) {
-    if (e.code() == errc::io && !json) throw;
+    if ((e.code() == errc::io && !json) || e.code() == errc::usage) throw;  // usage: no verdict to print
     if (e.code() == errc::io) unreadable = e;
     opened = false;
     report.problems.push_back({e.code(), "opening", e.what()});

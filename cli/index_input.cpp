@@ -11,6 +11,7 @@
 #include "format/layout.h"
 #include "format/physical_memory.h"
 #include "format/set_manifest.h"
+#include "format/standard_output_guard.h"
 #include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
@@ -74,6 +75,7 @@ IndexInput::IndexInput(const std::string& path, const OpenOptions& options) {
                   "an index set cannot be read from stdin (its members are files beside its manifest): give "
                   "the manifest's path");
   };
+  format::check_not_standard_output(STDIN_FILENO, "<stdin>");
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && ::lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) {
     uint8_t head[8];

@@ -15,6 +15,7 @@
 #include "cli/empty_values.h"
 #include "cli/help_format.h"
 #include "cli/output.h"
+#include "format/standard_output_guard.h"
 #include "simdex/builder.h"
 #include "simdex/error.h"
 #include "simdex/fingerprint.h"
@@ -51,6 +52,8 @@ int main(int argc, char** argv) {
   simdex::cli::use_help_format(app);
   // SIGINT, SIGTERM, SIGHUP, SIGPIPE leave no temporary file of any command's outputs behind.
   simdex::remove_temporary_files_on_signals();
+  // No input may be the file standard output writes (`query IDX FP >> IDX`): format/standard_output_guard.h.
+  simdex::format::refuse_reading_standard_output(true);
   // The library's version, and the format versions it writes and reads.
   app.set_version_flag("--version", std::string("simdex ") + simdex::version() + "\nindex format: writes " +
                                         std::to_string(SIMDEX_FORMAT_VERSION_MAJOR) + "." +

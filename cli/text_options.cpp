@@ -151,7 +151,9 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
   // Written at the end: it must not replace the documents being read, nor the output.
   writer::refuse_input_as_output(input, key_map, "the key map");
   if (!o.paths_file.empty()) {
-    writer::refuse_same_output(key_map, "the key map", listing_beside, "the output");
+    // (no listing: the results go to standard output)
+    writer::refuse_same_output(key_map, "the key map", listing_beside.empty() ? "-" : listing_beside,
+                               "the output");
     writer::require_target_directory(o.paths_file);  // before the work, as the output's
     writer::checked_target(o.paths_file);            // (a device, a FIFO: a map is a file to map)
   }

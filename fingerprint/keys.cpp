@@ -13,6 +13,7 @@
 
 #include "fingerprint/key_map_lines.h"
 #include "format/huge_pages.h"
+#include "format/standard_output_guard.h"
 #include "format/system_error.h"
 #include "format/xxh3.h"
 #include "io/fd_io.h"
@@ -259,6 +260,7 @@ int open_key_map_file(const std::string& path) {
     if (S_ISDIR(st.st_mode)) throw Error(errc::io, "key map '" + path + "' is a directory", EISDIR);
     throw Error(errc::io, "key map '" + path + "' is not a regular file");
   }
+  format::check_not_standard_output(fd, path, format::CloseOnRefusal::yes);
   return fd;
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/run_tasks.h"
+#include "format/standard_output_guard.h"
 #include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
@@ -320,6 +321,7 @@ InputStream::InputStream(const std::string& path) : impl_(std::make_unique<Impl>
     if (fd < 0) throw system_error("cannot open input", path);
     impl_->fd = fd;
   }
+  format::check_not_standard_output(fd, name_);  // (impl_ closes fd on the way out)
   impl_->read_fd = fd;
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "format/page_cache.h"
+#include "format/standard_output_guard.h"
 #include "format/system_error.h"
 #include "simdex/error.h"
 
@@ -59,6 +60,7 @@ MappedFile::MappedFile(const std::string& path, bool watch_changes, const std::s
     if (fstat(fd_, &st) != 0) throw system_error("cannot stat " + what, path);
     if (S_ISDIR(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is a directory", EISDIR);
     if (!S_ISREG(st.st_mode)) throw Error(errc::io, what + " '" + path + "' is not a regular file");
+    format::check_not_standard_output(fd_, path);
     // The watch before the size is read: a change from here on is seen (reader/change_watch.h).
     if (watch_changes) watch_ = std::make_unique<ChangeWatch>(fd_);
     if (fstat(fd_, &st) != 0) throw system_error("cannot stat " + what, path);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "format/set_manifest.h"
+#include "format/standard_output_guard.h"
 #include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
@@ -133,6 +134,7 @@ std::vector<uint8_t> read_whole_file(const std::string& path, uint64_t max_bytes
       throw Error(errc::io, "cannot open '" + path + "': " + std::strerror(err), err);
     throw Error(errc::member_missing, "'" + path + "' is missing or not a regular file");
   }
+  format::check_not_standard_output(fd, path, format::CloseOnRefusal::yes);
   if (size) *size = static_cast<uint64_t>(st.st_size);
   const auto file_bytes = static_cast<uint64_t>(st.st_size);
   const uint64_t keep =

@@ -34,12 +34,12 @@ check build-pipe 0 bash -c "'$simdex' fingerprint '$dir/docs.jsonl' -o - | '$sim
 same "build -o - gives the bytes of build -o FILE" "$dir/docs.sdx" "$dir/piped.sdx"
 # A killed `-o -` build's directory in the staging directory (no process holds its lock) goes with
 # the next build, with what it holds; a live one's (locked) stays.
-mkdir -p "$dir/stage/.simdex-stdout-Killed" "$dir/stage/.simdex-stdout-Live"
+mkdir -p "$dir/stage/.simdex-stdout-Killed" "$dir/stage/.simdex-stdout-Live00"
 printf 'partial' > "$dir/stage/.simdex-stdout-Killed/..index.sdx.tmp-999999-0"
-flock "$dir/stage/.simdex-stdout-Live" sleep 30 & holder=$!
+flock "$dir/stage/.simdex-stdout-Live00" sleep 30 & holder=$!
 sleep 0.3
 check build-pipe-cleans 0 bash -c "'$simdex' build -q -o - -k 3 --tmp-dir '$dir/stage' '$dir/docs.fp' > '$dir/staged.sdx'"
-[ "$(ls -A "$dir/stage")" = ".simdex-stdout-Live" ] && ok || bad "in the staging directory: $(ls -A "$dir/stage")"
+[ "$(ls -A "$dir/stage")" = ".simdex-stdout-Live00" ] && ok || bad "in the staging directory: $(ls -A "$dir/stage")"
 kill "$holder"; wait "$holder" 2>/dev/null
 check build-pipe-text 0 bash -c "'$simdex' build --text -q -o - -k 3 - < '$dir/docs.jsonl' > '$dir/piped-text.sdx'"
 # (a --text index records its fingerprint settings, spec/FORMAT.md §5.2: compare with --text to a file)

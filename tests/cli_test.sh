@@ -171,11 +171,44 @@ check stdout-into-input-directory 2 bash -c "'$simdex' fingerprint --json '$dir/
 expect_grep stdout-into-input-directory-msg "standard output ($dir/docs-in/out.fp) lies in the input directory" "$dir/err"
 check stdout-beside-input-directory 0 bash -c "'$simdex' fingerprint --json '$dir/docs-in' > '$dir/docs-in.fp'"
 check stdout-to-other-file 0 bash -c "'$simdex' build -q -o - '$dir/in.tsv' > '$dir/other.sdx'"
+# Every file a command reads is checked against standard output, not only its -o: an index it
+# maps, a set's members, a key map, stopwords, queries on stdin.
+"$simdex" build -q -o "$dir/guard.sdx" "$dir/in.tsv" && cp "$dir/guard.sdx" "$dir/guard.before"
+for cmd in "query '$dir/guard.sdx' 0xff" "info '$dir/guard.sdx'" "verify '$dir/guard.sdx'" "query - 0xff < '$dir/guard.sdx'"; do
+  check "stdout-appends-to-index ($cmd)" 2 bash -c "'$simdex' $cmd >> '$dir/guard.sdx'"
+  expect_grep "stdout-appends-to-index-msg ($cmd)" "standard output is the same file as the input" "$dir/err"
+  same "stdout-appends-to-index-kept ($cmd)" "$dir/guard.sdx" "$dir/guard.before"
+done
+printf '0xff\n' > "$dir/guard-q.tsv"
+check stdout-onto-query-lines 2 bash -c "'$simdex' query '$dir/guard.sdx' < '$dir/guard-q.tsv' >> '$dir/guard-q.tsv'"
+mkdir -p "$dir/gset"
+printf '0xff\t1\n' | "$simdex" add -q --no-merge "$dir/gset/s.sdxs" -
+printf '0xfe\t2\n' | "$simdex" add -q --no-merge "$dir/gset/s.sdxs" -
+member=$(ls "$dir/gset" | grep -m1 '\.sdx$'); cp "$dir/gset/$member" "$dir/member.before"
+for cmd in pairs clusters info; do
+  check "stdout-appends-to-set-member ($cmd)" 2 bash -c "'$simdex' $cmd '$dir/gset/s.sdxs' >> '$dir/gset/$member'"
+done
+same stdout-appends-to-set-member-kept "$dir/gset/$member" "$dir/member.before"
+"$simdex" verify "$dir/gset/s.sdxs" > /dev/null && ok || bad "the set no longer verifies"
+printf '#simdex-keys 1\n255\tk255\n' > "$dir/guard.keys"; cp "$dir/guard.keys" "$dir/guard.keys.before"
+check stdout-appends-to-key-map 2 bash -c "'$simdex' query --keys='$dir/guard.keys' '$dir/guard.sdx' 0xff >> '$dir/guard.keys'"
+same stdout-appends-to-key-map-kept "$dir/guard.keys" "$dir/guard.keys.before"
+printf 'the\nand\n' > "$dir/sw.txt"
+check stdout-onto-stopwords 2 bash -c "'$simdex' fingerprint --stopwords-file '$dir/sw.txt' - < '$dir/in.tsv' >> '$dir/sw.txt'"
+[ "$(cat "$dir/sw.txt")" = "$(printf 'the\nand')" ] && ok || bad "stopwords file changed: $(cat "$dir/sw.txt")"
+# Another output of the command renamed over the file standard output writes: that output lost.
+check stdout-is-the-report 2 bash -c "'$simdex' dedup -q --input-format lines '$dir/in.tsv' -o - --report '$dir/r.json' > '$dir/r.json'"
+expect_grep stdout-is-the-report-msg "is the file standard output writes" "$dir/err"
+check stdout-is-the-key-map 2 bash -c "'$simdex' fingerprint --key-map '$dir/km.tsv' '$dir/docs-in' > '$dir/km.tsv'"
 # An output name the file system takes but its temporary file would not: refused before the work.
 long=$(printf 'x%.0s' $(seq 240))
 check long-output-name 2 "$simdex" build -q -o "$dir/$long" "$dir/in.tsv"
 expect_grep long-output-name-msg "is 240 bytes: its temporary file would pass" "$dir/err"
 check long-output-name-fits 0 "$simdex" build -q -o "$dir/${long:0:200}" "$dir/in.tsv"
+for cmd in "pairs '$dir/a.sdx'" "fingerprint '$dir/in.tsv'" "join '$dir/a.sdx' '$dir/in.tsv'"; do
+  check "long-output-name ($cmd)" 2 bash -c "'$simdex' $cmd -o '$dir/$long'"
+  expect_grep "long-output-name-msg ($cmd)" "is 240 bytes: its temporary file would pass" "$dir/err"
+done
 check no-command 2 "$simdex"
 check help 0 "$simdex" build --help
 expect_grep help-text "paper-20" "$dir/out"

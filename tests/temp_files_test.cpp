@@ -278,8 +278,14 @@ TEST_CASE(
     CHECK(scratch_directories() == 1);  // the killed one's went, this one is there
   }
   CHECK(scratch_directories() == 0);
-  // A file of the same prefix is no scratch directory: left alone.
+  // A file of the same prefix is no scratch directory, nor one whose name mkdtemp did not make:
+  // left alone.
   touch(parent + "/.scratch-file");
+  fs::create_directory(parent + "/.scratch-mine");
+  fs::create_directory(parent + "/.scratch-userdir");
+  touch(parent + "/.scratch-userdir/notes");
   writer::remove_unlocked_directories(parent, ".scratch-");
   CHECK(fs::exists(parent + "/.scratch-file"));
+  CHECK(fs::exists(parent + "/.scratch-mine"));
+  CHECK(fs::exists(parent + "/.scratch-userdir/notes"));
 }

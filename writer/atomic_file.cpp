@@ -15,6 +15,7 @@
 
 #include "format/page_cache.h"
 #include "format/set_manifest.h"
+#include "format/standard_output_guard.h"
 #include "format/system_error.h"
 #include "io/fd_io.h"
 #include "simdex/error.h"
@@ -280,16 +281,27 @@ void refuse_input_as_output(const std::string& input, const std::string& output,
                                  input);
   if ((to_stdout ? ::fstat(1, &out) : ::stat(output.c_str(), &out)) != 0) return;
   if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
-    throw Error(errc::usage,
-                shown + " is the same file as the input " + (input == "-" ? "<stdin>" : input) +
-                    (to_stdout ? ": it would read its own output, or an input the shell emptied; "
-                                 "redirect it to another file"
-                               : ": it would replace its own input; write to another path"));
+    throw Error(errc::usage, to_stdout ? format::standard_output_is_input(input == "-" ? "<stdin>" : input)
+                                       : what + " " + output + " is the same file as the input " +
+                                             (input == "-" ? "<stdin>" : input) +
+                                             ": it would replace its own input; write to another path");
 }
 
 void refuse_same_output(const std::string& a, const std::string& a_what, const std::string& b,
                         const std::string& b_what) {
-  if (a.empty() || b.empty() || a == "-" || b == "-") return;
+  if (a.empty() || b.empty() || (a == "-" && b == "-")) return;
+  if (a == "-" || b == "-") {  // a file renamed over the one standard output writes: that output lost
+    const std::string& file = a == "-" ? b : a;
+    const std::string& file_what = a == "-" ? b_what : a_what;
+    struct stat out {
+    }, st{};
+    if (::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && ::stat(file.c_str(), &st) == 0 &&
+        st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+      throw Error(errc::usage, file_what + " " + file + " is the file standard output writes (" +
+                                   (a == "-" ? a_what : b_what) +
+                                   "): it would replace that output; give them different files");
+    return;
+  }
   std::error_code ec_a, ec_b;
   bool same = resolved(a, ec_a) == resolved(b, ec_b) && !ec_a && !ec_b;
   struct stat sa {

@@ -98,6 +98,7 @@ OutputFile::OutputFile(const std::string& path) : impl_(std::make_unique<Impl>()
     impl_->name = "'" + path + "'";
     impl_->codec = codec_of(path);
     if (!written_in_place(path)) {
+      require_target_directory(path);  // its directory, and room in a name for the temporary file's
       impl_->file.emplace(path);
     } else if ((impl_->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) < 0) {
       impl_->fd = STDOUT_FILENO;  // nothing for ~Impl to close

@@ -232,6 +232,8 @@ void remove_unlocked_entries(const std::string& dir, const std::string& prefix, 
   };
   while (const dirent* e = ::readdir(d)) {
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
+    // A directory's name is the prefix and mkdtemp's six characters: another name is not one of ours.
+    if (directories && std::strlen(e->d_name) != prefix.size() + 6) continue;
     const std::string path = dir + "/" + e->d_name;
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !wanted(st) || is_own(st)) continue;

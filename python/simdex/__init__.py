@@ -73,7 +73,7 @@ def _u64(values, name):
             byte_format = False
         if byte_format:  # numpy would read one number per byte of raw uint64 data
             raise TypeError(f"{name} is a buffer of bytes ({type(values).__name__}), not of uint64: for raw "
-                            f"little-endian fingerprints pass np.frombuffer({name}, dtype='<u8')")
+                            f"little-endian uint64 values pass np.frombuffer({name}, dtype='<u8')")
     if isinstance(values, _np.ma.MaskedArray) and _np.ma.is_masked(values):
         raise UsageError(f"{name} is a masked array with masked values, which numpy would pass on as "
                          f"numbers: pass {name}.compressed() (the values not masked)")
@@ -477,6 +477,7 @@ class DedupResult:
             kept = _np.ones(self.documents, dtype=bool)
             kept[self.removed] = False
             self._keep = _np.flatnonzero(kept).astype(_np.int64)
+            self._keep.flags.writeable = False  # computed once: a change to it would change the result
         return self._keep
 
     def __repr__(self):

@@ -190,6 +190,8 @@ def test_a_result_pickles_with_every_protocol(texts):
         assert again.keep.tolist() == result.keep.tolist() and again.removed.tolist() == result.removed.tolist()
         assert [plain(c) for c in again.clusters] == [plain(c) for c in result.clusters]
         assert type(again.clusters[0]) is simdex.DedupCluster
+    with pytest.raises(ValueError, match="read-only"):  # the result's own: a copy is the caller's
+        result.keep[0] = 99
 
 
 def test_texts_equal_the_path_form(texts, tmp_path):
