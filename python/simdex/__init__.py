@@ -631,7 +631,8 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
         with simdex.open("docs.sdxs") as s: s.query(fp)  # a set answers as an index file
 
     ids: one per fingerprint; None gives positions 0, 1, ... and only for a new set (an existing
-    set refuses it: UsageError). k, block_bytes: the set's (None: the set's, or 3 and 256 for a new
+    set refuses it: UsageError); no fingerprints leave an existing set as it is (the SetChange names
+    its generation and no file). k, block_bytes: the set's (None: the set's, or 3 and 256 for a new
     one); another k than the set's raises UsageError. merge: then merge members of similar size
     (size-tiered), keeping the member count logarithmic. wait: wait for another writer's lock
     (False: FileError at once). memory, threads, temp_dir: as Builder's, for the writes;
