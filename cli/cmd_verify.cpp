@@ -8,7 +8,6 @@
 #include "cli/output.h"
 #include "fingerprint/key_map_file.h"
 #include "simdex/index.h"
-#include "writer/atomic_file.h"
 
 namespace simdex::cli {
 
@@ -76,8 +75,6 @@ void print_json(Output& out, const std::string& path, const VerifyReport& r,
 }
 
 void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
-  // Before any report: one printed to standard output would go into the file it is about.
-  writer::refuse_input_as_output(path, "-");
   const std::optional<KeyMapReport> keys = verify_key_map(keys_arg, path);
   Output out;
   VerifyReport report;
@@ -86,7 +83,9 @@ void run_verify(const std::string& path, bool json, const KeysArg& keys_arg) {
   try {
     report = IndexInput(path)->verify();
   } catch (const Error& e) {
-    if ((e.code() == errc::io && !json) || e.code() == errc::usage) throw;  // usage: no verdict to print
+    // usage (the index is standard output's file: format/standard_output_guard.h): no verdict, and
+    // none may be printed, into that file
+    if ((e.code() == errc::io && !json) || e.code() == errc::usage) throw;
     if (e.code() == errc::io) unreadable = e;
     opened = false;
     report.problems.push_back({e.code(), "opening", e.what()});

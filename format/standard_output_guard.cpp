@@ -1,6 +1,5 @@
 #include "format/standard_output_guard.h"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -15,12 +14,15 @@ std::atomic<bool> refusing{false};
 
 void refuse_reading_standard_output(bool on) { refusing.store(on); }
 
+bool is_standard_output(const struct stat& st) {
+  struct stat out {};
+  return ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && st.st_dev == out.st_dev &&
+         st.st_ino == out.st_ino;
+}
+
 bool is_standard_output(int fd) {
-  if (fd == STDOUT_FILENO) return false;
-  struct stat out {
-  }, in{};
-  return ::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && ::fstat(fd, &in) == 0 &&
-         in.st_dev == out.st_dev && in.st_ino == out.st_ino;
+  struct stat st {};
+  return fd != STDOUT_FILENO && ::fstat(fd, &st) == 0 && is_standard_output(st);
 }
 
 void check_not_standard_output(int fd, const std::string& name, CloseOnRefusal close) {

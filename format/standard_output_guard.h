@@ -6,6 +6,8 @@
 // caller's standard output is its own business, so it is off by default.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <string>
 
 namespace simdex::format {
@@ -15,6 +17,8 @@ void refuse_reading_standard_output(bool on);
 // Whether `fd` is the regular file that standard output is (another descriptor of it: `fd` 1
 // itself, a process that closed its standard output and got 1 back from open(), is not).
 bool is_standard_output(int fd);
+// Whether `st` (a stat of some file) is of the regular file that standard output writes.
+bool is_standard_output(const struct stat& st);
 
 // Error(usage) naming `name` when the check is on and is_standard_output(fd); `fd` closed first
 // with CloseOnRefusal::yes (a caller that owns it has nothing else to do).

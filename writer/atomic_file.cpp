@@ -279,7 +279,7 @@ void refuse_input_as_output(const std::string& input, const std::string& output,
                                  ": writing it would change the input while it is read, and the next run "
                                  "would read it as a document; write it outside " +
                                  input);
-  if ((to_stdout ? ::fstat(1, &out) : ::stat(output.c_str(), &out)) != 0) return;
+  if (!to_stdout && ::stat(output.c_str(), &out) != 0) return;  // (standard output's: stat above)
   if (in.st_dev == out.st_dev && in.st_ino == out.st_ino && S_ISREG(out.st_mode))
     throw Error(errc::usage, to_stdout ? format::standard_output_is_input(input == "-" ? "<stdin>" : input)
                                        : what + " " + output + " is the same file as the input " +
@@ -293,10 +293,8 @@ void refuse_same_output(const std::string& a, const std::string& a_what, const s
   if (a == "-" || b == "-") {  // a file renamed over the one standard output writes: that output lost
     const std::string& file = a == "-" ? b : a;
     const std::string& file_what = a == "-" ? b_what : a_what;
-    struct stat out {
-    }, st{};
-    if (::fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && ::stat(file.c_str(), &st) == 0 &&
-        st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 && format::is_standard_output(st))
       throw Error(errc::usage, file_what + " " + file + " is the file standard output writes (" +
                                    (a == "-" ? a_what : b_what) +
                                    "): it would replace that output; give them different files");
