@@ -137,6 +137,25 @@ void refuse_key_map_over(const std::string& key_map, const std::string& index) {
                              "the index's key map (read by --keys)");
 }
 
+namespace {
+// The key map beside `output`, `key_map` (OUTPUT.keys.tsv), takes a longer name than the output's.
+void require_room_for_key_map(const std::string& output, const std::string& key_map) {
+  const std::filesystem::path path(key_map);
+  const std::size_t length = path.filename().string().size();
+  const std::size_t most = writer::max_output_name_bytes(path.parent_path().string());
+  if (length <= most) return;
+  const std::size_t suffix = key_map.size() - output.size();
+  throw Error(
+      errc::usage,
+      "the documents have keys, and the key map beside the output, '" + path.filename().string() +
+          "', would be " + std::to_string(length) + " bytes, past the " + std::to_string(most) +
+          " a name may take here (with room for its temporary file): give an output name of at most " +
+          std::to_string(most > suffix ? most - suffix : 0) + " bytes, or the map a name of its own " +
+          "(--key-map FILE)",
+      ENAMETOOLONG);
+}
+}  // namespace
+
 PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOptions& o,
                                         const std::string& listing_beside, const TextFingerprintFn& fn,
                                         Progress* progress, std::string_view stage) {
@@ -166,11 +185,18 @@ PendingKeyMap for_each_text_fingerprint(const std::string& input, const TextOpti
             ": its documents' keys are their paths, kept in that key map (there is no "
             "output file to put it beside)");
   KeyMapBuilder keys;
+  // The map beside the output is written only if a document has a key: its name (longer than the
+  // output's) is checked at the first one, not when the work is done.
+  bool key_map_checked = !o.paths_file.empty() || key_map.empty();
   auto show = [&](const DocumentSource::Position& at) {
     progress->update(stage, at.done, at.total, at.in_bytes ? Progress::Unit::bytes : Progress::Unit::items);
   };
   documents.run(
       [&](const FingerprintedDocument& doc) {
+        if (!key_map_checked && doc.id_kind == IdKind::key) {
+          require_room_for_key_map(listing_beside, key_map);
+          key_map_checked = true;
+        }
         keys.add(doc.id, doc.id_kind, doc.key, doc.line);
         fn(doc.id, doc.fingerprint,
            doc.id_kind == IdKind::key ? std::optional<std::string_view>(doc.key) : std::nullopt);

@@ -11,6 +11,7 @@
 #include "cli/empty_values.h"
 #include "cli/help_format.h"
 #include "cli/output.h"
+#include "format/standard_output_guard.h"
 #include "mpi/commands.h"
 #include "mpi/world.h"
 #include "simdex/builder.h"
@@ -34,6 +35,9 @@ int main(int argc, char** argv) {
   simdex::cli::use_help_format(app);
   // A rank that mpirun stops (SIGINT, SIGTERM) leaves no temporary file of its member or output.
   simdex::remove_temporary_files_on_signals();
+  // No input may be the file standard output writes, as in `simdex` (a rank run without mpirun
+  // writes the shell's file; under mpirun standard output is a pipe, left alone).
+  simdex::format::refuse_reading_standard_output(true);
   app.set_version_flag("--version", std::string("simdex-mpi ") + simdex::version());
   simdex::mpi::add_build_command(app);
   simdex::mpi::add_join_command(app);

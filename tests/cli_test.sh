@@ -209,6 +209,22 @@ for cmd in "pairs '$dir/a.sdx'" "fingerprint '$dir/in.tsv'" "join '$dir/a.sdx' '
   check "long-output-name ($cmd)" 2 bash -c "'$simdex' $cmd -o '$dir/$long'"
   expect_grep "long-output-name-msg ($cmd)" "is 240 bytes: its temporary file would pass" "$dir/err"
 done
+# The key map beside the output takes 9 bytes more (.keys.tsv): checked at the first key, and
+# nothing published; documents without keys need no map, and --key-map names it elsewhere.
+printf '{"id":"k1","text":"a keyed document here"}\n' > "$dir/keyed.jsonl"
+mid=${long:0:225}
+check long-key-map-name 2 "$simdex" fingerprint "$dir/keyed.jsonl" -o "$dir/$mid"
+expect_grep long-key-map-name-msg "give an output name of at most 219 bytes" "$dir/err"
+[ ! -e "$dir/$mid" ] && ok || bad "output published without its key map"
+check long-key-map-name-no-keys 0 "$simdex" fingerprint --input-format lines "$dir/in.tsv" -o "$dir/$mid"
+check long-key-map-name-elsewhere 0 "$simdex" fingerprint --key-map "$dir/km2.tsv" "$dir/keyed.jsonl" -o "$dir/$mid"
+# A TMPDIR too long a path for the files made in it: refused when chosen, before the input is read.
+deep="$dir/deep"
+while [ ${#deep} -lt 4000 ]; do deep="$deep/${long:0:200}"; done
+mkdir -p "$deep"
+check long-tmpdir 1 env TMPDIR="$deep" "$simdex" build -q -o - "$dir/in.tsv"
+expect_grep long-tmpdir-msg "limit on a path; use a shorter one" "$dir/err"
+check long-tmp-dir 1 "$simdex" build -q --tmp-dir "$deep" -o "$dir/deep.sdx" "$dir/in.tsv"
 check no-command 2 "$simdex"
 check help 0 "$simdex" build --help
 expect_grep help-text "paper-20" "$dir/out"

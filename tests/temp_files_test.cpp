@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -288,4 +289,19 @@ TEST_CASE(
   CHECK(fs::exists(parent + "/.scratch-file"));
   CHECK(fs::exists(parent + "/.scratch-mine"));
   CHECK(fs::exists(parent + "/.scratch-userdir/notes"));
+}
+
+TEST_CASE("a temporary directory too long a path for the files made in it is refused when chosen") {
+  const std::string deep = "/tmp/" + std::string(PATH_MAX - 100, 'd');
+  try {
+    writer::require_room_for_temporary_paths(deep);
+    FAIL("a path of " << deep.size() << " bytes was taken");
+  } catch (const Error& e) {
+    CHECK(e.os_error() == ENAMETOOLONG);
+    CHECK(std::string(e.what()).find("limit on a path") != std::string::npos);
+  }
+  CHECK_NOTHROW(writer::require_room_for_temporary_paths("/tmp/" + std::string(PATH_MAX - 200, 'd')));
+  // The check comes before any other: the directory does not have to exist for the message.
+  CHECK_THROWS_WITH_AS(writer::ScratchDirectory(deep, ".scratch-"), doctest::Contains("limit on a path"),
+                       Error);
 }

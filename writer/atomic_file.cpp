@@ -36,6 +36,9 @@ std::string base_of(const std::string& path) {
 }
 }  // namespace
 
+// The temporary file is ".NAME.tmp-PID-N": a dot, ".tmp-", a PID and a counter of up to 10 digits.
+constexpr std::size_t kTempNameExtra = 1 + 5 + 10 + 1 + 10;
+
 const std::string& checked_target(const std::string& target) {
   if (target.empty() || target.back() == '/')
     throw Error(errc::usage, "output path '" + target + "' names no file");
@@ -348,19 +351,23 @@ void require_target_directory(const std::string& target) {
         "cannot write " + target + ": '" + dir + "' " + (exists ? "is not a directory" : "does not exist"),
         exists ? ENOTDIR : ENOENT);
   }
-  // The temporary file is ".NAME.tmp-PID-N": a name the file system takes may still be too long
-  // for it, found only when the work is done unless checked here.
-  constexpr std::size_t kTempExtra = 1 + 5 + 10 + 1 + 10;
-  const long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
-  const std::size_t limit = name_max > 0 ? static_cast<std::size_t>(name_max) : NAME_MAX;
+  // A name the file system takes may still be too long for the temporary file, found only when
+  // the work is done unless checked here.
   const std::size_t length = base_of(target).size();
-  if (length + kTempExtra > limit)
+  const std::size_t most = max_output_name_bytes(dir);
+  if (length > most)
     throw Error(errc::usage,
                 "output name '" + base_of(target) + "' is " + std::to_string(length) +
-                    " bytes: its temporary file would pass the file system's " + std::to_string(limit) +
-                    "-byte limit on a name; give one of at most " +
-                    std::to_string(limit > kTempExtra ? limit - kTempExtra : 0) + " bytes",
+                    " bytes: its temporary file would pass the file system's " +
+                    std::to_string(most + kTempNameExtra) + "-byte limit on a name; give one of at most " +
+                    std::to_string(most) + " bytes",
                 ENAMETOOLONG);
+}
+
+std::size_t max_output_name_bytes(const std::string& dir) {
+  const long name_max = ::pathconf(dir.empty() ? "." : dir.c_str(), _PC_NAME_MAX);
+  const std::size_t limit = name_max > 0 ? static_cast<std::size_t>(name_max) : NAME_MAX;
+  return limit > kTempNameExtra ? limit - kTempNameExtra : 0;
 }
 
 }  // namespace simdex::writer

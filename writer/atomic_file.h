@@ -23,6 +23,9 @@ void refuse_replacing_set(const std::string& target);
 // Error(io) naming `target` when its directory does not exist ("" and "-" pass): checked before
 // a command's or a builder's work, so that the message names the output.
 void require_target_directory(const std::string& target);
+// The longest name (bytes) an output in directory `dir` may have: the file system's limit on a
+// name, less the room its temporary file ".NAME.tmp-PID-N" takes.
+std::size_t max_output_name_bytes(const std::string& dir);
 // Error(usage) when writing `output` would replace `input`: both exist and are one file (device and
 // inode, so another path or a hard link to it is caught too; "-" as input is stdin), or `input` is
 // a directory (of documents) that `output` would lie in, at any depth: the output would change the

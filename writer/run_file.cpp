@@ -11,6 +11,7 @@
 
 #include "io/fd_io.h"
 #include "simdex/error.h"
+#include "writer/temp_files.h"
 
 namespace simdex::writer {
 
@@ -33,6 +34,7 @@ std::string system_temp_directory() {
                     std::strerror(error) + " (set TMPDIR to a directory with room for the work's files)",
                 error);
   }
+  require_room_for_temporary_paths(dir);
   return dir;
 }
 
@@ -42,6 +44,7 @@ ScratchSpace::ScratchSpace(std::string dir) : dir_(dir.empty() ? system_temp_dir
   if (!std::filesystem::is_directory(dir_, ec))
     throw Error(errc::io, "temporary directory '" + dir_ + "' does not exist or is not a directory",
                 std::filesystem::exists(dir_, ec) ? ENOTDIR : ENOENT);
+  require_room_for_temporary_paths(dir_);
   remove_unlocked(dir_, kPrefix);  // leftovers of killed builds
 }
 

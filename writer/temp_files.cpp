@@ -260,7 +260,18 @@ void remove_unlocked_directories(const std::string& dir, const std::string& pref
   remove_unlocked_entries(dir, prefix, true);
 }
 
+void require_room_for_temporary_paths(const std::string& dir) {
+  constexpr std::size_t kRoom = 128;  // the longest name below `dir` simdex makes, with margin
+  if (dir.size() + kRoom < PATH_MAX) return;
+  throw Error(errc::io,
+              "temporary directory '" + dir.substr(0, 64) + "...' is " + std::to_string(dir.size()) +
+                  " bytes long: the files made in it would pass the " + std::to_string(PATH_MAX) +
+                  "-byte limit on a path; use a shorter one (TMPDIR, or --tmp-dir)",
+              ENAMETOOLONG);
+}
+
 ScratchDirectory::ScratchDirectory(const std::string& parent, const std::string& prefix) {
+  require_room_for_temporary_paths(parent);
   remove_unlocked_directories(parent, prefix);
   constexpr int kAttempts = 100;
   for (int attempt = 1;; ++attempt) {

@@ -13,6 +13,11 @@
 
 namespace simdex::writer {
 
+// Error(io) when `dir` is so long a path that the temporary files and directories made in it
+// (".simdex-stdout-XXXXXX/.index.sdx.keys.tsv.tmp-PID-N", ...) would pass PATH_MAX: found when the
+// directory is chosen, not at the first spill once the input is read.
+void require_room_for_temporary_paths(const std::string& dir);
+
 // A new file, created with open(O_CREAT | O_EXCL | flags, mode) at the first name from `next_name`
 // that is free, locked (flock LOCK_EX) and registered for removal on a signal. The lock lasts as
 // long as the descriptor stays open. Throws Error(io) naming the path.

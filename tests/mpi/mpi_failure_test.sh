@@ -107,6 +107,13 @@ check "join -o a member" 2 mpi 2 join "$dir/set.sdxs" "$dir/all.tsv" -o "$member
 check "join -o the queries" 2 mpi 2 join "$dir/set.sdxs" "$dir/all.tsv" -o "$dir/all.tsv"
 same "the set is intact" "$dir/set.sdxs" "$dir/set.before"
 check "the member is intact" 0 "$simdex" verify "$dir/set.sdxs"
+# Standard output appended to an input, in a run without mpirun (a singleton, writing the shell's
+# file): refused as simdex refuses it, the queries intact (the results were appended to them).
+cp "$dir/all.tsv" "$dir/all.before"
+check "join >> the queries, no mpirun" 2 timeout 120 bash -c \
+  "'$simdex_mpi' join '$dir/set.sdxs' '$dir/all.tsv' >>'$dir/all.tsv' </dev/null"
+expect_grep "join >> the queries: named" "standard output" "$dir/err"
+same "the queries are intact" "$dir/all.tsv" "$dir/all.before"
 
 # --output-dir with the parts of an earlier job (on more ranks) is refused: they would mix.
 check "pairs --output-dir" 0 mpi 3 pairs "$dir/set.sdxs" --output-dir "$dir/parts"
