@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <iostream>
+#include <string>
 #include <vector>
 
 #include "cli/commands.h"
@@ -103,11 +105,23 @@ void run_remove(const RemoveArgs& a) {
     }
   }
   if (!a.from.empty()) read_file(a.from);
-  if (ids.empty() && a.keys.empty())
+  if (a.ids.empty() && a.from.empty() && a.keys.empty())
     throw Error(errc::usage,
                 "no ids to remove: give them as arguments, with --from FILE (- for stdin) or as --key KEY");
   Progress progress(Progress::wanted(a.quiet, a.progress));
   SetWriter set(a.set, set_writer_options(a, progress));
+  if (ids.empty() && a.keys.empty()) {  // files of ids that hold none (a day without removals), as add's
+    (void)set.remove(ids);              // (there must be a set all the same)
+    progress.finish();
+    std::vector<std::string> files = a.ids;  // (none is a number: it would be an id)
+    if (!a.from.empty()) files.push_back(a.from);
+    std::string named;
+    for (const std::string& f : files) named += (named.empty() ? "" : ", ") + printable(f);
+    if (!a.quiet)
+      std::cerr << "simdex: " << named << (files.size() > 1 ? " hold" : " holds") << " no ids; "
+                << printable(a.set) << " is unchanged\n";
+    return;
+  }
   // Under the lock: no add between the check and the removal. A set that does not exist has no keys to
   // check; remove() says it is missing.
   const std::vector<uint64_t> key_ids =
@@ -127,7 +141,8 @@ void add_remove_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("remove", "Remove ids from an index set");
   cmd->footer(
       "The ids (decimal) come as arguments; an argument that is not a number is a file of ids, one a line\n"
-      "(- for stdin; .gz/.zst read), as is --from FILE.\n"
+      "(- for stdin; .gz/.zst read), as is --from FILE. Files that hold no ids (a day without removals)\n"
+      "leave the set as it is, as an add of no pairs does.\n"
       "Every (fingerprint, id) pair with a removed id stops being live; a fingerprint left with no live\n"
       "id disappears from answers. An id added again later is live again (the later operation wins).\n"
       "The removal is a small tombstone file and a new manifest; `simdex merge` drops the pairs for good.\n"

@@ -388,6 +388,21 @@ std::string key_map_of(const std::vector<std::pair<std::uint64_t, std::string>>&
 // Every id of `whole` found in `mapped` with its key; ids next to them, and random ones, found in
 // both or in neither.
 void check_same_answers(const KeyMap& whole, const MappedKeyMap& mapped, std::mt19937_64& rng) {
+  // Every entry, in order, read one at a time; the cursor outlives a copy of the map.
+  std::optional<MappedKeyMap::Entries> entries;
+  {
+    const MappedKeyMap copy = mapped;  // NOLINT(performance-unnecessary-copy-initialization)
+    entries.emplace(copy.entries());
+  }
+  std::uint64_t entry_id = 0;
+  std::string_view entry_key;
+  for (std::size_t i = 0; i < whole.size(); ++i) {
+    REQUIRE(entries->next(entry_id, entry_key));
+    REQUIRE(entry_id == whole.id_at(i));
+    REQUIRE(entry_key == whole.key_at(i));
+  }
+  CHECK_FALSE(entries->next(entry_id, entry_key));
+  CHECK_FALSE(entries->next(entry_id, entry_key));  // and stays at the end
   std::string scratch;
   const std::size_t step = std::max<std::size_t>(1, whole.size() / 4000);  // (every id of a small map)
   for (std::size_t i = 0; i < whole.size(); i += step) {
@@ -473,7 +488,7 @@ TEST_CASE("a mapped key map checks the lines it reads: a malformed map is an err
   const KeyMap original = KeyMap::parse(bytes, f.path);
   std::vector<std::uint64_t> ids;
   for (std::size_t i = 0; i < original.size(); i += 7) ids.push_back(original.id_at(i));
-  int refused = 0, errors = 0;
+  int refused = 0, errors = 0, entry_errors = 0;
   for (int round = 0; round < 60; ++round) {
     const std::string map = mutated_map(bytes, rng);
     write(map);
@@ -495,9 +510,27 @@ TEST_CASE("a mapped key map checks the lines it reads: a malformed map is an err
       CHECK(e.code() == errc::input);
       ++errors;
     }
+    // Read entry by entry, every line is checked: KeyMap's entries, or the error KeyMap gives.
+    std::size_t read = 0;
+    try {
+      MappedKeyMap::Entries entries = MappedKeyMap(f.path).entries();
+      std::uint64_t id = 0;
+      std::string_view key;
+      for (; entries.next(id, key); ++read) {
+        REQUIRE((whole || read < original.size()));
+        if (whole) REQUIRE((id == whole->id_at(read) && key == whole->key_at(read)));
+      }
+      REQUIRE(whole);
+      CHECK(read == whole->size());
+    } catch (const Error& e) {
+      REQUIRE(!whole);
+      CHECK(e.code() == errc::input);
+      ++entry_errors;
+    }
   }
   CHECK(refused > 20);
   CHECK(errors > 10);
+  CHECK(entry_errors == refused);
 }
 
 TEST_CASE(
@@ -531,5 +564,12 @@ TEST_CASE(
       changed += code_of([&] { (void)mapped.find(whole.id_at(i)); }) == errc::file_changed;
     CHECK(changed == static_cast<int>((whole.size() + 96) / 97));
     CHECK(code_of([&] { (void)mapped.ids(); }) == errc::file_changed);
+    CHECK(code_of([&] {
+            MappedKeyMap::Entries entries = mapped.entries();
+            std::uint64_t id = 0;
+            std::string_view key;
+            while (entries.next(id, key)) {
+            }
+          }) == errc::file_changed);
   }
 }

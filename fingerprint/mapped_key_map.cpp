@@ -186,17 +186,51 @@ std::size_t MappedKeyMap::size() const {
 }
 
 std::vector<std::uint64_t> MappedKeyMap::ids() const {
-  const Mapping& m = *map_;
+  std::vector<std::uint64_t> ids;
+  ids.reserve(size());
+  Entries all = entries();
+  std::uint64_t id = 0;
+  std::string_view key;
+  while (all.next(id, key)) ids.push_back(id);
+  return ids;
+}
+
+struct MappedKeyMap::Entries::State {
+  explicit State(std::shared_ptr<const Mapping> m) : map(std::move(m)), lines(map->file.path()) {}
+  std::shared_ptr<const Mapping> map;
+  KeyMapLines lines;   // checks each line: its syntax, and that the ids ascend
+  std::size_t at = 0;  // the start of the next line to read
+  std::string key;     // the last entry's key, copied out of the mapped bytes
+};
+
+MappedKeyMap::Entries::Entries(std::shared_ptr<const Mapping> map)
+    : state_(std::make_unique<State>(std::move(map))) {}
+MappedKeyMap::Entries::Entries(Entries&&) noexcept = default;
+MappedKeyMap::Entries& MappedKeyMap::Entries::operator=(Entries&&) noexcept = default;
+MappedKeyMap::Entries::~Entries() = default;
+
+bool MappedKeyMap::Entries::next(std::uint64_t& id, std::string_view& key) {
+  State& s = *state_;
+  const Mapping& m = *s.map;
   return m.guarded([&] {
-    std::vector<std::uint64_t> ids;
-    ids.reserve(size());
-    KeyMapLines lines(m.file.path());
-    lines.feed(std::string_view(m.data, m.size),
-               [&](std::uint64_t id, std::string_view) { ids.push_back(id); });
-    lines.finish();
-    return ids;
+    bool found = false;
+    // A line at a time, fed whole (with its LF): the header line gives no entry, so read on.
+    while (!found && s.at < m.size) {
+      const std::size_t eol = m.eol_at(s.at, m.size);
+      s.lines.feed(std::string_view(m.data + s.at, eol + 1 - s.at),
+                   [&](std::uint64_t line_id, std::string_view k) {
+                     id = line_id;
+                     s.key.assign(k);  // copied: the mapped bytes are valid only while the file is unchanged
+                     found = true;
+                   });
+      s.at = eol + 1;
+    }
+    if (found) key = s.key;
+    return found;
   });
 }
+
+MappedKeyMap::Entries MappedKeyMap::entries() const { return Entries(map_); }
 
 const std::string& MappedKeyMap::path() const { return map_->file.path(); }
 

@@ -328,9 +328,12 @@ SetChange SetWriter::add(IndexBuilder& builder) {
 
 SetChange SetWriter::remove(std::span<const uint64_t> ids) {
   State& s = state_->begin_change();
-  s.current();
-  if (ids.empty()) throw Error(errc::usage, "no ids to remove");
   SetChange change;
+  if (ids.empty()) {  // a day without removals: a tombstone of nothing would cost every reader a file
+    change.generation = s.current().generation;
+    change.members = s.current().members.size();
+    return change;
+  }
   // A manifest names at most 65,536 tombstones (§2.1), and a tier merge keeps those newer than the
   // members it leaves: a set that has them all is merged into one member first, which applies
   // every tombstone and drops them all.

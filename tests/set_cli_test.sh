@@ -24,6 +24,13 @@ check "remove ids from a file (a byte order mark first, CRLF)" 0 "$simdex" remov
 check "remove ids from stdin" 0 sh -c "printf '3\n' | \"$simdex\" remove -q \"$s\" -"
 check "remove refuses a bad id" 1 "$simdex" remove -q "$s" "$dir/a.tsv"
 check "remove without ids is a usage error" 2 "$simdex" remove -q "$s"
+# A day without removals (a file of no ids): the set is left as it is, as an add of no pairs.
+cp "$s" "$dir/manifest.before"
+: > "$dir/no-ids"
+check "remove from files of no ids succeeds" 0 sh -c "\"$simdex\" remove \"$s\" \"$dir/no-ids\" - < /dev/null"
+expect_grep "it says the set is unchanged" "no-ids, - hold no ids; .*docs.sdxs is unchanged" "$dir/err"
+same "no manifest is published" "$s" "$dir/manifest.before"
+check "remove of no ids from a set that does not exist fails" 1 "$simdex" remove -q "$dir/none.sdxs" --from "$dir/no-ids"
 check "add with another k is refused" 2 "$simdex" add -q -k 5 "$s" "$dir/b.tsv"
 
 # The same live pairs in one file.

@@ -158,6 +158,29 @@ class SIMDEX_EXPORT MappedKeyMap {
 
  private:
   struct Mapping;
+
+ public:
+  // The entries one at a time, in the file's order (ids ascending), each line checked as
+  // KeyMap::read checks it: a map of any size read whole in constant memory. It shares the
+  // mapping, so it may outlive the map it came from; one cursor serves one thread at a time.
+  class SIMDEX_EXPORT Entries {
+   public:
+    Entries(Entries&&) noexcept;
+    Entries& operator=(Entries&&) noexcept;
+    ~Entries();
+    // The next entry: its id and key (unescaped; the view is valid until the next call), or false
+    // past the last. Error(input) naming a malformed line, Error(file_changed) as find() gives it.
+    bool next(std::uint64_t& id, std::string_view& key);
+
+   private:
+    friend class MappedKeyMap;
+    explicit Entries(std::shared_ptr<const Mapping> map);
+    struct State;
+    std::unique_ptr<State> state_;
+  };
+  Entries entries() const;
+
+ private:
   std::shared_ptr<const Mapping> map_;
 };
 

@@ -74,7 +74,8 @@ class SIMDEX_EXPORT SetWriter {
   // A builder without pairs changes an existing set in nothing (no member, no manifest: the SetChange
   // names the set's generation and writes no file); the first add creates the set all the same.
   SetChange add(IndexBuilder& builder);
-  // Publishes a tombstone: these ids are no longer live (an id added again later is live).
+  // Publishes a tombstone: these ids are no longer live (an id added again later is live). No ids
+  // change the set in nothing, as add() of no pairs (Error(io) all the same when there is no set).
   SetChange remove(std::span<const uint64_t> ids);
   // Compacts every member into one holding exactly the live pairs; drops every tombstone.
   SetChange merge();

@@ -394,8 +394,8 @@ class KeyMap(_simdex.KeyMap):
         return super().keys_of(_u64(ids, "ids"))
 
     def __iter__(self):
-        """The ids that have a key, ascending (as a dict iterates its keys): reads the whole map."""
-        return iter(self.ids().tolist())
+        """The ids that have a key, ascending (as a dict iterates its keys), read as it goes."""
+        return (i for i, _ in self.items())
 
     def __reduce__(self):  # every protocol (0 and 1 aborted the interpreter inside pybind11)
         # Pickled (multiprocessing spawn): mapped again by its absolute path in the other process.
@@ -652,7 +652,8 @@ def add(set_path, fingerprints, ids=None, k=None, block_bytes=None, merge=True, 
 def remove(set_path, ids, wait=True):
     """Removes `ids` (array-like of uint64) from the index set at `set_path`: a tombstone,
     published atomically; their pairs are no longer live (an id added again later is). Returns a
-    SetChange. FileError when there is no set there."""
+    SetChange. No ids leave the set as it is (the SetChange names its generation and no file).
+    FileError when there is no set there."""
     return _simdex.set_remove(_path(set_path), _u64(ids, "ids"), _flag(wait, "wait"))
 
 

@@ -1,8 +1,10 @@
 """The exceptions simdex raises. Every one is a simdex.Error whose .code is the spec's name for
 the failure (spec/FORMAT.md "Reader rules" for a malformed file, else io, usage, input,
-file_changed, work_limit or settings_mismatch); usage and input errors are also ValueErrors, io errors OSErrors."""
+file_changed, work_limit or settings_mismatch); usage and input errors are also ValueErrors, io errors OSErrors.
+str(e) is the message alone (the CLI prints the code before it: "simdex: io: cannot open ...")."""
 
 import errno as _errno
+import os as _os
 
 
 class Error(Exception):
@@ -35,6 +37,9 @@ class FileError(Error, OSError):
 
     def __reduce__(self):  # pickled (from a pool's worker): rebuilt as the same FileNotFoundError, ...
         return (make_error, (str(self), self.code, self.errno or 0))
+
+    def __str__(self):  # the message, which names the file (OSError's would be "[Errno 2] ...")
+        return Exception.__str__(self)
 
 
 class FormatError(Error):
@@ -92,8 +97,8 @@ _FILE_ERROR_BY_ERRNO = {
 def make_error(message, code, os_error=0):
     """An instance of error_class(code) carrying `code` (OSError takes no second argument); an
     OSError's errno is `os_error`, the failed system call's (e.errno == errno.ENOSPC), when there was
-    one, and a FileError for ENOENT, EACCES, ... is also FileNotFoundError, PermissionError, ... (Its
-    strerror stays None: the message, which says it, stays str(e).)"""
+    one, and a FileError for ENOENT, EACCES, ... is also FileNotFoundError, PermissionError, ...; its
+    strerror is then os.strerror(errno), as an OSError's (str(e) stays the message, which names the file)."""
     cls = error_class(code)
     if cls is FileError:
         cls = _FILE_ERROR_BY_ERRNO.get(os_error, FileError)
@@ -101,6 +106,7 @@ def make_error(message, code, os_error=0):
     exc.code = code
     if os_error and isinstance(exc, OSError):
         exc.errno = os_error
+        exc.strerror = _os.strerror(os_error)
     return exc
 
 

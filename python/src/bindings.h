@@ -169,11 +169,19 @@ struct u64_argument_caster {
   bool load(handle src, bool /*convert*/) {
     // Said here, not as pybind11's "incompatible function arguments" (no function takes another
     // type where these are asked for).
-    if (simdex::python::is_bool(src.ptr()) || !PyIndex_Check(src.ptr()))
-      throw type_error(std::string(T::kWhat) + " is an int (or a numpy integer), not " +
-                       Py_TYPE(src.ptr())->tp_name);
+    auto not_an_int = [&] {
+      return type_error(std::string(T::kWhat) + " is an int (or a numpy integer), not " +
+                        Py_TYPE(src.ptr())->tp_name);
+    };
+    if (simdex::python::is_bool(src.ptr()) || !PyIndex_Check(src.ptr())) throw not_an_int();
     const object number = reinterpret_steal<object>(PyNumber_Index(src.ptr()));
-    if (!number) throw error_already_set();
+    if (!number) {
+      // An array (of one or many, or numpy's masked constant) has __index__ and refuses it in its
+      // own words ("only integer scalar arrays can be converted to a scalar index"): said as above.
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) throw error_already_set();
+      PyErr_Clear();
+      throw not_an_int();
+    }
     const unsigned long long v = PyLong_AsUnsignedLongLong(number.ptr());
     if (v == ~0ULL && PyErr_Occurred()) {
       PyErr_Clear();

@@ -31,12 +31,13 @@ void bind_keys(py::module_& m) {
       "an index or fingerprints whose documents have string keys: INDEX.keys.tsv, a set's SET.keys.tsv.\n"
       "Mapped, not read: opening is O(1) and a lookup reads a few lines, whatever the map's size (the\n"
       "pages stay in the page cache, shared by every process). len() counts the lines once; ids() reads\n"
-      "the whole map.\n\n"
+      "the whole map; items() and iteration (over the ids, as a dict's) read it as they go.\n\n"
       "    keys = simdex.KeyMap(\"docs.sdx.keys.tsv\")\n"
       "    keys.get(hit_id)               # the key (str), or None for an id without one\n"
-      "    keys.keys_of(matches.id)       # a list, one key or None an id\n\n"
+      "    keys.keys_of(matches.id)       # a list, one key or None an id\n"
+      "    for id, key in keys.items(): ...  # every entry, ids ascending\n\n"
       "Raises InputError for a malformed map (naming the line's byte offset; a lookup checks the lines\n"
-      "it reads, ids() every line), FileError when unreadable.")
+      "it reads, ids() and items() every line), FileError when unreadable.")
       .def(py::init([](const std::string& path) { return without_gil([&] { return MappedKeyMap(path); }); }),
            py::arg("path"))
       .def("__len__",
@@ -86,7 +87,19 @@ void bind_keys(py::module_& m) {
             const MappedKeyMap& k = initialized(self);
             return to_numpy(without_gil([&] { return k.ids(); }));
           },
-          "The ids that have a key, ascending (a uint64 array): reads the whole map, checking every line.");
+          "The ids that have a key, ascending (a uint64 array): reads the whole map, checking every line.")
+      .def(
+          "items", [](Self<MappedKeyMap> self) { return initialized(self).entries(); },
+          "An iterator over the (id, key) pairs, ids ascending: reads the map as it goes, in constant\n"
+          "memory whatever its size, checking every line it reads (InputError names a malformed one).");
+  py::class_<MappedKeyMap::Entries>(m, "_KeyMapItems", "KeyMap.items(): (id, key) pairs, ids ascending.")
+      .def("__iter__", [](py::object self) { return self; })
+      .def("__next__", [](Self<MappedKeyMap::Entries> self) {
+        std::uint64_t id = 0;
+        std::string_view key;
+        if (!initialized(self).next(id, key)) throw py::stop_iteration();
+        return py::make_tuple(id, key_str(key));
+      });
 }
 
 }  // namespace simdex::python

@@ -393,6 +393,8 @@ def test_file_errors_are_the_builtin_oserror_of_their_errno(tmp_path, index_path
     again = pickle.loads(pickle.dumps(e.value))  # from a pool's worker: the same kind
     assert isinstance(again, FileNotFoundError) and isinstance(again, simdex.FileError)
     assert again.errno == errno.ENOENT and str(again) == str(e.value)
+    assert e.value.strerror == again.strerror == os.strerror(errno.ENOENT)  # as an OSError's
+    assert "missing.sdx" in str(e.value)  # the message, naming the file, stays str(e)
     with pytest.raises(FileNotFoundError, match="does not exist"):
         simdex.build(tmp_path / "no" / "such" / "dir.sdx", [1, 2])
     os.mkdir(tmp_path / "d.sdx")

@@ -167,9 +167,14 @@ def test_ids_of_verify_and_repr(built):
         assert f in index
         missing = next(x for x in random_fingerprints(100, 9) if x not in set(stored.tolist()))
         assert index.ids_of(missing).size == 0 and missing not in index
-        for call in (lambda: index.query(1.0), lambda: index.ids_of("1"), lambda: None in index):
+        # An array (one of many fingerprints, masked, 2-D) has __index__ too, refused in numpy's words
+        # ("only integer scalar arrays can ..."): said as any other type.
+        for call in (lambda: index.query(1.0), lambda: index.ids_of("1"), lambda: None in index,
+                     lambda: index.query(np.array([f, f])), lambda: index.query(np.ma.masked),
+                     lambda: index.ids_of(np.array([[f]]))):
             with pytest.raises(TypeError, match=r"^a fingerprint is an int \(or a numpy integer\), not "):
                 call()
+        assert index.ids_of(np.array(f)).tolist() == index.ids_of(f).tolist()  # a 0-d array is a number
         report = index.verify()
         assert report.ok and report.problems == [] and report.blocks_checked > 0
         assert repr(index).startswith("<simdex.Index ") and "k=3" in repr(index)

@@ -25,6 +25,11 @@ def test_keys_of_an_index_built_by_the_cli(tmp_path, cli):
     keys = simdex.KeyMap(tmp_path / "d.sdx.keys.tsv")
     assert len(keys) == len(docs)
     assert sorted(keys.keys_of(keys.ids())) == sorted(d["url"] for d in docs)
+    # Every entry read as it goes: (id, key), ids ascending; iteration gives the ids, as a dict's.
+    items = keys.items()
+    assert next(items) == min((simdex.key_id(d["url"]), d["url"]) for d in docs)
+    assert [next(items)] + list(items) == sorted((simdex.key_id(d["url"]), d["url"]) for d in docs)[1:]
+    assert list(items) == [] and list(keys) == keys.ids().tolist() and len(dict(keys.items())) == len(docs)
     for d in docs[:20] + docs[-1:]:
         assert keys[simdex.key_id(d["url"])] == d["url"] and simdex.key_id(d["url"]) in keys
     assert keys.get(12345) is None and keys.get(12345, "-") == "-" and 12345 not in keys
@@ -65,6 +70,12 @@ def test_a_malformed_or_missing_key_map_is_an_error_naming_it(tmp_path):
         keys.get(7)
     with pytest.raises(simdex.InputError, match=r"middle.keys.tsv:4: ids must be strictly ascending"):
         keys.ids()
+    items = keys.items()  # the entries before the fault, then its error
+    assert next(items) == (5, "a") and next(items) == (99, "b")
+    with pytest.raises(simdex.InputError, match=r"middle.keys.tsv:4: ids must be strictly ascending"):
+        next(items)
+    with pytest.raises(TypeError):  # made by items() only
+        type(items)()
     with pytest.raises(simdex.FileError, match="cannot open key map"):
         simdex.KeyMap(tmp_path / "none.keys.tsv")
     with pytest.raises(TypeError):

@@ -108,6 +108,11 @@ def test_an_add_of_nothing_leaves_a_set_as_it_is(tmp_path):
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before  # no member, no manifest
     with simdex.open(path) as s:
         assert list(s.ids_of(2)) == [20]
+    change = simdex.remove(path, [])  # a removal of nothing, likewise
+    assert (change.generation, change.members, change.written, change.bytes_written) == (2, 2, [], 0)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    with pytest.raises(simdex.FileError, match="no index set"):
+        simdex.remove(tmp_path / "none.sdxs", [])
 
 
 def test_an_add_whose_merge_fails_warns_and_is_done(tmp_path):
@@ -156,5 +161,6 @@ def test_a_current_link_moved_to_another_set_reopens_that_set(tmp_path):
     simdex.add(tmp_path / "v2" / "s.sdxs", [0x40], ids=[4], merge=False)
     with simdex.open(current) as index:
         (tmp_path / "v2" / "s.sdxs").write_bytes(old)
-        with pytest.raises(simdex.FormatError, match="stale_manifest"):
+        with pytest.raises(simdex.FormatError, match="older than the 2 already open") as e:
             index.reopen()
+        assert e.value.code == "stale_manifest"
