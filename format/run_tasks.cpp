@@ -26,7 +26,7 @@ struct TaskPool::State {
   std::condition_variable finished;  // the last worker of a round is done
   uint64_t round = 0;
   bool stop = false;
-  bool started = false;  // start_workers ran
+  bool start_failed = false;  // a thread could not start: the pool goes on with those it has
   const Task* task = nullptr;
   std::size_t count = 0;
   std::atomic<std::size_t> next{0};
@@ -48,8 +48,8 @@ struct TaskPool::State {
     }
     round_failed = outer;
   }
-  void serve(unsigned worker) {
-    uint64_t seen = 0;
+  // From round `seen` on (the last one before the worker started) the worker waits for the next.
+  void serve(unsigned worker, uint64_t seen) {
     for (;;) {
       {
         std::unique_lock g(lock);
@@ -75,19 +75,21 @@ TaskPool::~TaskPool() {
   for (auto& th : state_->workers) th.join();
 }
 
-void TaskPool::start_workers() {
+void TaskPool::start_workers(std::size_t wanted) {
   State& s = *state_;
-  s.started = true;
   try {
-    while (s.workers.size() < threads_)
-      s.workers.emplace_back([&s, w = static_cast<unsigned>(s.workers.size())] { s.serve(w); });
+    // (Between rounds: no worker runs one, none changes `round`.)
+    while (s.workers.size() < wanted)
+      s.workers.emplace_back(
+          [&s, w = static_cast<unsigned>(s.workers.size()), seen = s.round] { s.serve(w, seen); });
   } catch (const std::system_error& e) {
+    s.start_failed = true;
     // Out of threads (a process limit, address space): the workers started do all the work; with
     // none, the calling thread does it. Never leave a started thread unjoined (std::terminate).
     static std::atomic<bool> warned{false};  // once a process: a join meets it once per table
     if (!warned.exchange(true))
-      std::fprintf(stderr, "simdex: warning: could start only %zu of %u threads (%s); going on with %zu\n",
-                   s.workers.size(), threads_, e.what(), std::max<std::size_t>(s.workers.size(), 1));
+      std::fprintf(stderr, "simdex: warning: could start only %zu of %zu threads (%s); going on with %zu\n",
+                   s.workers.size(), wanted, e.what(), std::max<std::size_t>(s.workers.size(), 1));
   }
 }
 
@@ -105,7 +107,10 @@ void TaskPool::run(std::size_t count, const Task& task, const TaskProgress& prog
   if (!progress.report && std::min<std::size_t>(count, threads_) <= 1) {
     s.work(0);
   } else {
-    if (!s.started) start_workers();
+    // No more threads than the round has tasks: a pool of --threads 4096 that runs rounds of a
+    // few tasks starts a few (the rest start with a round that has tasks for them).
+    const std::size_t wanted = std::min<std::size_t>(count, threads_);
+    if (!s.start_failed && s.workers.size() < wanted) start_workers(wanted);
     if (s.workers.empty()) {
       s.work(0);
     } else {

@@ -24,8 +24,8 @@ using Task = std::function<void(std::size_t task, unsigned worker, std::atomic<u
 
 // Threads kept for several rounds of tasks: a job of many short rounds (a join runs six a table, a
 // few milliseconds each at 100M on 16 threads; a build's reading two a block) starts its workers
-// once instead of once a round. The threads start with the first round that needs them and stop
-// with the pool.
+// once instead of once a round. The threads start with the first round that needs them (no more
+// than it has tasks) and stop with the pool.
 class TaskPool {
  public:
   explicit TaskPool(unsigned threads);
@@ -44,7 +44,7 @@ class TaskPool {
 
  private:
   struct State;
-  void start_workers();
+  void start_workers(std::size_t wanted);
   unsigned threads_;
   std::unique_ptr<State> state_;
 };
@@ -58,10 +58,14 @@ bool round_stopped();
 void run_tasks(unsigned threads, std::size_t count, const Task& task, const TaskProgress& progress = {});
 
 // Work over n items cut into parts, one a thread: one part below `least` items, where starting
-// threads costs more than they save.
+// threads costs more than they save, and no part of fewer than least / 16 items (up to 16 parts
+// at `least`): a thread count far above the cores (--threads 4096 on two) cut 200,000 pairs into
+// 4096 parts, each a thread with its own counters, and a 0.07 s build took 4 s.
 constexpr uint64_t kPartsFrom = uint64_t{1} << 16;
 constexpr unsigned parts_for(uint64_t n, unsigned threads, uint64_t least = kPartsFrom) {
-  return n < least ? 1u : std::max(1u, threads);
+  if (n < least) return 1;
+  const uint64_t most = n / std::max<uint64_t>(1, least / 16);  // >= 16
+  return static_cast<unsigned>(std::clamp<uint64_t>(most, 1, std::max(1u, threads)));
 }
 
 // Part `part` of `parts` over [0, n): [n * part / parts, n * (part + 1) / parts). The parts tile

@@ -102,6 +102,30 @@ TEST_CASE("a TaskPool runs round after round on the same threads, a failed round
   }
 }
 
+TEST_CASE("a TaskPool starts no more threads than its rounds have tasks") {
+  simdex::format::TaskPool pool(64);
+  std::mutex lock;
+  std::set<std::thread::id> ran_on;
+  std::set<unsigned> workers;
+  auto run_round = [&](std::size_t count) {
+    pool.run(count, [&](std::size_t, unsigned worker, std::atomic<uint64_t>&) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // every worker takes a task
+      std::lock_guard g(lock);
+      ran_on.insert(std::this_thread::get_id());
+      workers.insert(worker);
+    });
+  };
+  for (int round = 0; round < 5; ++round) run_round(3);
+  CHECK(ran_on.size() <= 3);
+  CHECK(*workers.rbegin() < 3);
+  run_round(6);  // three more start, numbered on from the first three
+  CHECK(ran_on.size() <= 6);
+  CHECK(*workers.rbegin() < 6);
+  ran_on.clear();
+  run_round(6);
+  CHECK(ran_on.size() >= 2);  // the later threads serve later rounds
+}
+
 TEST_CASE("a round of one task with nobody to report to runs on the calling thread") {
   simdex::format::TaskPool pool(4);
   auto thread_of = [&](std::size_t count, bool report) {
@@ -205,4 +229,12 @@ TEST_CASE(
   CHECK(parts_for(1000, 0) == 1);
   CHECK(parts_for(300, 4, 256) == 4);
   CHECK(parts_for(255, 4, 256) == 1);
+  // Parts of at least least / 16 items, whatever the threads asked for (16 threads and fewer: a
+  // part each from `least` on).
+  CHECK(parts_for(simdex::format::kPartsFrom, 16) == 16);
+  CHECK(parts_for(simdex::format::kPartsFrom, 4096) == 16);
+  CHECK(parts_for(200'000, 4096) == 200'000 / 4096);
+  CHECK(parts_for(uint64_t{1} << 40, 4096) == 4096);
+  CHECK(parts_for(300, 4096, 256) == 300 / 16);
+  CHECK(parts_for(300, 4096, 1) == 300);  // a `least` below 16: parts of one item
 }

@@ -21,7 +21,8 @@ LineBlockReader::LineBlockReader(InputStream& in, std::size_t block_bytes, std::
       padding_(padding),
       read_threads_(std::max(read_threads, 1u)) {}
 
-void LineBlockReader::read(LineBlock& b, const LineBlock* last, std::size_t ranges) {
+void LineBlockReader::read(LineBlock& b, const LineBlock* last, std::size_t ranges,
+                           std::size_t least_range_bytes) {
   const std::size_t held = last ? last->filled_ - last->cut_ : 0;
   std::size_t capacity = std::max(block_bytes_, held + 1);
   if (b.bytes_.size() < capacity + padding_) b.bytes_.resize(capacity + padding_);
@@ -55,7 +56,8 @@ void LineBlockReader::read(LineBlock& b, const LineBlock* last, std::size_t rang
   b.ranges_.clear();
   const char* const begin = b.bytes_.data();
   const char* const end = begin + b.cut_;
-  const std::size_t count = std::max<std::size_t>(ranges, 1);
+  const std::size_t count = std::clamp<std::size_t>(b.cut_ / std::max<std::size_t>(least_range_bytes, 1), 1,
+                                                    std::max<std::size_t>(ranges, 1));
   const char* start = begin;
   for (std::size_t i = 0; i < count && start < end; ++i) {
     const char* split = begin + b.cut_ * (i + 1) / count;

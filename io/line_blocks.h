@@ -54,9 +54,10 @@ class LineBlockReader {
                   unsigned read_threads);
 
   // Reads the next block into b, the cut line of `last` (the block read before b; null for the
-  // first) first, and splits its lines into at most `ranges` ranges of about equal bytes.
+  // first) first, and splits its lines into at most `ranges` ranges of about equal bytes, and of
+  // about `least_range_bytes` at least (work too small to be worth a thread's wake-up).
   // Throws what reading throws (InputStream::stream).
-  void read(LineBlock& b, const LineBlock* last, std::size_t ranges);
+  void read(LineBlock& b, const LineBlock* last, std::size_t ranges, std::size_t least_range_bytes = 1);
 
  private:
   InputStream& in_;

@@ -165,8 +165,7 @@ unsigned differing_bits(const T* v, std::size_t n, unsigned threads) {
 template <typename T>
 void sort_all(std::span<T> v, std::span<T> scratch, unsigned threads) {
   const std::size_t n = v.size();
-  threads = std::max(1u, threads);
-  if (n < kParallelFrom) threads = 1;
+  threads = format::parts_for(n, threads, kParallelFrom);  // a part a thread, each with its counters
   if (n <= kInsertion) {
     insertion_sort(v.data(), n);
     return;
