@@ -196,9 +196,7 @@ void run_add(AddArgs& a) {
                                       }));  // read by extend() below
   progress.finish();
   if (builder.pairs_added() == 0 && set.exists()) {
-    if (!a.quiet)
-      std::cerr << "simdex: " << printable(a.input) << " holds no pairs; " << printable(a.set)
-                << " is unchanged\n";
+    report_set_unchanged(a, {a.input}, "pairs");
     return;
   }
   // Before the manifest that names the new member: a key without a live pair is never printed.

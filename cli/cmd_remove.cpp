@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
-#include <iostream>
 #include <string>
 #include <vector>
 
@@ -115,11 +114,7 @@ void run_remove(const RemoveArgs& a) {
     progress.finish();
     std::vector<std::string> files = a.ids;  // (none is a number: it would be an id)
     if (!a.from.empty()) files.push_back(a.from);
-    std::string named;
-    for (const std::string& f : files) named += (named.empty() ? "" : ", ") + printable(f);
-    if (!a.quiet)
-      std::cerr << "simdex: " << named << (files.size() > 1 ? " hold" : " holds") << " no ids; "
-                << printable(a.set) << " is unchanged\n";
+    report_set_unchanged(a, files, "ids");
     return;
   }
   // Under the lock: no add between the check and the removal. A set that does not exist has no keys to

@@ -46,4 +46,13 @@ void report_set_change(const SetWriteArgs& args, const std::string& what, const 
   std::cerr << " in " << elapsed_text(start) << "\n";
 }
 
+void report_set_unchanged(const SetWriteArgs& args, const std::vector<std::string>& inputs,
+                          std::string_view what) {
+  if (args.quiet) return;
+  std::string named;
+  for (const std::string& input : inputs) named += (named.empty() ? "" : ", ") + printable(input);
+  std::cerr << "simdex: " << named << (inputs.size() > 1 ? " hold no " : " holds no ") << what << "; "
+            << printable(args.set) << " is unchanged\n";
+}
+
 }  // namespace simdex::cli

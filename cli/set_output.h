@@ -3,6 +3,8 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "cli/progress.h"
 #include "simdex/set.h"
@@ -28,5 +30,9 @@ SetWriterOptions set_writer_options(const SetWriteArgs& args, Progress& progress
 // `start`: when the command began (the summary says how long it took).
 void report_set_change(const SetWriteArgs& args, const std::string& what, const SetChange& change,
                        std::chrono::steady_clock::time_point start);
+// "simdex: A, B hold no WHAT; SET is unchanged" unless quiet: an add or remove whose inputs held
+// nothing (a day without documents, or without removals).
+void report_set_unchanged(const SetWriteArgs& args, const std::vector<std::string>& inputs,
+                          std::string_view what);
 
 }  // namespace simdex::cli

@@ -68,6 +68,7 @@ std::vector<std::uint64_t> DedupResult::removed_documents() const {
 std::unique_ptr<writer::OwnedTemp> dedup_temp_file(const std::string& dir_or_empty,
                                                    const std::string& suffix) {
   const std::string dir = dir_or_empty.empty() ? writer::system_temp_directory() : dir_or_empty;
+  writer::require_room_for_temporary_paths(dir);
   // Those of runs that are gone (killed, or ended by SIGPIPE), which nobody else removes: the
   // files, and the temporary index's own half-written file (AtomicFile's ".NAME.tmp-*", which
   // a write of that name would remove, but no run writes that name again).

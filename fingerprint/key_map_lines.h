@@ -58,13 +58,13 @@ class KeyMapLines {
   }
   // At the end of the file: throws when its last line had no newline.
   void finish() const;
-
- private:
-  // One line, without its '\n'. Returns false for the header line (`#simdex-keys 1`, first); else
-  // sets `id` and `key` (valid until the next call). A first line without the header is simdex
-  // 0.1's paths.tsv: no escaping, read as it is.
+  // One line, without its '\n' (what feed() does for each; for a reader that finds the lines
+  // itself). Returns false for the header line (`#simdex-keys 1`, first); else sets `id` and `key`
+  // (valid until the next call). A first line without the header is simdex 0.1's paths.tsv: no
+  // escaping, read as it is.
   bool next(std::string_view line, std::uint64_t& id, std::string_view& key);
 
+ private:
   std::string name_;
   std::uint64_t line_no_ = 0;
   std::optional<bool> legacy_;  // decided by the first line

@@ -213,20 +213,18 @@ bool MappedKeyMap::Entries::next(std::uint64_t& id, std::string_view& key) {
   State& s = *state_;
   const Mapping& m = *s.map;
   return m.guarded([&] {
-    bool found = false;
-    // A line at a time, fed whole (with its LF): the header line gives no entry, so read on.
-    while (!found && s.at < m.size) {
+    // A line at a time: the header line gives no entry, so read on.
+    while (s.at < m.size) {
       const std::size_t eol = m.eol_at(s.at, m.size);
-      s.lines.feed(std::string_view(m.data + s.at, eol + 1 - s.at),
-                   [&](std::uint64_t line_id, std::string_view k) {
-                     id = line_id;
-                     s.key.assign(k);  // copied: the mapped bytes are valid only while the file is unchanged
-                     found = true;
-                   });
+      std::string_view line_key;
+      const bool entry = s.lines.next(std::string_view(m.data + s.at, eol - s.at), id, line_key);
       s.at = eol + 1;
+      if (!entry) continue;
+      s.key.assign(line_key);  // copied: the mapped bytes are valid only while the file is unchanged
+      key = s.key;
+      return true;
     }
-    if (found) key = s.key;
-    return found;
+    return false;
   });
 }
 

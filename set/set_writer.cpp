@@ -276,6 +276,16 @@ uint64_t SetWriter::generation() const { return state_->manifest ? state_->manif
 unsigned SetWriter::max_distance() const { return state_->current().max_distance; }
 uint32_t SetWriter::block_bytes() const { return state_->current().block_bytes; }
 
+namespace {
+// What a change that writes nothing returns: the set's generation and members as they are.
+SetChange unchanged(const format::SetManifest& m) {
+  SetChange change;
+  change.generation = m.generation;
+  change.members = m.members.size();
+  return change;
+}
+}  // namespace
+
 SetChange SetWriter::add(IndexBuilder& builder) {
   State& s = state_->begin_change();
   SetChange change;
@@ -287,11 +297,8 @@ SetChange SetWriter::add(IndexBuilder& builder) {
                                  " and block size " + std::to_string(s.manifest->block_bytes) +
                                  "; the pairs are for k = " + std::to_string(k) + " and block size " +
                                  std::to_string(o.block_bytes));
-  if (s.manifest && builder.pairs_added() == 0) {  // a day without documents: an empty member would
-    change.generation = s.manifest->generation;    // cost every reader a file to open, for nothing
-    change.members = s.manifest->members.size();
-    return change;
-  }
+  // A day without documents: an empty member would cost every reader a file to open, for nothing.
+  if (s.manifest && builder.pairs_added() == 0) return unchanged(*s.manifest);
   // A manifest names at most 65,536 members (§2.1): a set that has them all (added without merging)
   // is merged first, unless merging is off.
   if (s.manifest && s.manifest->members.size() >= format::kMaxSetEntries) {
@@ -328,12 +335,9 @@ SetChange SetWriter::add(IndexBuilder& builder) {
 
 SetChange SetWriter::remove(std::span<const uint64_t> ids) {
   State& s = state_->begin_change();
+  // A day without removals: a tombstone of nothing would cost every reader a file.
+  if (ids.empty()) return unchanged(s.current());
   SetChange change;
-  if (ids.empty()) {  // a day without removals: a tombstone of nothing would cost every reader a file
-    change.generation = s.current().generation;
-    change.members = s.current().members.size();
-    return change;
-  }
   // A manifest names at most 65,536 tombstones (§2.1), and a tier merge keeps those newer than the
   // members it leaves: a set that has them all is merged into one member first, which applies
   // every tombstone and drops them all.
@@ -364,9 +368,7 @@ SetChange SetWriter::remove(std::span<const uint64_t> ids) {
 SetChange SetWriter::merge() {
   State& s = state_->begin_change();
   const format::SetManifest& m = s.current();
-  SetChange change;
-  change.generation = m.generation;
-  change.members = m.members.size();
+  SetChange change = unchanged(m);
   // Nothing to compact, unless the one member has an older format than the writer's (merging is
   // how a set's members are upgraded: `simdex upgrade` refuses a set).
   if (m.members.size() == 1 && m.tombstones.empty()) {

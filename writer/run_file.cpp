@@ -34,7 +34,6 @@ std::string system_temp_directory() {
                     std::strerror(error) + " (set TMPDIR to a directory with room for the work's files)",
                 error);
   }
-  require_room_for_temporary_paths(dir);
   return dir;
 }
 
