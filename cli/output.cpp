@@ -24,7 +24,10 @@ Output::~Output() {
   if (closed_ || !file_.in_place()) return;  // an unpublished file: its temporary file is removed
   // Left by an error (a key map's line that cannot be read while a hit's line is printed): the
   // lines printed whole are kept, the one being printed goes (a reader gets no half a JSON line).
-  if (std::uncaught_exceptions() > 0 && flush_at_ != kUnitBytes) buffer_.resize(complete_lines_bytes());
+  if (std::uncaught_exceptions() > 0 && flush_at_ != kUnitBytes) {
+    buffer_.resize(complete_lines_bytes());
+    searched_ = buffer_.size();
+  }
   try {
     close();
   } catch (const Error& e) {
@@ -32,10 +35,12 @@ Output::~Output() {
   }
 }
 
-std::size_t Output::complete_lines_bytes() const {
-  if (buffer_.size() == 0) return 0;
-  const void* last = ::memrchr(buffer_.data(), '\n', buffer_.size());
-  return last ? static_cast<std::size_t>(static_cast<const char*>(last) - buffer_.data()) + 1 : 0;
+std::size_t Output::complete_lines_bytes() {
+  if (searched_ > buffer_.size()) searched_ = complete_ = 0;  // (only ever appended to, but be safe)
+  if (const void* last = ::memrchr(buffer_.data() + searched_, '\n', buffer_.size() - searched_))
+    complete_ = static_cast<std::size_t>(static_cast<const char*>(last) - buffer_.data()) + 1;
+  searched_ = buffer_.size();
+  return complete_;
 }
 
 void Output::flush_complete_lines() {
@@ -48,10 +53,13 @@ void Output::flush_complete_lines() {
     file_.write(std::string_view(buffer_.data(), complete));
   } catch (...) {
     buffer_.clear();  // as flush(): the bytes cannot be written, and the destructor must not retry
+    searched_ = complete_ = 0;
     throw;
   }
   std::memmove(buffer_.data(), buffer_.data() + complete, tail);  // the line being printed
   buffer_.resize(tail);
+  searched_ = tail;  // (no '\n' in it)
+  complete_ = 0;
 }
 
 void Output::flush() {
@@ -60,9 +68,12 @@ void Output::flush() {
   if (buffer_.size() == 0) return;  // nothing (after finish(), a compressed stream takes no more)
   // Cleared also on failure: the bytes cannot be written, and the destructor must not retry.
   struct Clear {
-    fmt::memory_buffer& b;
-    ~Clear() { b.clear(); }
-  } clear{buffer_};
+    Output& o;
+    ~Clear() {
+      o.buffer_.clear();
+      o.searched_ = o.complete_ = 0;
+    }
+  } clear{*this};
   file_.write(std::string_view(buffer_.data(), buffer_.size()));
 }
 

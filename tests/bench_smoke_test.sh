@@ -34,6 +34,8 @@ for bad_args in "--n 0" "--queries 0" "--schemes nosuch"; do
 done
 [ -z "$(ls "$dir" | grep 'simdex-latency')" ] && ok || bad "latency_bench left files: $(ls "$dir")"
 check key-map-0 2 env SIMDEX_BENCH_KEYS=0 "$bench/key_map_bench"
+check output 0 "$bench/output_bench" --benchmark_min_time=0.01 --benchmark_filter='IdLine/10000|ShortLines'
+expect_grep output-runs "IdLine/10000" "$dir/out"
 
 # scaling.sh: a named --work directory and its files stay; a binary that cannot run fails at once.
 mkdir -p "$dir/work" "$dir/bin"; echo keep > "$dir/work/mine"
