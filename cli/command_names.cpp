@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "cli/output.h"
@@ -57,6 +58,14 @@ void require_command(const CLI::App& app, const std::string& word) {
   throw Error(errc::usage, "no command '" + word + "'" +
                                (guess.empty() ? "" : " (did you mean " + guess + "?)") +
                                "; the commands are:" + list);
+}
+
+void answer_first_of_help_and_version(int argc, const char* const* argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") throw CLI::CallForHelp();
+    if (arg == "--version" || arg == "--" || !arg.starts_with('-')) return;
+  }
 }
 
 namespace {

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
   std::string reported;  // the error rank 0 said, if any
   try {
     if (argc > 1 && argv[1][0] != '-') simdex::cli::require_command(app, argv[1]);  // a typo named as such
+    simdex::cli::answer_first_of_help_and_version(argc, argv);
     simdex::cli::refuse_empty_assignments(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

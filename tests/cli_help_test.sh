@@ -22,6 +22,13 @@ check "help" 0 "$simdex" help
 mv "$dir/out" "$dir/help"
 check "--help" 0 "$simdex" --help
 same "help = --help" "$dir/help" "$dir/out"
+# The first of --help and --version is the one answered, as GNU tools answer them.
+check "--help --version" 0 "$simdex" --help --version
+same "--help --version = --help" "$dir/help" "$dir/out"
+check "-h --version" 0 "$simdex" -h --version
+same "-h --version = --help" "$dir/help" "$dir/out"
+check "--version --help" 0 "$simdex" --version --help
+expect_grep "--version --help says the version" "^simdex [0-9]" "$dir/out"
 check "help of no such command" 2 "$simdex" help nope
 expect_grep "help nope lists the commands" "the commands are: build" "$dir/err"
 if command -v groff >/dev/null; then
