@@ -36,11 +36,13 @@ same "build -o - gives the bytes of build -o FILE" "$dir/docs.sdx" "$dir/piped.s
 # the next build, with what it holds; a live one's (locked) stays.
 mkdir -p "$dir/stage/.simdex-stdout-Killed" "$dir/stage/.simdex-stdout-Live00"
 printf 'partial' > "$dir/stage/.simdex-stdout-Killed/..index.sdx.tmp-999999-0"
-flock "$dir/stage/.simdex-stdout-Live00" sleep 30 & holder=$!
-sleep 0.3
+# (the lock held by this shell's descriptor: a background `flock DIR sleep` left its sleep holding
+# the test's output open for 30 s after the kill)
+exec {live}<"$dir/stage/.simdex-stdout-Live00"
+flock "$live"
 check build-pipe-cleans 0 bash -c "'$simdex' build -q -o - -k 3 --tmp-dir '$dir/stage' '$dir/docs.fp' > '$dir/staged.sdx'"
 [ "$(ls -A "$dir/stage")" = ".simdex-stdout-Live00" ] && ok || bad "in the staging directory: $(ls -A "$dir/stage")"
-kill "$holder"; wait "$holder" 2>/dev/null
+exec {live}<&-
 check build-pipe-text 0 bash -c "'$simdex' build --text -q -o - -k 3 - < '$dir/docs.jsonl' > '$dir/piped-text.sdx'"
 # (a --text index records its fingerprint settings, spec/FORMAT.md §5.2: compare with --text to a file)
 check build-file-text 0 "$simdex" build --text -q -o "$dir/docs-text.sdx" -k 3 "$dir/docs.jsonl"
