@@ -61,9 +61,12 @@ void require_command(const CLI::App& app, const std::string& word) {
 }
 
 void answer_first_of_help_and_version(int argc, const char* const* argv) {
+  bool help = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") throw CLI::CallForHelp();
+    if (arg == "--help" || arg == "-h") help = true;
+    if (arg == "--version" && help) throw CLI::CallForHelp();
+    // (`simdex -h build`: CLI11 answers with the command's help)
     if (arg == "--version" || arg == "--" || !arg.starts_with('-')) return;
   }
 }

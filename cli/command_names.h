@@ -13,7 +13,8 @@ void require_command(const CLI::App& app, const std::string& word);
 
 // Throws CLI::CallForHelp when the app's own --help (-h) comes before its --version: the first of the
 // two asked is the one answered, as GNU tools do (CLI11 answers --version wherever it stands).
-// Arguments after the command's name are the command's and are not looked at.
+// Anything else is left to CLI11 (`simdex -h build` is the help of build); arguments after the
+// command's name are the command's and are not looked at.
 void answer_first_of_help_and_version(int argc, const char* const* argv);
 
 // After a parse that left arguments over: "unknown option --shingles (did you mean --shingle?)" for

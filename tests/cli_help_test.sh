@@ -29,6 +29,10 @@ check "-h --version" 0 "$simdex" -h --version
 same "-h --version = --help" "$dir/help" "$dir/out"
 check "--version --help" 0 "$simdex" --version --help
 expect_grep "--version --help says the version" "^simdex [0-9]" "$dir/out"
+check "build --help" 0 "$simdex" build --help
+mv "$dir/out" "$dir/build-help"
+check "-h build" 0 "$simdex" -h build
+same "-h build = build --help" "$dir/build-help" "$dir/out"
 check "help of no such command" 2 "$simdex" help nope
 expect_grep "help nope lists the commands" "the commands are: build" "$dir/err"
 if command -v groff >/dev/null; then
