@@ -1,5 +1,6 @@
 #include "cli/output.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -24,10 +25,7 @@ Output::~Output() {
   if (closed_ || !file_.in_place()) return;  // an unpublished file: its temporary file is removed
   // Left by an error (a key map's line that cannot be read while a hit's line is printed): the
   // lines printed whole are kept, the one being printed goes (a reader gets no half a JSON line).
-  if (std::uncaught_exceptions() > 0 && flush_at_ != kUnitBytes) {
-    buffer_.resize(complete_lines_bytes());
-    searched_ = buffer_.size();
-  }
+  if (std::uncaught_exceptions() > 0 && flush_at_ != kUnitBytes) buffer_.resize(complete_lines_bytes());
   try {
     close();
   } catch (const Error& e) {
@@ -36,11 +34,10 @@ Output::~Output() {
 }
 
 std::size_t Output::complete_lines_bytes() {
-  if (searched_ > buffer_.size()) searched_ = complete_ = 0;  // (only ever appended to, but be safe)
-  if (const void* last = ::memrchr(buffer_.data() + searched_, '\n', buffer_.size() - searched_))
-    complete_ = static_cast<std::size_t>(static_cast<const char*>(last) - buffer_.data()) + 1;
+  const std::size_t from = std::min(searched_, buffer_.size());  // (only ever appended to, but be safe)
   searched_ = buffer_.size();
-  return complete_;
+  const void* last = ::memrchr(buffer_.data() + from, '\n', buffer_.size() - from);
+  return last ? static_cast<std::size_t>(static_cast<const char*>(last) - buffer_.data()) + 1 : 0;
 }
 
 void Output::flush_complete_lines() {
@@ -53,13 +50,12 @@ void Output::flush_complete_lines() {
     file_.write(std::string_view(buffer_.data(), complete));
   } catch (...) {
     buffer_.clear();  // as flush(): the bytes cannot be written, and the destructor must not retry
-    searched_ = complete_ = 0;
+    searched_ = 0;
     throw;
   }
   std::memmove(buffer_.data(), buffer_.data() + complete, tail);  // the line being printed
   buffer_.resize(tail);
   searched_ = tail;  // (no '\n' in it)
-  complete_ = 0;
 }
 
 void Output::flush() {
@@ -71,7 +67,7 @@ void Output::flush() {
     Output& o;
     ~Clear() {
       o.buffer_.clear();
-      o.searched_ = o.complete_ = 0;
+      o.searched_ = 0;
     }
   } clear{*this};
   file_.write(std::string_view(buffer_.data(), buffer_.size()));

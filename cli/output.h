@@ -71,7 +71,7 @@ class Output {
     end_unit();
     if (unit_written_) return false;
     buffer_.resize(unit_start_);
-    searched_ = complete_ = 0;  // what is left is searched again
+    searched_ = 0;  // what is left is searched again
     return true;
   }
   fmt::memory_buffer& buffer() { return buffer_; }
@@ -98,10 +98,9 @@ class Output {
   bool closed_ = false;
   fmt::memory_buffer buffer_;
   // The search for the last '\n' resumes where it stopped: a line of 10M ids is searched once, not
-  // from its start at each id (a query of 3M ids took 13 s in memrchr). buffer_[0, searched_) was
-  // searched, and its lines end at complete_ (0: none).
+  // from its start at each id (a query of 3M ids took 13 s in memrchr). buffer_[0, searched_) holds
+  // no '\n' (a line found is written, or the buffer cleared, before the next search).
   std::size_t searched_ = 0;
-  std::size_t complete_ = 0;
   std::size_t flush_at_ = 1 << 16;
   std::size_t unit_start_ = 0;  // where the unit begun last starts in buffer_
   bool unit_written_ = false;   // it was flushed in part

@@ -90,23 +90,38 @@ TEST_CASE("lines of every length reach the reader whole, in order, the bytes pri
 
 TEST_CASE("an error while a line is printed keeps the lines printed whole and drops the one it cut") {
   // The line cut is held (under kLineHeld) while the lines before it were searched and written in
-  // steps: 100 lines of ids, then 100,000 ids of a line that is not ended.
-  for (const std::size_t cut_ids : {std::size_t{10}, std::size_t{100000}}) {
-    CAPTURE(cut_ids);
-    Drain drain;
-    std::string want;
-    try {
-      simdex::cli::Output out(drain.path());
-      for (int i = 0; i < 100; ++i) {
-        out.append_list(ids(static_cast<std::uint64_t>(i) << 20, 500, want));
-        out.print("\n");
-        want += "\n";
+  // steps: 100 lines of ids, then 100,000 ids of a line that is not ended. Or first a line just
+  // past kLineHeld, written as it came (the buffer emptied mid-line), then 3 lines held in less
+  // than the 64 KiB that start a search: the search after the emptying starts anew.
+  for (const bool long_line_first : {false, true})
+    for (const std::size_t cut_ids : {std::size_t{10}, std::size_t{100000}}) {
+      CAPTURE(long_line_first);
+      CAPTURE(cut_ids);
+      Drain drain;
+      std::string want;
+      try {
+        simdex::cli::Output out(drain.path());
+        if (long_line_first) {
+          std::string line;
+          std::vector<std::uint64_t> v;
+          for (std::uint64_t x = 7; line.size() <= simdex::cli::Output::kLineHeld + 8192; x += 7919) {
+            line += (v.empty() ? "" : ",") + std::to_string(x);
+            v.push_back(x);
+          }
+          out.append_list(v);
+          out.print("\n");
+          want += line + "\n";
+        }
+        for (int i = 0; i < (long_line_first ? 3 : 100); ++i) {
+          out.append_list(ids(static_cast<std::uint64_t>(i) << 20, 500, want));
+          out.print("\n");
+          want += "\n";
+        }
+        std::string cut;
+        out.append_list(ids(1, cut_ids, cut));
+        throw std::runtime_error("a key that cannot be read");
+      } catch (const std::runtime_error&) {
       }
-      std::string cut;
-      out.append_list(ids(1, cut_ids, cut));
-      throw std::runtime_error("a key that cannot be read");
-    } catch (const std::runtime_error&) {
+      CHECK(drain.bytes() == want);
     }
-    CHECK(drain.bytes() == want);
-  }
 }
