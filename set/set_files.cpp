@@ -65,18 +65,22 @@ std::string pending_entry_path(const std::string& manifest_path, const std::stri
   return set_directory(manifest_path) + "/." + name + ".pending-" + std::to_string(::getpid());
 }
 
-bool remove_entry_file(const std::string& manifest_path, const std::string& name) {
+std::string removable_entry_path(const std::string& manifest_path, const std::string& name) {
   const std::string directory = set_directory(manifest_path);
   for (std::size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1)) {
     struct stat st {};
     if (::lstat((directory + "/" + name.substr(0, slash)).c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      return false;  // a link (or something gone): what it leads to is not the set's to remove
+      return {};  // a link (or something gone): what it leads to is not the set's to remove
   }
-  return ::unlink(entry_path(manifest_path, name).c_str()) == 0;
+  return entry_path(manifest_path, name);
 }
 
-void publish_entry_file(const std::string& manifest_path, const std::string& pending,
-                        const std::string& name) {
+bool remove_entry_file(const std::string& manifest_path, const std::string& name) {
+  const std::string path = removable_entry_path(manifest_path, name);
+  return !path.empty() && ::unlink(path.c_str()) == 0;
+}
+
+void name_entry_file(const std::string& manifest_path, const std::string& pending, const std::string& name) {
   const std::string target = entry_path(manifest_path, name);
   auto taken = [&] {
     ::unlink(pending.c_str());
@@ -100,7 +104,6 @@ void publish_entry_file(const std::string& manifest_path, const std::string& pen
                   err);
     }
   }
-  writer::fsync_directory(set_directory(manifest_path));
 }
 
 std::string checked_set_path(std::string path) {

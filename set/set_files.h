@@ -30,20 +30,22 @@ std::string tombstone_name(const std::string& manifest_path, uint64_t generation
 // regular file. Else Error(usage) or Error(io), before anything is written.
 std::string checked_set_path(std::string manifest_path);
 
-// Where a writer writes the entry `name` before it takes that name (see publish_entry_file).
+// Where a writer writes the entry `name` before it takes that name (see name_entry_file).
 std::string pending_entry_path(const std::string& manifest_path, const std::string& name);
-// Gives the file at `pending` the name `name` in the set's directory, durably, without replacing a
-// file of that name: a writer never replaces a published member or tombstone (one that ignored the
-// lock may have published that generation meanwhile). Error(io) when the name is taken (`pending`
-// removed).
-void publish_entry_file(const std::string& manifest_path, const std::string& pending,
-                        const std::string& name);
+// Gives the file at `pending` the name `name` in the set's directory without replacing a file of
+// that name: a writer never replaces a published member or tombstone (one that ignored the lock may
+// have published that generation meanwhile). Error(io) when the name is taken (`pending` removed).
+// Durable once the caller syncs the directory (writer::fsync_directory(set_directory(...))): kept
+// apart, so that the caller can name and register the file in one step a signal does not split.
+void name_entry_file(const std::string& manifest_path, const std::string& pending, const std::string& name);
 
 // Removes the entry `name` (a legal name) from the set's directory once no manifest names it: the
 // file, or the link itself where the name is a symbolic link, and nothing where a directory on the
 // name's way is a link (a member linked in from elsewhere, §2.2, lies outside the set: §8 lets a
 // writer remove the set's own files). False when nothing was removed.
 bool remove_entry_file(const std::string& manifest_path, const std::string& name);
+// The path remove_entry_file would remove, or "" where it would remove nothing (a link on the way).
+std::string removable_entry_path(const std::string& manifest_path, const std::string& name);
 
 // The whole file when it has at most `max_bytes`; else only its first 64 bytes (the header of a
 // manifest or tombstone, what tells why it is refused), so that a hostile size costs no memory and

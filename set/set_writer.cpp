@@ -71,18 +71,28 @@ struct SetWriter::State {
                       "removed)");
     }
     require_unchanged_manifest();
-    for (writer::UnpublishedFile& f : unnamed) f.release();  // named from the rename on
-    unnamed.clear();
-    file.publish();
-    change.bytes_written += bytes.size();
     std::set<std::string> named;
     for (const auto* list : {&next.members, &next.tombstones})
       for (const auto& e : *list) named.insert(e.name);
+    std::vector<std::string> dropped;  // the entries the new manifest no longer names
     if (manifest)
       for (const auto* list : {&manifest->members, &manifest->tombstones})
         for (const auto& e : *list)
-          if (!named.count(e.name) && set::remove_entry_file(path, e.name))  // readers keep their mapping
-            change.removed.push_back(e.name);
+          if (!named.count(e.name)) dropped.push_back(e.name);
+    // From the rename on, this change's files are the set's and the dropped entries are not: a
+    // signal at any moment removes the files that the manifest it leaves behind does not name.
+    std::deque<writer::UnpublishedFile> unneeded;
+    file.publish([&] {
+      for (writer::UnpublishedFile& f : unnamed) f.release();
+      for (const std::string& name : dropped)
+        if (std::string p = set::removable_entry_path(path, name); !p.empty())
+          unneeded.emplace_back(std::move(p));
+    });
+    unnamed.clear();
+    change.bytes_written += bytes.size();
+    for (const std::string& name : dropped)
+      if (set::remove_entry_file(path, name)) change.removed.push_back(name);  // readers keep their mapping
+    for (writer::UnpublishedFile& f : unneeded) f.release();  // removed above, or not the set's to remove
     change.generation = next.generation;
     change.members = next.members.size();
     manifest = std::move(next);
@@ -155,8 +165,13 @@ struct SetWriter::State {
     const std::string pending = set::pending_entry_path(path, name);
     unnamed.emplace_back(pending);  // a name of this process's (its id): no other file has it
     write(pending);
-    set::publish_entry_file(path, pending, name);
-    unnamed.emplace_back(set::entry_path(path, name));  // this writer's now (the link would have failed)
+    // Named and registered in one step that a cleanup signal does not split (a SIGTERM between the
+    // two left a merged member behind); this writer's once named (else the link would have failed).
+    writer::without_cleanup_signals([&] {
+      set::name_entry_file(path, pending, name);
+      unnamed.emplace_back(set::entry_path(path, name));
+    });
+    writer::fsync_directory(set::set_directory(path));
   }
 
   // The entry of the member just written as `name`; checks it suits the set.

@@ -11,8 +11,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "test_util.h"
 #include "writer/atomic_file.h"
@@ -25,6 +28,12 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string dir_of(const TempDir& t) { return fs::path(t.file("x")).parent_path().string(); }
+
+// A set's member file `name` in `dir`, by its path.
+std::string member_file(const TempDir& dir, const std::string& name) {
+  std::ofstream(dir.file(name)) << "a member";
+  return dir.file(name);
+}
 
 // Another process that holds an exclusive flock on `path` until destroyed: a live build as seen
 // from another PID namespace or host, where the process id in the file's name means nothing.
@@ -190,10 +199,7 @@ TEST_CASE("a forked child's cleanup spares the temporary files of its parent's b
 
 TEST_CASE("an unpublished file is removed by the signal cleanup and when dropped, until released") {
   TempDir dir;
-  auto make = [&](const std::string& name) {
-    std::ofstream(dir.file(name)) << "a member no manifest names yet";
-    return dir.file(name);
-  };
+  auto make = [&](const std::string& name) { return member_file(dir, name); };
   // The signal cleanup (run in a forked child, as a signal's handler would: it forgets the
   // registry, so the child registers its own) removes a registered one, and a released one stays.
   const std::string by_signal = make("by-signal"), kept = make("kept");
@@ -218,6 +224,38 @@ TEST_CASE("an unpublished file is removed by the signal cleanup and when dropped
     f.release();
   }
   CHECK(fs::exists(kept));
+}
+
+TEST_CASE("a signal during a publishing step is handled after it, on the files it registered and released") {
+  // As a set's manifest is renamed: the new member released, the member it drops registered. A
+  // SIGTERM sent within the step (handled on another thread, which waits for the step) removes the
+  // dropped member and keeps the new one: registered after the rename, or released before it, a
+  // signal in between left one of them behind or removed what the manifest names.
+  TempDir dir;
+  const std::string added = member_file(dir, "added"), dropped = member_file(dir, "dropped");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGTERM, SIG_DFL);  // doctest's handler out: the cleanup takes only a default one
+    simdex::remove_temporary_files_on_signals();
+    std::thread other([] { ::pause(); });  // where the handler runs while the step blocks the signal
+    std::deque<writer::UnpublishedFile> files;
+    files.emplace_back(added);
+    writer::without_cleanup_signals([&] {
+      ::kill(::getpid(), SIGTERM);
+      ::usleep(50000);  // the handler is waiting for the step by now
+      files.front().release();
+      files.emplace_back(dropped);
+    });
+    ::pause();  // the handler ends the process
+    ::_exit(3);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM));
+  CHECK(fs::exists(added));
+  CHECK_FALSE(fs::exists(dropped));
 }
 
 TEST_CASE(

@@ -224,14 +224,17 @@ void AtomicFile::sync() {
     throw system_error("cannot fsync", temp_.path());
 }
 
-void AtomicFile::publish() {
+void AtomicFile::publish(const std::function<void()>& renamed) {
   // A file replaced keeps its permissions (a private 0600 file stays private): set before the one
   // fsync below, which makes the mode durable with the bytes.
   struct stat old {};
   if (::stat(target_.c_str(), &old) == 0 && S_ISREG(old.st_mode)) ::fchmod(temp_.fd(), old.st_mode & 07777);
   sync();
   checked_target(target_);  // it may have changed during the build
-  if (!temp_.rename_to(target_)) throw system_error("cannot rename temporary file over", target_);
+  without_cleanup_signals([&] {
+    if (!temp_.rename_to(target_)) throw system_error("cannot rename temporary file over", target_);
+    if (renamed) renamed();
+  });
   // Closed only now: the lock keeps other builds' cleanup off the file until it has its name. The
   // bytes are on disk (fsync above), and the target is replaced: close's result changes nothing.
   temp_.close();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -72,8 +73,10 @@ class AtomicFile {
   uint64_t position() const { return position_; }
   // Flush, fsync, rename over the target (checked again: still absent or a regular file; a file
   // replaced gives the new one its permissions), fsync the directory. (The constructor removes the
-  // temporary files of the same target that no live process holds locked.)
-  void publish();
+  // temporary files of the same target that no live process holds locked.) `renamed`, when given,
+  // runs right after the rename, the two one step for the signal cleanup
+  // (without_cleanup_signals): a set's manifest, whose rename decides which files are the set's.
+  void publish(const std::function<void()>& renamed = {});
   // The bytes written so far made durable (flush, fsync) without publishing: a file published
   // right after another (a key map after its index) then renames with little left to do.
   void sync();

@@ -61,11 +61,12 @@ int register_path(const std::string& path, bool directory = false) {
   return -1;
 }
 
-// Creations between open() and registration. The creating thread blocks the cleanup signals
-// meanwhile, so a handler runs on another thread: it sets `dying`, then waits for the creations
-// under way (a few milliseconds at most) before it scans the slots. A creation that sees `dying`
-// creates nothing; one the handler waits for is registered before the scan. So no file created
-// just before or during the signal is left behind.
+// Creations between open() and registration, and publishing steps (without_cleanup_signals). The
+// thread blocks the cleanup signals meanwhile, so a handler runs on another thread: it sets
+// `dying`, then waits for the windows under way (a few milliseconds at most) before it scans the
+// slots. A window that sees `dying` does nothing; one the handler waits for has registered (and
+// released) its files before the scan. So no file created just before or during the signal is
+// left behind, and none a rename has just handed over is removed.
 std::atomic<int> creating{0};
 std::atomic<bool> dying{false};
 
@@ -324,6 +325,12 @@ ScratchDirectory::~ScratchDirectory() {
 }
 
 UnpublishedFile::UnpublishedFile(std::string path) : path_(std::move(path)), slot_(register_path(path_)) {}
+
+void without_cleanup_signals(const std::function<void()>& step) {
+  const CreationWindow window;
+  if (dying.load()) throw Error(errc::io, "not publishing: the process is ending by a signal");
+  step();
+}
 
 UnpublishedFile::~UnpublishedFile() {
   if (released_) return;

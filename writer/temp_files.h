@@ -54,8 +54,8 @@ class UnpublishedFile {
   UnpublishedFile(const UnpublishedFile&) = delete;
   UnpublishedFile& operator=(const UnpublishedFile&) = delete;
 
-  // Before the step that makes the file someone else's (the manifest's rename): neither a signal
-  // nor the destructor removes it then.
+  // With the step that makes the file someone else's (the manifest's rename, in one
+  // without_cleanup_signals step with it): neither a signal nor the destructor removes it then.
   void release();
 
  private:
@@ -90,6 +90,14 @@ void remove_unlocked(const std::string& dir, const std::string& prefix);
 // Removes the directories in `dir` whose names start with `prefix` and whose lock nobody holds (a
 // ScratchDirectory of a process that is gone), with the files in them.
 void remove_unlocked_directories(const std::string& dir, const std::string& prefix);
+
+// Runs step() (a rename or link that publishes, with the registrations and releases that go with
+// it) as one step for the signal cleanup: a cleanup signal that came first stops it (Error(io),
+// step() not run: the cleanup is removing the files registered before it); one that comes during
+// it is handled after it, on the files registered then. So a signal never removes a file that a
+// rename has just made a manifest name, nor leaves one that it has just dropped. Keep step() short
+// (no fsync): the cleanup waits for it up to a second.
+void without_cleanup_signals(const std::function<void()>& step);
 
 // Async-signal-safe: removes every registered temporary file of this process. After it, the
 // process must end (the builds that owned the files fail).
