@@ -21,7 +21,8 @@ PendingKeyMap for_each_input_pair(const std::string& input, bool text, const Tex
         "reading");
   }
   io::InputStream in(input);
-  const unsigned threads = format::thread_count(text_options.threads);
+  // Parsing a file's lines is the CPU's work: threads beyond the cores only wake each other.
+  const unsigned threads = format::cpu_bound_threads(text_options.threads);
   if (threads > 1 && in.plain_file())
     for_each_pair_line_parallel(in, threads, memory, progress, "reading", add);
   else

@@ -2,12 +2,16 @@
 #include <doctest/doctest.h>
 #include <sys/resource.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <thread>
 
 #include "format/endian.h"
 #include "format/permutation.h"
+#include "format/thread_count.h"
 #include "reader/index_impl.h"
 #include "test_util.h"
 
@@ -378,11 +382,47 @@ TEST_CASE("ids and id offsets written in parts on several threads: the same byte
 }
 
 TEST_CASE("identical bytes when the tables' sorts share threads: more threads than tables, any bound") {
-  // Past 65,536 entries a table's radix sort runs on the threads beyond one a table (paper-4 on 8
-  // threads: 2 each); under a small bound one table at a time, on every thread, or in sorted runs.
+  // Past 65,536 entries a table's radix sort runs on the threads beyond one a table, up to the
+  // cores (paper-4 on 8 threads: 2 each on 8 cores, 1 on 2); under a small bound one table at a
+  // time, on every core, or in sorted runs.
   std::mt19937_64 rng(23);
   Pairs pairs = clustered_pairs(rng, 150000, 3);
   // Fingerprints with several ids: the offsets that the parts of collect_sorted fill in turn.
   for (std::size_t i = 0; i < 40000; ++i) pairs.emplace_back(pairs[rng() % 150000].first, 1000000 + i);
   check_same_bytes(pairs, {3u, 8u, 13u}, {uint64_t{0}, uint64_t{8} << 20, uint64_t{2} << 20});
+}
+
+TEST_CASE("a build asked for far more threads than cores runs on about the cores, with the same bytes") {
+  // --threads 4096: all ten of paper-10's tables in flight at once, each sorted and encoded on
+  // hundreds of threads of its own (a 1M build took 2-4 s on two cores against 0.2 s). The table
+  // workers and their sorts now take at most the cores between them: w workers, each waiting for
+  // its sort's ceil(cores / w) threads (none of its own when one), and a few more: at most three
+  // threads a core.
+  std::mt19937_64 rng(31);
+  const Pairs pairs = random_pairs(rng, 300000);
+  TempDir dir;
+  BuildOptions o;
+  o.scheme = Scheme::named("paper-10", 3, 0);
+  o.threads = 2;
+  build(dir.file("two.sdx"), pairs, o);
+  auto threads_now = [] {
+    return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                         std::filesystem::directory_iterator{});
+  };
+  const auto before = threads_now();
+  std::atomic<bool> done{false};
+  std::atomic<long> peak{0};
+  std::thread sampler([&] {  // one thread more than the build's, counted in `before` + 1
+    while (!done) {
+      peak = std::max<long>(peak, threads_now());
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  o.threads = 4096;
+  build(dir.file("many.sdx"), pairs, o);
+  done = true;
+  sampler.join();
+  const long cores = format::thread_count(0);
+  CHECK(peak - before - 1 <= 3 * cores + 4);
+  CHECK(read_bytes(dir.file("many.sdx")) == read_bytes(dir.file("two.sdx")));
 }

@@ -30,7 +30,7 @@ uint64_t sort_budget(uint64_t bound) { return bound - std::min<uint64_t>(bound /
 struct IndexBuilder::State {
   State(const BuildOptions& o)
       : memory(sort_budget(o.memory_bytes ? o.memory_bytes : default_memory_bytes())),
-        threads(format::thread_count(o.threads)),
+        threads(format::cpu_bound_threads(o.threads)),
         scratch(o.temp_dir),
         pairs(scratch, memory, threads) {}
   uint64_t memory;  // the sort budget of the bound

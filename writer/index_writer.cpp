@@ -129,12 +129,12 @@ auto each_fingerprint(const U64Store& fingerprints) {
   };
 }
 
-// The encoding of entries held in memory (encode_table, on `threads` threads), the blocks in
+// The encoding of entries held in memory (encode_table, on the pool's threads), the blocks in
 // arrays.blocks.
-TableResult encode_in_memory(std::span<const uint64_t> entries, uint32_t block_bytes, unsigned threads,
+TableResult encode_in_memory(std::span<const uint64_t> entries, uint32_t block_bytes, format::TaskPool& pool,
                              TableArrays& arrays) {
   TableResult r;
-  static_cast<EncodedTable&>(r) = encode_table(entries, block_bytes, threads, arrays.blocks);
+  static_cast<EncodedTable&>(r) = encode_table(entries, block_bytes, pool, arrays.blocks);
   return r;
 }
 
@@ -143,16 +143,18 @@ TableResult encode_in_memory(std::span<const uint64_t> entries, uint32_t block_b
 // the fingerprints' own order: no sort. When the entries and the sort's scratch fit in the bound
 // (16 bytes an entry), they are sorted in `arrays`, kept for the next table (fresh memory costs a
 // fault and a cleared page a page); else in runs. Entries in memory with no sink are encoded on
-// the sort's threads too.
+// the sort's threads too. Those rounds (permuting, the sort's four, the encoding's two) share one
+// pool: each started its own threads, some 2,300 for a 1M paper-10 build at --threads 4096.
 TableResult build_table(const U64Store& fingerprints, const TableLayout& layout, uint32_t block_bytes,
                         ScratchSpace& scratch, uint64_t memory_bytes, unsigned sort_threads,
                         TableArrays& arrays, TableEncoder::BlockSink sink) {
   const bool to_arrays = !sink;
   if (to_arrays) sink = [&arrays](const uint8_t* b, std::size_t size) { arrays.blocks.append(b, size); };
   const format::Permutation perm(layout.source_bit);
+  format::TaskPool pool(sort_threads);
   if (perm.is_identity()) {
     if (to_arrays && fingerprints.in_memory())
-      return encode_in_memory(fingerprints.values(), block_bytes, sort_threads, arrays);
+      return encode_in_memory(fingerprints.values(), block_bytes, pool, arrays);
     return encode_sorted(each_fingerprint(fingerprints), block_bytes, std::move(sink));
   }
   const std::size_t n = static_cast<std::size_t>(fingerprints.size());
@@ -172,7 +174,7 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
     // On the sort's threads, in parts (the entries' pages faulted in on them too, when fresh).
     const uint64_t* p = fingerprints.values().data();
     const unsigned parts = format::parts_for(n, sort_threads);
-    format::run_tasks(parts, parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
+    pool.run(parts, [&](std::size_t s, unsigned, std::atomic<uint64_t>&) {
       for (auto [j, end] = format::part_range(n, s, parts); j < end; ++j) entries[j] = perm.apply(p[j]);
     });
   } else {
@@ -181,8 +183,8 @@ TableResult build_table(const U64Store& fingerprints, const TableLayout& layout,
       for (std::size_t j = 0; j < count; ++j) entries[i++] = perm.apply(p[j]);
     });
   }
-  radix_sort(arrays.entries.span(), arrays.scratch.span(), sort_threads);
-  if (to_arrays) return encode_in_memory(arrays.entries.span(), block_bytes, sort_threads, arrays);
+  radix_sort(arrays.entries.span(), arrays.scratch.span(), pool);
+  if (to_arrays) return encode_in_memory(arrays.entries.span(), block_bytes, pool, arrays);
   return encode_sorted(
       [&](auto&& f) {
         for (std::size_t j = 0; j < n; ++j) f(entries[j]);
@@ -320,7 +322,7 @@ class FileWriter {
   void write_ids() {
     if (ids_checksums_.valid()) {  // in memory: written in parts (hash_ids_ahead)
       const auto [offsets_checksum, ids_checksum] = ids_checksums_.get();
-      const unsigned threads = format::thread_count(options_.threads);
+      const unsigned threads = format::cpu_bound_threads(options_.threads);
       region_.sections.push_back(
           write_u64s_in_parts(file_, SectionKind::id_offsets, id_offsets(), offsets_checksum, threads));
       region_.sections.push_back(
@@ -405,7 +407,9 @@ class FileWriter {
   // all on one thread, when the caller wrote every table) runs on the workers. The bytes do not
   // depend on the thread count.
   void write_tables_in_memory(ScratchSpace& scratch, uint64_t memory_bytes, uint64_t fit) {
-    const unsigned threads = format::thread_count(options_.threads);
+    // No more workers than cores: each holds a table's arrays (26 bytes an entry), and ten tables
+    // of 10M in flight on two cores (--threads 4096) faulted in 2.6 GB where two need 0.5.
+    const unsigned threads = format::cpu_bound_threads(options_.threads);
     const auto workers = static_cast<uint32_t>(std::min<uint64_t>({threads, table_count(), fit}));
     const uint64_t per_worker = memory_bytes / workers;  // >= in_memory_table_bytes: sorts in memory
     // Threads beyond one a table sort the tables (paper-4 on 16 threads: 4 each; paper-10: 2 each,
@@ -481,7 +485,7 @@ class FileWriter {
       sections_.begin(SectionKind::blocks, t);
       const TableResult table =
           build_table(contents_.fingerprints, scheme_.tables[t], options_.block_bytes, scratch, memory_bytes,
-                      format::thread_count(options_.threads), arrays,
+                      format::cpu_bound_threads(options_.threads), arrays,
                       [&](const uint8_t* b, std::size_t size) { sections_.write(b, size); });
       end_section();
       write_keys_and_ranks(t, table);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <memory>
 #include <vector>
@@ -143,11 +144,11 @@ SIMDEX_HOT_LOOPS void sort_range(T* data, T* other, std::size_t n, unsigned bits
 // The number of low bits below which some two keys differ (0 when all are equal): the bits a sort
 // must look at.
 template <typename T>
-unsigned differing_bits(const T* v, std::size_t n, unsigned threads) {
-  std::vector<uint64_t> any(threads, 0), all(threads, ~uint64_t{0});
-  format::run_tasks(threads, threads, [&](std::size_t part, unsigned, auto&) {
+unsigned differing_bits(const T* v, std::size_t n, unsigned parts, format::TaskPool& pool) {
+  std::vector<uint64_t> any(parts, 0), all(parts, ~uint64_t{0});
+  pool.run(parts, [&](std::size_t part, unsigned, auto&) {
     uint64_t o = 0, a = ~uint64_t{0};
-    for (auto [i, e] = format::part_range(n, part, threads); i < e; ++i) {
+    for (auto [i, e] = format::part_range(n, part, parts); i < e; ++i) {
       o |= key_of(v[i]);
       a &= key_of(v[i]);
     }
@@ -155,7 +156,7 @@ unsigned differing_bits(const T* v, std::size_t n, unsigned threads) {
     all[part] = a;
   });
   uint64_t o = 0, a = ~uint64_t{0};
-  for (unsigned p = 0; p < threads; ++p) {
+  for (unsigned p = 0; p < parts; ++p) {
     o |= any[p];
     a &= all[p];
   }
@@ -163,65 +164,80 @@ unsigned differing_bits(const T* v, std::size_t n, unsigned threads) {
 }
 
 template <typename T>
-void sort_all(std::span<T> v, std::span<T> scratch, unsigned threads) {
+void sort_all(std::span<T> v, std::span<T> scratch, format::TaskPool& pool) {
   const std::size_t n = v.size();
-  threads = format::parts_for(n, threads, kParallelFrom);  // a part a thread, each with its counters
+  // A part a thread, each with its counters; every round below runs `parts` tasks, so that a pool
+  // of many threads (--threads 4096) starts no more of them than the parts.
+  const unsigned parts = format::parts_for(n, pool.threads(), kParallelFrom);
   if (n <= kInsertion) {
     insertion_sort(v.data(), n);
     return;
   }
-  const unsigned bits = differing_bits(v.data(), n, threads);
-  if (threads == 1 || bits == 0) {
+  const unsigned bits = differing_bits(v.data(), n, parts, pool);
+  if (parts == 1 || bits == 0) {
     sort_range(v.data(), scratch.data(), n, bits, true, cached_counters().get());
     return;
   }
   // The first pass on threads: each counts its part's digits, then scatters its part to where its
   // buckets' slots start (after the same bucket of the parts before it: a stable pass, so the
-  // result does not depend on the thread count); then the buckets are sorted as tasks.
+  // result does not depend on the thread count); then the buckets are sorted, each part's task
+  // taking the next bucket left until none is.
   const unsigned width = std::min(kMaxDigitBits, bits), shift = bits - width;
   const uint64_t mask = (uint64_t{1} << width) - 1;
   const std::size_t buckets = std::size_t{1} << width;
-  std::vector<std::vector<std::size_t>> next(threads, std::vector<std::size_t>(buckets, 0));
-  format::run_tasks(threads, threads, [&](std::size_t part, unsigned, auto&) {
+  std::vector<std::vector<std::size_t>> next(parts, std::vector<std::size_t>(buckets, 0));
+  pool.run(parts, [&](std::size_t part, unsigned, auto&) {
     auto& count = next[part];
-    const auto [b, e] = format::part_range(n, part, threads);
+    const auto [b, e] = format::part_range(n, part, parts);
     for (std::size_t i = b; i < e; ++i) ++count[(key_of(v[i]) >> shift) & mask];
   });
   std::vector<std::size_t> start(buckets + 1, 0);
   std::size_t sum = 0;
   for (std::size_t b = 0; b < buckets; ++b) {
     start[b] = sum;
-    for (unsigned part = 0; part < threads; ++part) {
+    for (unsigned part = 0; part < parts; ++part) {
       const std::size_t count = next[part][b];
       next[part][b] = sum;
       sum += count;
     }
   }
   start[buckets] = n;
-  format::run_tasks(threads, threads, [&](std::size_t part, unsigned, auto&) {
+  pool.run(parts, [&](std::size_t part, unsigned, auto&) {
     auto& slot = next[part];
-    const auto [b, e] = format::part_range(n, part, threads);
+    const auto [b, e] = format::part_range(n, part, parts);
     for (std::size_t i = b; i < e; ++i) {
       const T x = v[i];
       scratch[slot[(key_of(x) >> shift) & mask]++] = x;
     }
   });
-  std::vector<CachedCounters> cached(threads);  // a worker's, made when it first needs them
-  format::run_tasks(threads, buckets, [&](std::size_t b, unsigned worker, auto&) {
-    if (start[b + 1] == start[b]) return;
-    if (!cached[worker]) cached[worker] = cached_counters();
-    sort_range(scratch.data() + start[b], v.data() + start[b], start[b + 1] - start[b], shift, false,
-               cached[worker].get());
+  std::atomic<std::size_t> next_bucket{0};
+  pool.run(parts, [&](std::size_t, unsigned, auto&) {
+    CachedCounters cached;  // made when the task first needs them
+    for (std::size_t b;
+         !format::round_stopped() && (b = next_bucket.fetch_add(1, std::memory_order_relaxed)) < buckets;) {
+      if (start[b + 1] == start[b]) continue;
+      if (!cached) cached = cached_counters();
+      sort_range(scratch.data() + start[b], v.data() + start[b], start[b + 1] - start[b], shift, false,
+                 cached.get());
+    }
   });
 }
 
 }  // namespace
 
+void radix_sort(std::span<uint64_t> keys, std::span<uint64_t> scratch, format::TaskPool& pool) {
+  sort_all(keys, scratch, pool);
+}
+void radix_sort(std::span<Pair> pairs, std::span<Pair> scratch, format::TaskPool& pool) {
+  sort_all(pairs, scratch, pool);
+}
 void radix_sort(std::span<uint64_t> keys, std::span<uint64_t> scratch, unsigned threads) {
-  sort_all(keys, scratch, threads);
+  format::TaskPool pool(threads);
+  sort_all(keys, scratch, pool);
 }
 void radix_sort(std::span<Pair> pairs, std::span<Pair> scratch, unsigned threads) {
-  sort_all(pairs, scratch, threads);
+  format::TaskPool pool(threads);
+  sort_all(pairs, scratch, pool);
 }
 
 #undef SIMDEX_HOT_LOOPS  // this file's own: not into the next file of a unity build

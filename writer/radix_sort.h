@@ -11,11 +11,17 @@
 
 #include "writer/pair.h"
 
+namespace simdex::format {
+class TaskPool;
+}
+
 namespace simdex::writer {
 
 // Sorts ascending (pairs by key, then id); `scratch` must hold at least as many values (its contents
-// are lost). The first pass and the buckets run on up to `threads` threads; the order is the same
-// at any thread count.
+// are lost). The first pass and the buckets run on up to `threads` threads (the pool's, or a pool
+// of its own); the order is the same at any thread count.
+void radix_sort(std::span<uint64_t> keys, std::span<uint64_t> scratch, format::TaskPool& pool);
+void radix_sort(std::span<Pair> pairs, std::span<Pair> scratch, format::TaskPool& pool);
 void radix_sort(std::span<uint64_t> keys, std::span<uint64_t> scratch, unsigned threads = 1);
 void radix_sort(std::span<Pair> pairs, std::span<Pair> scratch, unsigned threads = 1);
 

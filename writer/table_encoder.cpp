@@ -33,11 +33,10 @@ void TableEncoder::finish() {
   if (open_) close_block();
 }
 
-EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_bytes, unsigned threads,
+EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_bytes, format::TaskPool& pool,
                           format::HugeBuffer<uint8_t>& blocks) {
   const std::size_t n = entries.size();
   EncodedTable r;
-  format::TaskPool pool(threads);
   // The h frequencies a part at a time, each part's histogram started at the entry before it.
   const std::size_t parts = format::parts_for(n, pool.threads());
   std::vector<HHistogram> histograms(parts);

@@ -12,6 +12,10 @@
 #include "format/huffman.h"
 #include "format/huge_pages.h"
 
+namespace simdex::format {
+class TaskPool;
+}
+
 namespace simdex::writer {
 
 // Frequencies of h over consecutive entries; the table's code is built from them.
@@ -50,7 +54,7 @@ class TableEncoder {
   bool open_ = false;
 };
 
-// A table encoded from its entries in memory (ascending, distinct) on `threads` threads, with the
+// A table encoded from its entries in memory (ascending, distinct) on the pool's threads, with the
 // bytes TableEncoder makes of them: the h frequencies counted in parts, the blocks cut in one cheap
 // pass (an entry's bits, BlockEncoder::entry_bits, against the room left), then the blocks encoded
 // in parts into `blocks` (block_bytes each). At 100M a table's encoding took 2 s on one thread, the
@@ -59,7 +63,7 @@ struct EncodedTable {
   format::CodeLengths code_length{};
   std::vector<uint64_t> keys, ranks;
 };
-EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_bytes, unsigned threads,
+EncodedTable encode_table(std::span<const uint64_t> entries, uint32_t block_bytes, format::TaskPool& pool,
                           format::HugeBuffer<uint8_t>& blocks);
 
 }  // namespace simdex::writer

@@ -8,6 +8,8 @@
 #include <random>
 #include <vector>
 
+#include "format/run_tasks.h"
+
 namespace {
 
 using simdex::writer::encode_table;
@@ -65,7 +67,8 @@ TEST_CASE("encode_table makes TableEncoder's bytes on any number of threads") {
       for (unsigned threads : {1u, 2u, 3u, 7u}) {
         CAPTURE(threads);
         simdex::format::HugeBuffer<uint8_t> blocks;
-        const auto got = encode_table(entries, block_bytes, threads, blocks);
+        simdex::format::TaskPool pool(threads);
+        const auto got = encode_table(entries, block_bytes, pool, blocks);
         CHECK(got.code_length == lengths);
         CHECK(got.keys == encoder.keys());
         CHECK(got.ranks == encoder.ranks());
