@@ -405,16 +405,12 @@ TEST_CASE("a build asked for far more threads than cores runs on about the cores
   o.scheme = Scheme::named("paper-10", 3, 0);
   o.threads = 2;
   build(dir.file("two.sdx"), pairs, o);
-  auto threads_now = [] {
-    return std::distance(std::filesystem::directory_iterator("/proc/self/task"),
-                         std::filesystem::directory_iterator{});
-  };
-  const auto before = threads_now();
+  const long before = threads_in_process();
   std::atomic<bool> done{false};
   std::atomic<long> peak{0};
   std::thread sampler([&] {  // one thread more than the build's, counted in `before` + 1
     while (!done) {
-      peak = std::max<long>(peak, threads_now());
+      peak = std::max(peak.load(), threads_in_process());
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
   });

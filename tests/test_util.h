@@ -171,4 +171,10 @@ inline std::vector<uint8_t> read_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// The threads this process has now (Linux: /proc/self/task).
+inline long threads_in_process() {
+  return static_cast<long>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                         std::filesystem::directory_iterator{}));
+}
+
 }  // namespace simdex::test
