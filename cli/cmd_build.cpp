@@ -39,6 +39,7 @@ struct BuildArgs : TableArgs {
   unsigned threads = 0;
   std::string memory;   // "" : default_memory_bytes()
   std::string tmp_dir;  // "" : the output's directory
+  std::string direct_io = "auto";
   bool progress = false, quiet = false;
   bool text = false;
   TextOptions text_options;
@@ -92,6 +93,11 @@ void run_build(const BuildArgs& a) {
   apply_table_options(a, options);
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
+  using Writes = BuildOptions::OutputWrites;
+  // -o -: the file is read right back for the copy, from the cache.
+  options.output_writes = a.direct_io == "on"                 ? Writes::direct
+                          : a.direct_io == "off" || to_stdout ? Writes::cached
+                                                              : Writes::automatic;
   writer::require_target_directory(a.output);  // before the work: the message names the output
   writer::refuse_replacing_set(a.output);
   options.temp_dir = temp_dir_for(a.tmp_dir, to_stdout ? "-" : a.output);
@@ -178,6 +184,14 @@ void add_build_command(CLI::App& app) {
       "--tmp-dir", args->tmp_dir,
       "Directory for the sort's temporary files (default: the output's directory; with -o -: $TMPDIR, "
       "else /tmp)");
+  cmd->add_option("--direct-io", args->direct_io,
+                  "How the tables and ids go to the file. on: straight to the disk (O_DIRECT): less CPU, "
+                  "the page cache left to other files, the file then read from the disk by its first "
+                  "queries (for a file shipped elsewhere); off: through the page cache, which then holds "
+                  "the file for queries here; auto: on once the file would take a quarter of the "
+                  "machine's memory, off with -o -. The bytes are the same")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->default_str("auto");
   cmd->add_flag(
       "--text", args->text,
       "INPUT holds documents, not fingerprints: fingerprint them first (see `simdex fingerprint --help`)");

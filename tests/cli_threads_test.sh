@@ -53,6 +53,16 @@ for t in 2 5; do
   same build-$t "$dir/b-1.sdx" "$dir/b-$t.sdx"
   same build-external-$t "$dir/b-1.sdx" "$dir/e-$t.sdx"
 done
+# --direct-io on: the tables and ids written straight to the disk (auto does so from 1 GiB), the
+# same bytes, and the file read back right (verify: every checksum).
+for t in 1 5; do
+  check build-direct-$t 0 "$simdex" build -q --threads $t --direct-io on --scheme paper-10 -o "$dir/d-$t.sdx" "$dir/fps"
+  same build-direct-$t "$dir/b-1.sdx" "$dir/d-$t.sdx"
+done
+check verify-direct 0 "$simdex" verify "$dir/d-5.sdx"
+check build-direct-off 0 "$simdex" build -q --direct-io off --scheme paper-10 -o "$dir/o.sdx" "$dir/fps"
+same build-direct-off "$dir/b-1.sdx" "$dir/o.sdx"
+check build-direct-bad 2 "$simdex" build -q --direct-io maybe -o "$dir/x.sdx" "$dir/fps"
 
 # build parses a plain file on all threads, in blocks of 64 KiB under --memory 2M: ids that are line
 # numbers (blank lines count), CRLF, FINGERPRINT<TAB>ID lines, a last line without '\n', and the first

@@ -223,32 +223,39 @@ TEST_CASE("a write that fails mid-build, tables written by several workers: an e
                                                : std::vector<uint64_t>{4096, size / 2, size - 4096, size - 1};
     const std::vector<unsigned> thread_counts =
         large ? std::vector<unsigned>{1, 4} : std::vector<unsigned>{1, 2, 4};
+    // Direct writes (O_DIRECT) meet the limit in their fallocate, or, for the pages they share,
+    // when those are written after the tables.
+    using Writes = BuildOptions::OutputWrites;
     for (const uint64_t limit : limits) {
       for (const unsigned threads : thread_counts) {
-        CAPTURE(limit);
-        CAPTURE(threads);
-        o.threads = threads;
-        rlimit old{};
-        REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
-        rlimit bound = old;
-        bound.rlim_cur = static_cast<rlim_t>(limit);
-        const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
-        REQUIRE(::setrlimit(RLIMIT_FSIZE, &bound) == 0);
-        std::string error;
-        int os_error = 0;
-        try {
-          build(dir.file("cut.sdx"), pairs, o);
-        } catch (const Error& e) {
-          error = e.what();
-          os_error = e.os_error();
+        for (const Writes writes : {Writes::cached, Writes::direct}) {
+          CAPTURE(limit);
+          CAPTURE(threads);
+          CAPTURE(writes == Writes::direct);
+          o.threads = threads;
+          o.output_writes = writes;
+          rlimit old{};
+          REQUIRE(::getrlimit(RLIMIT_FSIZE, &old) == 0);
+          rlimit bound = old;
+          bound.rlim_cur = static_cast<rlim_t>(limit);
+          const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+          REQUIRE(::setrlimit(RLIMIT_FSIZE, &bound) == 0);
+          std::string error;
+          int os_error = 0;
+          try {
+            build(dir.file("cut.sdx"), pairs, o);
+          } catch (const Error& e) {
+            error = e.what();
+            os_error = e.os_error();
+          }
+          ::setrlimit(RLIMIT_FSIZE, &old);
+          std::signal(SIGXFSZ, old_handler);
+          CHECK(error.find("cannot write") != std::string::npos);
+          CHECK(os_error == EFBIG);  // the cause, for a caller to test
+          CHECK(!std::filesystem::exists(dir.file("cut.sdx")));
+          for (const auto& e : std::filesystem::directory_iterator(dir.file("")))
+            CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
         }
-        ::setrlimit(RLIMIT_FSIZE, &old);
-        std::signal(SIGXFSZ, old_handler);
-        CHECK(error.find("cannot write") != std::string::npos);
-        CHECK(os_error == EFBIG);  // the cause, for a caller to test
-        CHECK(!std::filesystem::exists(dir.file("cut.sdx")));
-        for (const auto& e : std::filesystem::directory_iterator(dir.file("")))
-          CHECK(e.path().filename().string().find(".tmp-") == std::string::npos);
       }
     }
   }
@@ -348,7 +355,8 @@ TEST_CASE("a builder writes once; what fails before its pairs are used leaves th
 namespace {
 
 // Builds `pairs` (paper-4) on one thread, then at every thread count and memory bound (0: the
-// default) of the lists: the same bytes each time, and the first file verifies.
+// default) of the lists, through the page cache and by direct writes: the same bytes each time,
+// and the first file verifies.
 void check_same_bytes(const Pairs& pairs, std::initializer_list<unsigned> thread_counts,
                       std::initializer_list<uint64_t> memory_bounds) {
   TempDir dir;
@@ -360,12 +368,16 @@ void check_same_bytes(const Pairs& pairs, std::initializer_list<unsigned> thread
   CHECK(Index::open(dir.file("one.sdx")).verify().ok());
   for (const unsigned threads : thread_counts)
     for (const uint64_t memory : memory_bounds) {
-      CAPTURE(threads);
-      CAPTURE(memory);
-      o.threads = threads;
-      o.memory_bytes = memory;
-      build(dir.file("many.sdx"), pairs, o);
-      CHECK(read_bytes(dir.file("many.sdx")) == expected);
+      for (const auto writes : {BuildOptions::OutputWrites::cached, BuildOptions::OutputWrites::direct}) {
+        CAPTURE(threads);
+        CAPTURE(memory);
+        CAPTURE(writes == BuildOptions::OutputWrites::direct);
+        o.threads = threads;
+        o.memory_bytes = memory;
+        o.output_writes = writes;
+        build(dir.file("many.sdx"), pairs, o);
+        CHECK(read_bytes(dir.file("many.sdx")) == expected);
+      }
     }
 }
 

@@ -20,6 +20,7 @@
 #include "format/header_region.h"
 #include "format/huge_pages.h"
 #include "format/permutation.h"
+#include "format/physical_memory.h"
 #include "format/run_tasks.h"
 #include "format/thread_count.h"
 #include "simdex/error.h"
@@ -330,6 +331,7 @@ class FileWriter {
           write_u64s_in_parts(file_, SectionKind::ids, contents_.ids.values(), ids_checksum, threads));
       return;
     }
+    file_.end_direct_writes();  // the ids written through the buffer, as sections_ writes
     auto copy = [&](const U64Store& store) {
       store.for_each_chunk([&](const uint64_t* p, std::size_t count) { sections_.write_u64s(p, count); });
     };
@@ -381,6 +383,9 @@ class FileWriter {
     file_.write_at(0, bytes.data(), bytes.size());
   }
 
+  // The direct writes of the tables and ids ended (AtomicFile::end_direct_writes).
+  void end_direct_writes() { file_.end_direct_writes(); }
+
   void publish() { file_.publish(); }
 
   BuildSummary summary() const {
@@ -395,6 +400,17 @@ class FileWriter {
 
  private:
   uint32_t table_count() const { return static_cast<uint32_t>(scheme_.tables.size()); }
+  // BuildOptions::output_writes: automatic is direct once the tables and ids (about 7 bytes a
+  // fingerprint a table, 8 an id) reach a quarter of physical memory, where the cache would keep
+  // only a part of the file and the writes would wait for the disk anyway (the kernel holds
+  // writers to the disk's pace once a fifth of memory is dirty).
+  bool writes_directly() const {
+    using Writes = BuildOptions::OutputWrites;
+    if (options_.output_writes != Writes::automatic) return options_.output_writes == Writes::direct;
+    const uint64_t memory = format::physical_memory_bytes();
+    const uint64_t n = contents_.fingerprints.size();
+    return memory > 0 && 7 * n * table_count() + 8 * contents_.ids.size() >= memory / 4;
+  }
   bool one_id_each() const { return contents_.ids.size() == contents_.fingerprints.size(); }
   // ID_OFFSETS' values held in memory: none when every fingerprint has one id.
   std::span<const uint64_t> id_offsets() const {
@@ -423,6 +439,7 @@ class FileWriter {
     for (auto& s : starts) start_of.push_back(s.get_future().share());
     file_.expect_writers(workers);
     file_.skip_to(file_.position());  // the reserved header region out: the workers write after it
+    if (writes_directly()) file_.begin_direct_writes();  // ended after the ids (write_index)
     starts[0].set_value(file_.position());
     std::vector<std::future<WrittenTable>> pending(table_count());
     uint32_t launched = 0;
@@ -578,6 +595,7 @@ BuildSummary write_index(const std::string& path, const IndexContents& contents,
   writer.hash_ids_ahead();
   writer.write_tables(scratch, memory_bytes);
   writer.write_ids();
+  writer.end_direct_writes();
   writer.write_tagged_sections();
   writer.write_header_region();
   writer.publish();
