@@ -154,11 +154,14 @@ TEST_CASE("AtomicFile writes exactly the bytes given, in any order, from any thr
 TEST_CASE("AtomicFile's direct writes: exactly the bytes given, from any thread, at any offset and size") {
   // Pieces of a table phase, in a shuffled order on four threads: tiny ones within a page, ones
   // crossing one or two page boundaries, ones larger than the 4 MiB copy buffer; the pages they
-  // share are written by end_direct_writes. Then buffered bytes after them and the header over
-  // the start, as an index writer does; the file is read back through the cache and from the disk.
+  // share are written when the direct writes end: by end_direct_writes, or by the first write
+  // through the cache after them. Then buffered bytes after them and the header over the start, as
+  // an index writer does; the file is read back through the cache and from the disk.
   TempDir dir;
   const std::size_t header = 96, from = 5000, to = 15 * kMiB + 333;
   const auto bytes = random_bytes(to + 70000, 17);
+  std::vector<uint8_t> expected = bytes;
+  std::fill(expected.begin() + header, expected.begin() + from, 0);
   std::mt19937_64 rng(21);
   std::vector<std::pair<std::size_t, std::size_t>> pieces;
   for (std::size_t at = from; at < to;) {
@@ -170,36 +173,34 @@ TEST_CASE("AtomicFile's direct writes: exactly the bytes given, from any thread,
     pieces.emplace_back(at, n);
     at += n;
   }
-  std::shuffle(pieces.begin(), pieces.end(), rng);
-  const std::string path = dir.file("direct.bin");
-  writer::AtomicFile out(path);
-  const std::vector<uint8_t> zeros(from, 0);
-  out.write(zeros.data(), zeros.size());
-  out.skip_to(from);
-  const bool direct = out.begin_direct_writes();
-  if (!direct) MESSAGE("this file system writes nothing directly: the writes went through the cache");
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t)
-    threads.emplace_back([&] {
-      for (std::size_t i; (i = next++) < pieces.size();)
-        out.write_parallel(pieces[i].first, bytes.data() + pieces[i].first, pieces[i].second);
-    });
-  for (auto& t : threads) t.join();
-  out.end_direct_writes();
-  out.skip_to(to);
-  out.write(bytes.data() + to, bytes.size() - to);
-  std::vector<uint8_t> expected = bytes;
-  std::fill(expected.begin() + header, expected.begin() + from, 0);
-  out.write_at(0, bytes.data(), header);
-  out.publish();
-  CHECK(read_bytes(path) == expected);
-  drop_cached(path);
-  CHECK(read_bytes(path) == expected);
-  SUBCASE("a scratch file is never written directly") {
-    writer::AtomicFile scratch(dir.file("scratch.bin"), writer::Durability::scratch);
-    CHECK_FALSE(scratch.begin_direct_writes());
+  for (const bool explicit_end : {true, false}) {
+    CAPTURE(explicit_end);
+    std::shuffle(pieces.begin(), pieces.end(), rng);
+    const std::string path = dir.file("direct.bin");
+    writer::AtomicFile out(path);
+    const std::vector<uint8_t> zeros(from, 0);
+    out.write(zeros.data(), zeros.size());
+    out.skip_to(from);
+    if (!out.begin_direct_writes()) MESSAGE("this file system writes nothing directly: through the cache");
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&] {
+        for (std::size_t i; (i = next++) < pieces.size();)
+          out.write_parallel(pieces[i].first, bytes.data() + pieces[i].first, pieces[i].second);
+      });
+    for (auto& t : threads) t.join();
+    if (explicit_end) out.end_direct_writes();
+    out.skip_to(to);
+    out.write(bytes.data() + to, bytes.size() - to);
+    out.write_at(0, bytes.data(), header);
+    out.publish();
+    CHECK(read_bytes(path) == expected);
+    drop_cached(path);
+    CHECK(read_bytes(path) == expected);
   }
+  writer::AtomicFile scratch(dir.file("scratch.bin"), writer::Durability::scratch);
+  CHECK_FALSE(scratch.begin_direct_writes());  // read back by this process: never written directly
 }
 
 TEST_CASE("a file size limit just above the file's size: written whole, not killed by SIGXFSZ") {

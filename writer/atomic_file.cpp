@@ -314,11 +314,13 @@ void AtomicFile::skip_to(uint64_t offset) {
 }
 
 void AtomicFile::pwrite_all(uint64_t offset, const void* data, std::size_t size) {
+  end_direct_writes();  // a write through the cache ends them (their kept bytes first)
   cache_regions(offset, size, true);
   if (!io::pwrite_all(temp_.fd(), data, size, offset)) throw system_error("cannot write", temp_.path());
 }
 
 void AtomicFile::sync() {
+  end_direct_writes();
   flush();
   // The tail that cache_regions added beyond the last byte written.
   if (extended_ > end_ && ::ftruncate(temp_.fd(), static_cast<off_t>(end_)) != 0)

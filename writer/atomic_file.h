@@ -77,8 +77,9 @@ class AtomicFile {
   // with others, or fills only in part, are kept and written through the cache by
   // end_direct_writes, when no direct write is under way: the kernel keeps the cache and direct
   // writes in step only for pages that no buffered write touches meanwhile. Nothing else may write
-  // in between. False (nothing changed): a scratch file, or one whose file system reads or writes
-  // none directly (tmpfs before Linux 6.6, some network file systems).
+  // while a direct write is under way; a buffered write, sync or publish ends them first. False
+  // (nothing changed): a scratch file, or one whose file system reads or writes none directly
+  // (tmpfs before Linux 6.6, some network file systems).
   bool begin_direct_writes();
   void end_direct_writes();
   // The buffered bytes written out; the sequential writes go on at `offset` (>= position()).
