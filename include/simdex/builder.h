@@ -47,7 +47,7 @@ struct BuildOptions {
   std::optional<FingerprintSettings> fingerprint_settings{};
   // How the tables and ids go to the file: through the page cache (cached), which then holds the
   // file for readers on this machine, or straight to the disk (direct, O_DIRECT): less CPU (on a
-  // 2-core VM, whose fresh pages cost the most, 1.2x faster builds of 10M and 30M fingerprints),
+  // 2-core VM, whose fresh pages cost the most, 1.1-1.4x faster builds of 10M to 100M fingerprints),
   // the machine's cache left to its other files, and the file read from the disk by its first
   // readers (a join of 4,096 queries right after a 10M build: 2.0 s against 0.04). For a file
   // shipped to other machines. automatic: direct once the tables and ids reach a quarter of
