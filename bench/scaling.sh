@@ -4,6 +4,7 @@
 # table: work x threads) to OUT and a log of every command on stderr.
 #   bench/scaling.sh [--threads 1,2,4,8,16] [--n 10000000] [--big 0|100000000] [--copies 200]
 #                    [--repeat R] [--budget SECONDS] [--bin DIR] [--out DIR] [--work DIR]
+#                    [--direct-io auto|on|off]
 # --bin holds simdex, batch_bench and gen_fingerprints (default: build/cli, build/bench, build/tests
 # after `scripts/build release`); where DIR/lib holds ld-linux-x86-64.so.2 the programs run through
 # that loader and DIR/lib's libraries (a release build carried to a machine without its packages,
@@ -15,16 +16,18 @@
 # corpus COPIES times as JSON Lines and as one text a line. --work: where a new directory for the
 # inputs and indexes is made (and removed at the end; DIR itself is kept). On a tmpfs (/dev/shm) the
 # index files map in 4 KiB pages (tmpfs makes no 2 MiB folios unless mounted with huge=): use a disk
-# file system to measure what a reader of a file on disk sees. A failed run is FAILED in both files
-# and the exit status is 1.
+# file system to measure what a reader of a file on disk sees. --direct-io: passed to every build
+# (default: not passed, the build's own auto; a binary older than the flag takes none). A failed
+# run is FAILED in both files and the exit status is 1.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-threads="" n=10000000 big=0 copies=200 budget=100000 repeat=1 bin="" out=$root/out/scaling work=""
+threads="" n=10000000 big=0 copies=200 budget=100000 repeat=1 bin="" out=$root/out/scaling work="" direct_io=auto
 while [ $# -gt 0 ]; do
   case $1 in
     --threads) threads=$2 ;; --n) n=$2 ;; --big) big=$2 ;; --copies) copies=$2 ;;
     --budget) budget=$2 ;; --repeat) repeat=$2 ;; --bin) bin=$2 ;; --out) out=$2 ;; --work) work=$2 ;;
-    *) sed -n '2,19p' "$0" >&2; exit 2 ;;
+    --direct-io) direct_io=$2 ;;
+    *) sed -n '2,21p' "$0" >&2; exit 2 ;;
   esac
   shift 2
 done
@@ -33,6 +36,8 @@ if [ -z "$threads" ]; then  # powers of two up to the core count, and the core c
   [ "$((t / 2))" -eq "$(nproc)" ] || threads=$threads,$(nproc)
 fi
 IFS=, read -r -a thread_list <<<"$threads"
+build_flags=()
+[ "$direct_io" = auto ] || build_flags=(--direct-io "$direct_io")
 max_threads=${thread_list[-1]}
 
 if [ -n "$bin" ]; then
@@ -125,7 +130,8 @@ build_runs() {
     for _ in $(seq "$(times_at "$t" once)"); do
       rm -f "$idx"
       timed "build $count, $scheme" "$t" $((est1 * 2 / t + 2)) /dev/null \
-        "$simdex" build -q --scheme "$scheme" --threads "$t" -o "$idx" "$work/fp$count.txt" || continue
+        "$simdex" build -q --scheme "$scheme" --threads "$t" "${build_flags[@]}" -o "$idx" \
+        "$work/fp$count.txt" || continue
       same "build $count, $scheme" "$idx"
     done
   done

@@ -37,12 +37,14 @@ check key-map-0 2 env SIMDEX_BENCH_KEYS=0 "$bench/key_map_bench"
 check output 0 "$bench/output_bench" --benchmark_min_time=0.01 --benchmark_filter='IdLine/10000|ShortLines'
 expect_grep output-runs "IdLine/10000" "$dir/out"
 
-# scaling.sh: a named --work directory and its files stay; a binary that cannot run fails at once.
+# scaling.sh (its builds with --direct-io on): a named --work directory and its files stay; a binary
+# that cannot run fails at once.
 mkdir -p "$dir/work" "$dir/bin"; echo keep > "$dir/work/mine"
 ln -s "$simdex" "$dir/bin/simdex"; ln -s "$bench/batch_bench" "$dir/bin/batch_bench"; ln -s "$gen" "$dir/bin/gen_fingerprints"
-check scaling 0 bash "$src/bench/scaling.sh" --threads 1,2 --n 20000 --copies 1 --bin "$dir/bin" --work "$dir/work" \
+check scaling 0 bash "$src/bench/scaling.sh" --threads 1,2 --n 20000 --copies 1 --bin "$dir/bin" --work "$dir/work" --direct-io on \
   --out "$dir/scaling"
 [ "$(cat "$dir/work/mine" 2>/dev/null)" = keep ] && ok || bad "scaling.sh removed its --work directory's file"
+grep -q "OUTPUT DIFFERS" "$dir/scaling/scaling.tsv" && bad "scaling.sh: an output differs between thread counts" || ok
 expect_grep scaling-table "pairs" "$dir/scaling/scaling.md"
 ! grep -q FAILED "$dir/scaling/scaling.md" && ok || bad "scaling.sh: $(grep FAILED "$dir/scaling/scaling.md")"
 check scaling-bad-bin 1 bash "$src/bench/scaling.sh" --bin "$dir/nosuch" --work "$dir/work" --out "$dir/s2"
