@@ -70,10 +70,10 @@ class AtomicFile {
   // How many threads call write_parallel at once, at most (by default, many).
   void expect_writers(unsigned writers) { writers_ = writers; }
   // From here to end_direct_writes, write_parallel writes its whole pages straight to the disk
-  // (O_DIRECT), not into the page cache: a large file's fresh cache pages cost a VM more than the
-  // build's other work (a page the host backs at its first touch: 1 GB/s, against 5 GB/s into
-  // pages used before), and its writeback ran at 0.6 GB/s where direct writes reach 2 GB/s; the
-  // file is then read from the disk by its first readers. The bytes of the pages a write shares
+  // (O_DIRECT), not into the page cache: in a VM a large file's fresh cache pages took a quarter
+  // of a 30M build's CPU (a page the host backs at its first touch: 1 GB/s, against 5 GB/s into
+  // pages used a moment before), and its writeback ran at 0.6 GB/s where direct writes reach
+  // 2 GB/s; the file is then read from the disk by its first readers. The bytes of the pages a write shares
   // with others, or fills only in part, are kept and written through the cache by
   // end_direct_writes, when no direct write is under way: the kernel keeps the cache and direct
   // writes in step only for pages that no buffered write touches meanwhile. Nothing else may write
