@@ -93,11 +93,10 @@ void run_build(const BuildArgs& a) {
   apply_table_options(a, options);
   options.threads = a.threads;
   if (!a.memory.empty()) options.memory_bytes = parse_size(a.memory, "--memory");
-  using Writes = BuildOptions::OutputWrites;
+  options.output_writes = output_writes_named(a.direct_io);
   // -o -: the file is read right back for the copy, from the cache.
-  options.output_writes = a.direct_io == "on"                 ? Writes::direct
-                          : a.direct_io == "off" || to_stdout ? Writes::cached
-                                                              : Writes::automatic;
+  if (to_stdout && options.output_writes == BuildOptions::OutputWrites::automatic)
+    options.output_writes = BuildOptions::OutputWrites::cached;
   writer::require_target_directory(a.output);  // before the work: the message names the output
   writer::refuse_replacing_set(a.output);
   options.temp_dir = temp_dir_for(a.tmp_dir, to_stdout ? "-" : a.output);

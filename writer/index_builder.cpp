@@ -15,6 +15,14 @@
 
 namespace simdex {
 
+BuildOptions::OutputWrites output_writes_named(std::string_view name) {
+  using Writes = BuildOptions::OutputWrites;
+  if (name == "auto") return Writes::automatic;
+  if (name == "on") return Writes::direct;
+  if (name == "off") return Writes::cached;
+  throw Error(errc::usage, "direct_io must be 'auto', 'on' or 'off', not '" + std::string(name) + "'");
+}
+
 uint64_t default_memory_bytes() {
   return std::max<uint64_t>(format::physical_memory_bytes() / 4, uint64_t{64} << 20);
 }

@@ -61,6 +61,10 @@ struct BuildOptions {
 // A quarter of physical memory (sysconf), at least 64 MiB.
 SIMDEX_EXPORT uint64_t default_memory_bytes();
 
+// The OutputWrites that "auto", "on" (direct) and "off" (cached) name (the CLI's build
+// --direct-io, Python's direct_io); Error(usage) for any other name.
+SIMDEX_EXPORT BuildOptions::OutputWrites output_writes_named(std::string_view name);
+
 // Installs handlers for SIGINT, SIGTERM, SIGHUP and SIGPIPE (those whose action is the default) that remove
 // the temporary files of the builds in progress, then end the process by the same signal. The CLI
 // calls it; without it a signal leaves the files to the next build's cleanup (spec/FORMAT.md §11).

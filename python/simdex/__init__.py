@@ -205,16 +205,23 @@ class Builder(_simdex.Builder):
         sorted in temporary files.
     threads: worker threads (0: all cores). temp_dir: where the sort's temporary files go (default:
         the system's temporary directory, $TMPDIR: a Builder sorts as pairs come, before it knows
-        its output; simdex.build puts them beside the output). The same pairs give the same bytes,
-        whatever their order. One write per Builder.
+        its output; simdex.build puts them beside the output). direct_io: "on" writes the tables
+        and ids straight to the disk (O_DIRECT: less CPU, the page cache left to other files, the
+        file read from the disk by its first queries; for a file shipped elsewhere), "off" through
+        the page cache, "auto" (default) directly once the file would take a quarter of memory, as
+        the CLI's build --direct-io. The same pairs give the same bytes, whatever their order and
+        direct_io. One write per Builder.
     """
 
-    def __init__(self, k=3, scheme=None, block_bytes=256, memory=0, threads=0, temp_dir=None):
+    def __init__(self, k=3, scheme=None, block_bytes=256, memory=0, threads=0, temp_dir=None,
+                 direct_io="auto"):
         if self._constructed:  # pybind11 would ignore it: the Builder would keep its old options
             raise TypeError("this simdex.Builder is made already: make a new one")
+        if not isinstance(direct_io, str):
+            raise TypeError(f"direct_io must be 'auto', 'on' or 'off', not {type(direct_io).__name__}")
         super().__init__(k=_count(k, "k"), scheme=scheme, block_bytes=_count(block_bytes, "block_bytes"),
                          memory=_count(memory, "memory", below=2**63), threads=_count(threads, "threads"),
-                         temp_dir=_optional_path(temp_dir))
+                         temp_dir=_optional_path(temp_dir), direct_io=direct_io)
 
     def add(self, fingerprints, ids=None):
         """Adds fingerprints (array-like of unsigned 64-bit ints) with their ids (same length);
@@ -250,7 +257,7 @@ class Builder(_simdex.Builder):
 
 
 def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memory=0, threads=0,
-          temp_dir=None, progress=None):
+          temp_dir=None, progress=None, direct_io="auto"):
     """Writes an index file of `fingerprints` (with `ids`, by default their positions) to `path`,
     atomically, and returns a BuildSummary. The options are Builder's, but temporary files go
     beside the output unless temp_dir says otherwise (as the CLI's build):
@@ -265,7 +272,7 @@ def build(path, fingerprints, ids=None, k=3, scheme=None, block_bytes=256, memor
                               f"{'does not exist' if missing else 'is not a directory'}",
                               "io", _errno.ENOENT if missing else _errno.ENOTDIR)
     b = Builder(k=k, scheme=scheme, block_bytes=block_bytes, memory=memory, threads=threads,
-                temp_dir=temp_dir)
+                temp_dir=temp_dir, direct_io=direct_io)
     try:
         b.add(fingerprints, ids)
         return b.write(path, progress)

@@ -1,6 +1,6 @@
 # Type stubs of the simdex package (python/simdex/__init__.py and the compiled _simdex).
 from os import PathLike
-from typing import Callable, Iterable, Iterator, NamedTuple, Optional, Sequence, Union, overload
+from typing import Callable, Iterable, Iterator, Literal, NamedTuple, Optional, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -98,7 +98,8 @@ def fingerprint(texts: Iterable[Union[str, bytes]], shingle: int = 3, weighting:
 class Builder:
     """Builds an index file from (fingerprint, id) pairs added in any number of calls."""
     def __init__(self, k: int = 3, scheme: Optional[str] = None, block_bytes: int = 256, memory: int = 0,
-                 threads: int = 0, temp_dir: Optional[str] = None) -> None: ...
+                 threads: int = 0, temp_dir: Optional[str] = None,
+                 direct_io: Literal["auto", "on", "off"] = "auto") -> None: ...
     def add(self, fingerprints: _U64s, ids: Optional[_U64s] = None) -> None: ...
     def write(self, path: _Path, progress: _Progress = None) -> BuildSummary: ...
     @property
@@ -111,7 +112,8 @@ class Builder:
 
 def build(path: _Path, fingerprints: _U64s, ids: Optional[_U64s] = None, k: int = 3,
           scheme: Optional[str] = None, block_bytes: int = 256, memory: int = 0, threads: int = 0,
-          temp_dir: Optional[str] = None, progress: _Progress = None) -> BuildSummary:
+          temp_dir: Optional[str] = None, progress: _Progress = None,
+          direct_io: Literal["auto", "on", "off"] = "auto") -> BuildSummary:
     """Writes an index file of the fingerprints (ids: their positions by default), atomically."""
 
 class Index:

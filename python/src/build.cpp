@@ -30,8 +30,10 @@ const StructType& summary_type() {
 class Builder {
  public:
   Builder(unsigned k, const std::optional<std::string>& scheme, std::uint32_t block_bytes,
-          std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir) {
+          std::uint64_t memory, unsigned threads, const std::optional<std::string>& temp_dir,
+          const std::string& direct_io) {
     options_.k = k;
+    options_.output_writes = output_writes_named(direct_io);
     if (scheme && *scheme != "auto") options_.scheme = Scheme::named(*scheme, k, 0);
     options_.block_bytes = block_bytes;
     options_.memory_bytes = memory;
@@ -149,10 +151,10 @@ void bind_build(py::module_& m) {
   m.attr("BuildSummary") = summary_type().type_object();
   py::class_<Builder>(m, "Builder")
       .def(py::init<unsigned, const std::optional<std::string>&, std::uint32_t, std::uint64_t, unsigned,
-                    const std::optional<std::string>&>(),
+                    const std::optional<std::string>&, const std::string&>(),
            py::arg("k") = 3, py::arg("scheme") = py::none(),
            py::arg("block_bytes") = BuildOptions{}.block_bytes, py::arg("memory") = 0, py::arg("threads") = 0,
-           py::arg("temp_dir") = py::none())
+           py::arg("temp_dir") = py::none(), py::arg("direct_io") = "auto")
       // pybind11 ignores a second __init__; Builder.__init__ refuses one by this
       .def_property_readonly("_constructed", [](Self<Builder> self) { return constructed(self); })
       .def("_add", checked_method(&Builder::add), py::arg("fingerprints"), py::arg("ids") = py::none())

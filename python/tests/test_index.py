@@ -199,6 +199,22 @@ def test_schemes_and_options(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".simdex")) == []
 
 
+def test_direct_io_gives_the_same_bytes(built, tmp_path):
+    # "on": the tables and ids written straight to the disk (O_DIRECT), the same file as "off".
+    path, _, stored, ids = built
+    for mode in ("on", "off"):
+        simdex.build(tmp_path / f"{mode}.sdx", stored, ids, k=3, direct_io=mode, threads=2)
+        assert (tmp_path / f"{mode}.sdx").read_bytes() == open(path, "rb").read()
+    b = simdex.Builder(k=3, direct_io="on")
+    b.add(stored, ids)
+    b.write(tmp_path / "builder.sdx")
+    assert (tmp_path / "builder.sdx").read_bytes() == open(path, "rb").read()
+    with pytest.raises(simdex.UsageError, match="direct_io must be 'auto', 'on' or 'off'"):
+        simdex.Builder(direct_io="yes")
+    with pytest.raises(TypeError, match="direct_io"):
+        simdex.Builder(direct_io=True)
+
+
 def test_build_sorts_beside_its_output(tmp_path, monkeypatch):
     """simdex.build's sort runs go beside the output (as the CLI's), not to $TMPDIR; a Builder's,
     made before it knows its output, to $TMPDIR."""
