@@ -176,6 +176,16 @@ void AtomicFile::cache_regions(uint64_t offset, std::size_t size, bool by_pwrite
   for (const uint64_t r : fresh) format::page_cache::cache_in_huge_pages(temp_.fd(), r * huge, huge);
 }
 
+bool AtomicFile::reserve_blocks(uint64_t offset, uint64_t size) {
+  int rc;
+  while ((rc = ::fallocate(temp_.fd(), 0, static_cast<off_t>(offset), static_cast<off_t>(size))) != 0 &&
+         errno == EINTR) {
+  }
+  if (rc == 0) return true;
+  if (errno == EOPNOTSUPP || errno == ENOSYS) return false;
+  throw system_error("cannot write", temp_.path());
+}
+
 bool AtomicFile::map_write(uint64_t offset, const void* data, std::size_t size) {
 #if defined(__linux__) && defined(MADV_POPULATE_WRITE)
   // Small sections gain nothing from a mapping of their own.
@@ -184,14 +194,7 @@ bool AtomicFile::map_write(uint64_t offset, const void* data, std::size_t size) 
   cache_regions(offset, size, false);
   // The blocks reserved first: a write to a mapped page that the disk has no room for would be a
   // SIGBUS, where fallocate fails with a message. A file system without fallocate gets pwrite.
-  int rc;
-  while ((rc = ::fallocate(temp_.fd(), 0, static_cast<off_t>(offset), static_cast<off_t>(size))) != 0 &&
-         errno == EINTR) {
-  }
-  if (rc != 0) {
-    if (errno == EOPNOTSUPP || errno == ENOSYS) return false;
-    throw system_error("cannot write", temp_.path());
-  }
+  if (!reserve_blocks(offset, size)) return false;
   const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   const uint64_t from = offset / page * page;
   const std::size_t bytes = static_cast<std::size_t>(offset - from) + size;
@@ -258,23 +261,19 @@ void AtomicFile::write_direct(uint64_t offset, const uint8_t* data, std::size_t 
   {
     std::lock_guard<std::mutex> hold(regions_lock_);
     end_ = std::max(end_, end);
-    if (first >= end) {
-      edges_.push_back({offset, std::vector<uint8_t>(data, data + size)});
-      return;
-    }
-    if (first > offset) edges_.push_back({offset, std::vector<uint8_t>(data, data + (first - offset))});
-    if (end > last) edges_.push_back({last, std::vector<uint8_t>(data + (last - offset), data + size)});
+    auto keep = [&](uint64_t from, uint64_t to) {  // bytes [from, to) of the file, for end_direct_writes
+      if (to > from)
+        edges_.push_back({from, std::vector<uint8_t>(data + (from - offset), data + (to - offset))});
+    };
+    if (first >= end) return keep(offset, end);
+    keep(offset, first);
+    keep(last, end);
   }
   if (last == first) return;
   // The blocks reserved first: no room on the disk is an error here, and the file is extended by
   // this rather than by the writes (ext4 runs direct writes within the file at once, under a
-  // shared lock; one that extends it takes the file's lock).
-  int rc;
-  while ((rc = ::fallocate(direct_fd_, 0, static_cast<off_t>(first), static_cast<off_t>(last - first))) !=
-             0 &&
-         errno == EINTR) {
-  }
-  if (rc != 0 && errno != EOPNOTSUPP && errno != ENOSYS) throw system_error("cannot write", temp_.path());
+  // shared lock; one that extends it takes the file's lock). Without fallocate the writes extend it.
+  reserve_blocks(first, last - first);
   std::unique_ptr<uint8_t, void (*)(void*)> buffer(nullptr, std::free);
   {
     std::lock_guard<std::mutex> hold(regions_lock_);

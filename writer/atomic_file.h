@@ -73,8 +73,8 @@ class AtomicFile {
   // (O_DIRECT), not into the page cache: in a VM a large file's fresh cache pages took a quarter
   // of a 30M build's CPU (a page the host backs at its first touch: 1 GB/s, against 5 GB/s into
   // pages used a moment before), and its writeback ran at 0.6 GB/s where direct writes reach
-  // 2 GB/s; the file is then read from the disk by its first readers. The bytes of the pages a write shares
-  // with others, or fills only in part, are kept and written through the cache by
+  // 2 GB/s; the file is then read from the disk by its first readers. The bytes of the pages a
+  // write shares with others, or fills only in part, are kept and written through the cache by
   // end_direct_writes, when no direct write is under way: the kernel keeps the cache and direct
   // writes in step only for pages that no buffered write touches meanwhile. Nothing else may write
   // while a direct write is under way; a buffered write, sync or publish ends them first. False
@@ -102,6 +102,8 @@ class AtomicFile {
   void start_writeback();  // of the bytes written since the last call, when they are many
   void pwrite_all(uint64_t offset, const void* data, std::size_t size);
   bool map_write(uint64_t offset, const void* data, std::size_t size);  // false: use pwrite
+  // fallocate of the bytes: true; false where the file system has none; Error(io) otherwise.
+  bool reserve_blocks(uint64_t offset, uint64_t size);
   void write_direct(uint64_t offset, const uint8_t* data, std::size_t size);
   // Called before bytes [offset, offset + size) are written: the file's 2 MiB regions that they
   // are the first to reach are cached as 2 MiB folios (format/page_cache.h), zero, before the

@@ -331,7 +331,6 @@ class FileWriter {
           write_u64s_in_parts(file_, SectionKind::ids, contents_.ids.values(), ids_checksum, threads));
       return;
     }
-    file_.end_direct_writes();  // the ids written through the buffer, as sections_ writes
     auto copy = [&](const U64Store& store) {
       store.for_each_chunk([&](const uint64_t* p, std::size_t count) { sections_.write_u64s(p, count); });
     };
